@@ -1,0 +1,56 @@
+# A thin wrapper over CMake. Each configuration has its own build folder.
+#   make          build (build/)
+#   make test     install dependencies, build, run every test: plain, ASan+UBSan, TSan
+#   make demo     trace the bundled demo end to end
+#   make bench    the benchmarks (Release build, probes in and out)
+#   make install  install libclosure and closuretrace (PREFIX=/usr/local)
+PREFIX ?= /usr/local
+JOBS   ?= $(shell nproc)
+CMAKE  := cmake
+CTEST  := ctest --output-on-failure --timeout 600
+
+.PHONY: all deps build test test-plain test-asan test-tsan demo bench install format clean
+
+all: build
+
+deps:
+	@bash scripts/deps.sh
+
+build:
+	$(CMAKE) -S . -B build -DCLOSURE_DEBUG=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	$(CMAKE) --build build -j $(JOBS)
+
+test: deps test-plain test-asan test-tsan
+
+test-plain: build
+	$(CTEST) --test-dir build
+
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	$(CMAKE) -S . -B build-asan -DCLOSURE_DEBUG=ON -DCLOSURETRACE_SANITIZE=address,undefined
+	$(CMAKE) --build build-asan -j $(JOBS)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+		$(CTEST) --test-dir build-asan
+
+# The library's tests, its concurrency stress test first of all, under ThreadSanitizer.
+test-tsan:
+	$(CMAKE) -S . -B build-tsan -DCLOSURE_DEBUG=ON -DCLOSURETRACE_SANITIZE=thread -DCLOSURETRACE_TOOL=OFF
+	$(CMAKE) --build build-tsan -j $(JOBS)
+	$(CTEST) --test-dir build-tsan -L lib
+
+demo: deps build
+	bash scripts/demo.sh build
+
+bench: deps
+	$(CMAKE) -S . -B build-bench -DCMAKE_BUILD_TYPE=Release
+	$(CMAKE) --build build-bench -j $(JOBS)
+	bash tests/bench/run.sh build-bench
+
+install: build
+	$(CMAKE) --install build --prefix $(PREFIX)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-asan build-tsan build-bench

@@ -1,0 +1,433 @@
+/*
+ * The closure state machine. Every operation that drops references or flags (put, sub,
+ * continue_at, wake-up, sync) ends in one funnel, closure_sub_at(), which publishes the new value
+ * with a compare-and-swap, checks the rules once, fires the operation's probe, and decides what
+ * the last reference means: run the continuation, wake a sleeper, or finish.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "probes.h"
+
+/* What called the funnel: which probe to fire, from which call site, with which extras. */
+enum closure_op_kind { OP_PUT, OP_SUB, OP_CONTINUE_AT, OP_WAKE, OP_SYNC };
+
+struct closure_op {
+	enum closure_op_kind kind;
+	const char *name; /* for the bug message */
+	uintptr_t ip;
+	uintptr_t a4, a5, a6;
+};
+
+static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_op *op);
+
+/* Keeps modules.o (the module probe) in every static link that uses closures. */
+extern const char closure_modules_anchor;
+__attribute__((used)) static const char *const keep_modules = &closure_modules_anchor;
+
+static void fire_op_probe(struct closure *cl, uint32_t r, const struct closure_op *op)
+{
+	(void)cl;
+	(void)r;
+	switch (op->kind) {
+	case OP_PUT:
+		probe_op(put, cl, r, op->ip);
+		break;
+	case OP_SUB:
+		probe_op1(sub, cl, r, op->ip, op->a4);
+		break;
+	case OP_CONTINUE_AT:
+		probe_op3(continue_at, cl, r, op->ip, op->a4, op->a5, op->a6);
+		break;
+	case OP_WAKE:
+		probe_op1(wake, cl, r, op->ip, op->a4);
+		break;
+	case OP_SYNC:
+		probe_op1(sync_begin, cl, r, op->ip, op->a4);
+		break;
+	}
+}
+
+/* The rules, checked on the value about to be published. */
+static void check_value(struct closure *cl, uint32_t old, uint32_t new, const struct closure_op *op)
+{
+	if ((new & CLOSURE_GUARD_MASK) && (new & (CLOSURE_DESTRUCTOR >> 1)))
+		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, op->name, old, op->ip,
+			    "count would go below zero");
+	if (new & CLOSURE_GUARD_MASK)
+		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, op->name, old, op->ip,
+			    "a flag was set twice or cleared while not set");
+	if (!(new & CLOSURE_REMAINING_MASK) &&
+	    (new & ~(CLOSURE_DESTRUCTOR | CLOSURE_SLEEPING | CLOSURE_REMAINING_MASK))) {
+		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, op->name, old, op->ip,
+			    new & CLOSURE_RUNNING
+				    ? "count reached zero while running (give up the running "
+				      "reference with continue_at, closure_return or closure_sync)"
+				    : "count reached zero while on a waitlist");
+	}
+}
+
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
+	return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
+}
+
+/*
+ * The last reference is gone and there is no continuation: destructor, then the parent.
+ * The destructor may free cl, so everything needed afterwards is read first.
+ */
+static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
+{
+	struct closure *parent = cl->parent;
+	closure_fn *destructor = (r & CLOSURE_DESTRUCTOR) ? cl->fn : NULL;
+
+	probe_op1(finish, cl, r, ip, (uintptr_t)parent);
+	closure_debug_destroy(cl);
+	if (destructor) {
+		probe_op1(destructor, cl, r, ip, (uintptr_t)destructor);
+		destructor(cl);
+	}
+	if (parent) {
+		struct closure_op op = {.kind = OP_PUT, .name = "closure_put", .ip = ip};
+
+		closure_sub_at(parent, 1, &op);
+	}
+}
+
+void closure_run(struct closure *cl)
+{
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+
+	(void)r;
+	probe_op2(run, cl, r, cl->released_at, (uintptr_t)cl->fn, (uintptr_t)cl->wq);
+	cl->fn(cl);
+}
+
+static void closure_queue_at(struct closure *cl, uintptr_t ip)
+{
+	struct workqueue *wq = cl->wq;
+
+	cl->released_at = ip;
+	if (wq)
+		workqueue_queue(wq, cl);
+	else
+		closure_run(cl);
+}
+
+static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_op *op)
+{
+	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE), new, after;
+	enum { NORMAL, REQUEUE, DONE } outcome;
+	bool sleeper;
+
+	do {
+		new = old - v;
+		after = new;
+		outcome = NORMAL;
+		sleeper = false;
+		check_value(cl, old, new, op);
+		if (!(new & CLOSURE_REMAINING_MASK)) {
+			/* The last reference: this thread now owns the closure. */
+			sleeper = new & CLOSURE_SLEEPING;
+			if ((cl->fn || sleeper) && !(new & CLOSURE_DESTRUCTOR)) {
+				outcome = REQUEUE;
+				new += CLOSURE_REMAINING_INITIALIZER;
+			} else {
+				outcome = DONE;
+			}
+			new &= ~CLOSURE_SLEEPING;
+		}
+	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, new, true, __ATOMIC_RELEASE,
+					      __ATOMIC_ACQUIRE));
+	fire_op_probe(cl, after, op);
+	if (outcome == NORMAL)
+		return;
+	if (sleeper) {
+		/*
+		 * The sleeper owns the closure again and may return and free it at once; a wake on
+		 * a stale private futex address touches no memory, so this is safe.
+		 */
+		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
+		return;
+	}
+	/* Pairs with the release of every earlier put: fn and its data are visible. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (outcome == REQUEUE)
+		closure_queue_at(cl, op->ip);
+	else
+		closure_finish(cl, new, op->ip);
+}
+
+void closure_sub_slow(struct closure *cl, uint32_t v, int kind)
+{
+	struct closure_op op = {.kind = kind == CLOSURE_OP_SUB ? OP_SUB : OP_PUT,
+				.name = kind == CLOSURE_OP_SUB ? "closure_sub" : "closure_put",
+				.ip = CALLER_IP(),
+				.a4 = v};
+
+	closure_sub_at(cl, v, &op);
+}
+
+void closure_sub(struct closure *cl, int v)
+{
+	struct closure_op op = {.kind = OP_SUB, .name = "closure_sub", .ip = CALLER_IP(), .a4 = v};
+
+	closure_sub_at(cl, (uint32_t)v, &op);
+}
+
+static void closure_get_at(struct closure *cl, uintptr_t ip)
+{
+	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
+
+	(void)r;
+	probe_op1(get, cl, r, ip, 0);
+}
+
+static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
+{
+	cl->parent = parent;
+	cl->fn = NULL;
+	cl->wq = NULL;
+	cl->next = NULL;
+	cl->waitlist = NULL;
+	cl->ip = ip;
+	if (parent)
+		closure_get_at(parent, ip);
+	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
+	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
+	closure_debug_create(cl);
+	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
+}
+
+void closure_init(struct closure *cl, struct closure *parent)
+{
+	closure_init_at(cl, parent, CALLER_IP());
+}
+
+void closure_init_stack(struct closure *cl)
+{
+	memset(cl, 0, sizeof(*cl));
+	cl->ip = CALLER_IP();
+	cl->magic = CLOSURE_MAGIC_STACK;
+	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
+	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
+}
+
+static void require_running(struct closure *cl, const char *name, uintptr_t ip)
+{
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+
+	if (!(r & CLOSURE_RUNNING))
+		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
+			    "not running: only the owner of the running reference may set a "
+			    "continuation");
+}
+
+static void set_fn_at(struct closure *cl, closure_fn *fn, struct workqueue *wq, const char *name,
+		      uintptr_t ip)
+{
+	require_running(cl, name, ip);
+	cl->ip = ip;
+	cl->fn = fn;
+	cl->wq = wq;
+}
+
+void set_closure_fn(struct closure *cl, closure_fn *fn, struct workqueue *wq)
+{
+	set_fn_at(cl, fn, wq, "set_closure_fn", CALLER_IP());
+}
+
+enum { HOW_CONTINUE_AT, HOW_RETURN, HOW_DESTRUCTOR, HOW_NOBARRIER };
+
+static void continue_at_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
+			   const char *name, uintptr_t ip)
+{
+	struct closure_op op = {.kind = OP_CONTINUE_AT,
+				.name = name,
+				.ip = ip,
+				.a4 = (uintptr_t)fn,
+				.a5 = (uintptr_t)wq,
+				.a6 = fn ? HOW_CONTINUE_AT : HOW_RETURN};
+
+	set_fn_at(cl, fn, wq, name, ip);
+	closure_sub_at(cl, CLOSURE_RUNNING + 1, &op);
+}
+
+void continue_at(struct closure *cl, closure_fn *fn, struct workqueue *wq)
+{
+	continue_at_at(cl, fn, wq, "continue_at", CALLER_IP());
+}
+
+void closure_return(struct closure *cl)
+{
+	continue_at_at(cl, NULL, NULL, "closure_return", CALLER_IP());
+}
+
+void closure_return_with_destructor(struct closure *cl, closure_fn *destructor)
+{
+	uintptr_t ip = CALLER_IP();
+	struct closure_op op = {.kind = OP_CONTINUE_AT,
+				.name = "closure_return_with_destructor",
+				.ip = ip,
+				.a4 = (uintptr_t)destructor,
+				.a6 = HOW_DESTRUCTOR};
+
+	set_fn_at(cl, destructor, NULL, op.name, ip);
+	/* One step: drop the running reference, clear RUNNING, set DESTRUCTOR. */
+	closure_sub_at(cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, &op);
+}
+
+static void continue_at_nobarrier_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
+				     uintptr_t ip)
+{
+	uint32_t r;
+
+	set_fn_at(cl, fn, wq, "continue_at_nobarrier", ip);
+	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	(void)r;
+	probe_op3(continue_at, cl, r, ip, (uintptr_t)fn, (uintptr_t)wq, HOW_NOBARRIER);
+	closure_queue_at(cl, ip);
+}
+
+void continue_at_nobarrier(struct closure *cl, closure_fn *fn, struct workqueue *wq)
+{
+	continue_at_nobarrier_at(cl, fn, wq, CALLER_IP());
+}
+
+void closure_queue(struct closure *cl)
+{
+	closure_queue_at(cl, CALLER_IP());
+}
+
+void closure_call(struct closure *cl, closure_fn *fn, struct workqueue *wq, struct closure *parent)
+{
+	uintptr_t ip = CALLER_IP();
+
+	closure_init_at(cl, parent, ip);
+	continue_at_nobarrier_at(cl, fn, wq, ip);
+}
+
+bool closure_wait(struct closure_waitlist *list, struct closure *cl)
+{
+	uintptr_t ip = CALLER_IP();
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+
+	/* Only the owner calls closure_wait(), so check-then-add is not racy. */
+	if (r & CLOSURE_WAITING) {
+		if (cl->waitlist == list)
+			return false;
+		closure_bug(cl, CLOSURE_BUG_SECOND_WAITLIST, "closure_wait", r, ip,
+			    "already waiting on another waitlist");
+	}
+	cl->waitlist = list;
+	cl->waiting_on = ip;
+	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
+	probe_op1(wait, cl, r, ip, (uintptr_t)list);
+
+	cl->next = __atomic_load_n(&list->head, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&list->head, &cl->next, cl, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+	return true;
+}
+
+void closure_wake_up(struct closure_waitlist *list)
+{
+	struct closure_op op = {.kind = OP_WAKE,
+				.name = "closure_wake_up",
+				.ip = CALLER_IP(),
+				.a4 = (uintptr_t)list};
+	struct closure *cl, *reversed = NULL, *next;
+
+	/* The waker's earlier writes are visible to every closure it wakes. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cl = __atomic_exchange_n(&list->head, NULL, __ATOMIC_ACQUIRE);
+	/* The list is LIFO; reverse it so that the first to wait is the first woken. */
+	for (; cl; cl = next) {
+		next = cl->next;
+		cl->next = reversed;
+		reversed = cl;
+	}
+	for (cl = reversed; cl; cl = next) {
+		next = cl->next; /* the put below may requeue cl, reusing its link */
+		closure_sub_at(cl, CLOSURE_WAITING + 1, &op);
+	}
+}
+
+static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
+{
+	struct closure_op op = {.kind = OP_SYNC, .name = "closure_sync", .ip = ip, .a4 = timeout_ms};
+	struct timespec deadline, left;
+	uint32_t r;
+	int ret = 0;
+
+	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
+	r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+	if ((r & CLOSURE_REMAINING_MASK) <= 1) {
+		fire_op_probe(cl, r, &op);
+		goto out;
+	}
+	if (timeout_ms >= 0) {
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += timeout_ms / 1000;
+		deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
+		if (deadline.tv_nsec >= 1000000000L) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= 1000000000L;
+		}
+	}
+	/* One step: give up the running reference and ask the last put to wake us. */
+	closure_sub_at(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, &op);
+	for (;;) {
+		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+		if (!(r & CLOSURE_SLEEPING))
+			break;
+		if (timeout_ms < 0) {
+			futex(&cl->remaining, FUTEX_WAIT, r, NULL);
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &left);
+		left.tv_sec = deadline.tv_sec - left.tv_sec;
+		left.tv_nsec = deadline.tv_nsec - left.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec >= 0 &&
+		    (futex(&cl->remaining, FUTEX_WAIT, r, &left) == 0 || errno != ETIMEDOUT))
+			continue;
+		/* Timed out: take the running reference back, unless the last put just did. */
+		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+		while ((r & CLOSURE_SLEEPING) &&
+		       !__atomic_compare_exchange_n(
+			       &cl->remaining, &r,
+			       r + CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, true,
+			       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			;
+		if (r & CLOSURE_SLEEPING)
+			ret = -ETIME;
+		break;
+	}
+out:
+	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	probe_op1(sync_end, cl, r, ip, (long)ret);
+	return ret;
+}
+
+void closure_sync(struct closure *cl)
+{
+	closure_sync_at(cl, -1, CALLER_IP());
+}
+
+int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms)
+{
+	long ms = timeout_ms > (unsigned long)LONG_MAX ? LONG_MAX : (long)timeout_ms;
+
+	return closure_sync_at(cl, ms, CALLER_IP());
+}

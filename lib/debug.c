@@ -1,0 +1,135 @@
+/*
+ * What libclosure says when something is wrong: the enforced-rule messages, and the list of live
+ * closures that closure_debug_dump() prints (kept only when built with CLOSURE_DEBUG).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "probes.h"
+
+/* "func+0x1c in ./prog", or the address alone when no symbol covers it. */
+static void describe_address(char *buf, size_t size, uintptr_t addr)
+{
+	Dl_info info;
+
+	if (addr && dladdr((void *)addr, &info) && info.dli_sname)
+		snprintf(buf, size, "%s+%#lx in %s", info.dli_sname,
+			 (unsigned long)(addr - (uintptr_t)info.dli_saddr), info.dli_fname);
+	else if (addr && dladdr((void *)addr, &info) && info.dli_fname)
+		snprintf(buf, size, "%#lx in %s", (unsigned long)addr, info.dli_fname);
+	else
+		snprintf(buf, size, "%#lx", (unsigned long)addr);
+}
+
+noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
+			  uint32_t remaining, uintptr_t ip, const char *detail)
+{
+	char where[512];
+
+	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
+	probe_op1(bug, cl, remaining, ip, (long)bug);
+	describe_address(where, sizeof(where), ip);
+	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags %#x), called from %s\n", op,
+		(void *)cl, detail, remaining & CLOSURE_REMAINING_MASK,
+		remaining & ~CLOSURE_REMAINING_MASK, where);
+	fflush(stderr);
+	abort();
+}
+
+#ifdef CLOSURE_DEBUG
+
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct closure list_head = {.debug_prev = &list_head, .debug_next = &list_head};
+
+static bool listed(struct closure *cl)
+{
+	struct closure *i;
+
+	for (i = list_head.debug_next; i != &list_head; i = i->debug_next)
+		if (i == cl)
+			return true;
+	return false;
+}
+
+static void unlink_closure(struct closure *cl)
+{
+	cl->debug_prev->debug_next = cl->debug_next;
+	cl->debug_next->debug_prev = cl->debug_prev;
+}
+
+void closure_debug_create(struct closure *cl)
+{
+	pthread_mutex_lock(&list_lock);
+	/* Initialised again while still alive (a leak, then reuse): list it once. */
+	if (cl->magic == CLOSURE_MAGIC_ALIVE && listed(cl))
+		unlink_closure(cl);
+	cl->magic = CLOSURE_MAGIC_ALIVE;
+	cl->debug_next = &list_head;
+	cl->debug_prev = list_head.debug_prev;
+	list_head.debug_prev->debug_next = cl;
+	list_head.debug_prev = cl;
+	pthread_mutex_unlock(&list_lock);
+}
+
+void closure_debug_destroy(struct closure *cl)
+{
+	if (cl->magic != CLOSURE_MAGIC_ALIVE)
+		return; /* stack closures are not listed */
+	pthread_mutex_lock(&list_lock);
+	unlink_closure(cl);
+	cl->magic = CLOSURE_MAGIC_DEAD;
+	pthread_mutex_unlock(&list_lock);
+}
+
+int closure_debug_dump(FILE *out)
+{
+	char ip[256], fn[256], waiting[256];
+	struct closure *cl;
+	uint32_t r;
+	int n = 0;
+
+	pthread_mutex_lock(&list_lock);
+	for (cl = list_head.debug_next; cl != &list_head; cl = cl->debug_next, n++) {
+		r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+		describe_address(ip, sizeof(ip), __atomic_load_n(&cl->ip, __ATOMIC_RELAXED));
+		describe_address(fn, sizeof(fn),
+				 (uintptr_t)__atomic_load_n(&cl->fn, __ATOMIC_RELAXED));
+		fprintf(out, "%p: %s -> %s p %p r %u %s%s%s%s", (void *)cl, ip, fn,
+			(void *)cl->parent, r & CLOSURE_REMAINING_MASK,
+			r & CLOSURE_RUNNING ? "R" : "", r & CLOSURE_SLEEPING ? "S" : "",
+			r & CLOSURE_DESTRUCTOR ? "D" : "", r & CLOSURE_WAITING ? "W" : "");
+		if (r & CLOSURE_WAITING) {
+			describe_address(waiting, sizeof(waiting),
+					 __atomic_load_n(&cl->waiting_on, __ATOMIC_RELAXED));
+			fprintf(out, " waiting on %p from %s",
+				(void *)__atomic_load_n(&cl->waitlist, __ATOMIC_RELAXED), waiting);
+		}
+		fputc('\n', out);
+	}
+	pthread_mutex_unlock(&list_lock);
+	return n;
+}
+
+#else
+
+void closure_debug_create(struct closure *cl)
+{
+	cl->magic = CLOSURE_MAGIC_ALIVE;
+}
+
+void closure_debug_destroy(struct closure *cl)
+{
+	if (cl->magic == CLOSURE_MAGIC_ALIVE)
+		cl->magic = CLOSURE_MAGIC_DEAD;
+}
+
+int closure_debug_dump(FILE *out)
+{
+	(void)out;
+	return 0;
+}
+
+#endif

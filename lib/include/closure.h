@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef CLOSURE_H
+#define CLOSURE_H
+
+/*
+ * Closures: a reference count, a continuation, and a parent.
+ *
+ * A closure stands for a piece of asynchronous work that is "still happening". Its count says how
+ * many things it still waits for; each outstanding thing (an I/O in flight, a child closure, a
+ * slot on a waitlist) holds one reference. When the last reference is put back, the closure does
+ * what it was told to do next:
+ *
+ *  - run its continuation, if one was set with continue_at(cl, fn, wq): fn runs on the workqueue
+ *    wq, or, when wq is NULL, right there in the thread that dropped the last reference;
+ *  - otherwise it is finished: its destructor (if any) runs, then the reference it holds on its
+ *    parent is put back, which may finish or continue the parent in turn.
+ *
+ * The thread that initialises a closure owns its first reference, the "running" reference. While
+ * the owner holds it the closure cannot complete, so the owner can start work and take references
+ * without racing the completion:
+ *
+ *	struct request { struct closure cl; ... };
+ *
+ *	static void request_done(struct closure *cl)
+ *	{
+ *		struct request *r = container_of(cl, struct request, cl);
+ *		...				// every I/O has completed
+ *		closure_return(cl);		// finished: the parent is put
+ *	}
+ *
+ *	void submit(struct request *r, struct closure *parent)
+ *	{
+ *		closure_init(&r->cl, parent);	// count 1, a reference on parent
+ *		for (i = 0; i < n; i++) {
+ *			closure_get(&r->cl);	// one per I/O, put by its completion
+ *			start_io(r, i);
+ *		}
+ *		continue_at(&r->cl, request_done, wq);	// drop the running reference
+ *		return;				// r may already be running elsewhere, or gone
+ *	}
+ *
+ *	void io_completion(struct request *r) { closure_put(&r->cl); }
+ *
+ * continue_at() gives up the running reference: after it the closure may run on another thread,
+ * so the caller must return at once. When fn runs it owns a fresh running reference and may take
+ * references and continue_at() again, so a chain of steps reads like straight-line code.
+ *
+ * A parent waits for its children the way a stack frame waits for the calls it makes: a child
+ * holds a reference on its parent from closure_init() until it finishes. A continuation of the
+ * child does not release the parent; only finishing does.
+ *
+ * Waiting: closure_sync(cl) sleeps until the owner's running reference is the only one left.
+ * A closure on the stack (closure_init_stack) is used this way: take references, hand them out,
+ * closure_sync(). A waitlist (struct closure_waitlist) lets closures wait for an event:
+ * closure_wait(list, cl) takes a reference that closure_wake_up(list) puts back.
+ *
+ * This is the kernel's API (include/linux/closure.h; LWN, "The kernel closure API") with the
+ * kernel's semantics, in userspace: workqueues are thread pools (workqueue_create), sleeping is a
+ * futex, and continuations take the closure itself, void fn(struct closure *), as in the LWN
+ * article. The rules the kernel BUG()s on are enforced: a count that would go below zero, a
+ * closure put on a second waitlist, a continuation set on a closure that is not running. Each
+ * prints one line naming the closure, the operation and the call site, and aborts.
+ *
+ * Every operation fires a USDT probe (provider "closure"), so closuretrace, bpftrace or any USDT
+ * tool can show what each closure waits for; docs/probes.md lists them.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "closure_config.h"
+
+#ifndef CLOSURE_PROBES
+#define CLOSURE_PROBES 0
+#endif
+
+#if CLOSURE_PROBES
+#ifndef STAP_SDT_ARG_CONSTRAINT
+/* Registers and immediates only: libbpf 1.1 rejects some memory operand forms. */
+#define STAP_SDT_ARG_CONSTRAINT nr
+#endif
+#include <sys/sdt.h>
+#define CLOSURE_PROBE4(name, a, b, c, d)       STAP_PROBE4(closure, name, a, b, c, d)
+#define CLOSURE_PROBE5(name, a, b, c, d, e)    STAP_PROBE5(closure, name, a, b, c, d, e)
+#define CLOSURE_PROBE6(name, a, b, c, d, e, f) STAP_PROBE6(closure, name, a, b, c, d, e, f)
+#define CLOSURE_PROBE7(name, a, b, c, d, e, f, g)                                                  \
+	STAP_PROBE7(closure, name, a, b, c, d, e, f, g)
+#else
+#define CLOSURE_PROBE4(name, a, b, c, d)          ((void)0)
+#define CLOSURE_PROBE5(name, a, b, c, d, e)       ((void)0)
+#define CLOSURE_PROBE6(name, a, b, c, d, e, f)    ((void)0)
+#define CLOSURE_PROBE7(name, a, b, c, d, e, f, g) ((void)0)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef container_of
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
+struct closure;
+struct workqueue;
+typedef void(closure_fn)(struct closure *cl);
+
+/* A lock-free LIFO of waiting closures; closure_wake_up() wakes them in FIFO order. */
+struct closure_waitlist {
+	struct closure *head;
+};
+
+#define CLOSURE_WAITLIST_INIT {NULL}
+
+/*
+ * remaining: the count in the low 24 bits, flags above. Each flag has a clear guard bit above it,
+ * and bit 23 guards the count: adding a flag twice, removing one that is not set, or putting a
+ * reference that is not there carries or borrows into a guard bit, and is caught.
+ */
+#define CLOSURE_REMAINING_MASK 0x00ffffffu
+#define CLOSURE_DESTRUCTOR     (1u << 24) /* at zero, fn is a destructor: run it, then finish */
+#define CLOSURE_SLEEPING       (1u << 26) /* closure_sync() sleeps until the count is back to 1 */
+#define CLOSURE_WAITING        (1u << 28) /* on a waitlist, which holds a reference */
+#define CLOSURE_RUNNING        (1u << 30) /* somebody owns the running reference */
+#define CLOSURE_GUARD_MASK                                                                         \
+	(((CLOSURE_DESTRUCTOR | CLOSURE_SLEEPING | CLOSURE_WAITING | CLOSURE_RUNNING) << 1) |      \
+	 (CLOSURE_DESTRUCTOR >> 1))
+#define CLOSURE_REMAINING_INITIALIZER (1u | CLOSURE_RUNNING)
+
+/*
+ * Embed it in your own struct. Only the closure_* functions touch it; the fields are public so
+ * that it can be embedded and inspected, not to be written by hand.
+ */
+struct closure {
+	uint32_t remaining;	    /* atomic: count | flags */
+	struct closure *parent;	    /* holds a reference on it until this closure finishes */
+	closure_fn *fn;		    /* continuation, or destructor with CLOSURE_DESTRUCTOR */
+	struct workqueue *wq;	    /* where fn runs; NULL: in the thread of the last put */
+	struct closure *next;	    /* link on a waitlist, then on a workqueue (never both) */
+	struct closure_waitlist *waitlist; /* the list it waits on, while CLOSURE_WAITING */
+	uintptr_t released_at;	    /* call site of the put that queued fn (the run probe's ip) */
+
+	/* closure_debug_dump(): kept in every build so that the layout never changes. */
+	uintptr_t ip;		/* where it was initialised or last given a continuation */
+	uintptr_t waiting_on;	/* who called closure_wait() */
+	struct closure *debug_prev, *debug_next;
+	uint32_t magic;
+};
+
+/* Internal entry points behind the inline fast paths; not API. */
+void closure_sub_slow(struct closure *cl, uint32_t v, int op);
+enum { CLOSURE_OP_PUT = 0, CLOSURE_OP_SUB = 1 };
+
+/* The number of references outstanding (a relaxed read: a hint, unless you own the closure). */
+static inline unsigned closure_nr_remaining(struct closure *cl)
+{
+	return __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED) & CLOSURE_REMAINING_MASK;
+}
+
+/* Take a reference. The caller must already hold one (or own the running one). */
+static inline __attribute__((always_inline)) void closure_get(struct closure *cl)
+{
+	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
+
+	(void)r;
+	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
+}
+
+/*
+ * Take a reference unless the count is zero (the closure finished). For objects that others may
+ * find while they are being torn down.
+ */
+static inline __attribute__((always_inline)) bool closure_get_not_zero(struct closure *cl)
+{
+	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r;
+
+	do {
+		if (!(old & CLOSURE_REMAINING_MASK))
+			return false;
+		r = old + 1;
+	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
+	return true;
+}
+
+/*
+ * Put a reference back. The common case (other references remain, nothing is wrong) is one
+ * compare-and-swap here; the last reference, and every anomaly, go to the library's one funnel.
+ */
+static inline __attribute__((always_inline)) void closure_put(struct closure *cl)
+{
+	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r = old - 1;
+
+	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&
+	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED)) {
+		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
+		return;
+	}
+	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);
+}
+
+/* Drop v at once: references and flags (v = 1 is closure_put). */
+void closure_sub(struct closure *cl, int v);
+
+/* Initialise; the caller owns the running reference. With a parent, takes a reference on it. */
+void closure_init(struct closure *cl, struct closure *parent);
+
+/* For a closure on the stack: zeroed, no parent. Finish it with closure_sync() before returning. */
+void closure_init_stack(struct closure *cl);
+
+/* Set the continuation without giving up the running reference (see closure_queue). */
+void set_closure_fn(struct closure *cl, closure_fn *fn, struct workqueue *wq);
+
+/* Run fn now, on wq or inline, handing it the caller's running reference. */
+void closure_queue(struct closure *cl);
+
+/*
+ * Give up the running reference; when the other references are gone, fn runs on wq (or in the
+ * thread that puts the last one, when wq is NULL). The caller must return right after.
+ */
+void continue_at(struct closure *cl, closure_fn *fn, struct workqueue *wq);
+
+/* Run fn on wq now, without waiting for outstanding references; fn gets the running reference. */
+void continue_at_nobarrier(struct closure *cl, closure_fn *fn, struct workqueue *wq);
+
+/* Finish once the other references are gone: the parent is put. Return right after. */
+void closure_return(struct closure *cl);
+
+/*
+ * Finish once the other references are gone, running destructor(cl) first (it may free cl)
+ * and only then putting the parent. Return right after.
+ */
+void closure_return_with_destructor(struct closure *cl, closure_fn *destructor);
+
+/* closure_init(cl, parent), then run fn on wq (continue_at_nobarrier). */
+void closure_call(struct closure *cl, closure_fn *fn, struct workqueue *wq,
+		  struct closure *parent);
+
+/*
+ * Put cl on the waitlist, holding a reference until closure_wake_up(). False, doing nothing,
+ * when cl already waits on this list; a closure waiting on another list is a bug (aborts).
+ */
+bool closure_wait(struct closure_waitlist *list, struct closure *cl);
+
+/* Wake every closure on the list, first come first woken, putting the reference each held. */
+void closure_wake_up(struct closure_waitlist *list);
+
+/* Sleep until every reference but the caller's running one is gone. */
+void closure_sync(struct closure *cl);
+
+/* closure_sync(), giving up after timeout_ms: 0 when synced, -ETIME on timeout. */
+int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
+
+/*
+ * Wait on the waitlist until cond is true: the closure-based wait_event(). cond is evaluated
+ * again after every wake-up of the list.
+ */
+#define closure_wait_event(list, cond)                                                             \
+	do {                                                                                       \
+		struct closure cl_wait_event_;                                                     \
+		if (cond)                                                                          \
+			break;                                                                     \
+		closure_init_stack(&cl_wait_event_);                                               \
+		for (;;) {                                                                         \
+			closure_wait(list, &cl_wait_event_);                                       \
+			if (cond)                                                                  \
+				break;                                                             \
+			closure_sync(&cl_wait_event_);                                             \
+		}                                                                                  \
+		closure_wake_up(list); /* there is no "remove": wake the list to leave it */       \
+		closure_sync(&cl_wait_event_);                                                     \
+	} while (0)
+
+/*
+ * Workqueues: a pool of threads that run continuations. workqueue_destroy() first runs
+ * everything queued, including work queued while it drains.
+ */
+struct workqueue *workqueue_create(const char *name, int threads);
+void workqueue_destroy(struct workqueue *wq);
+
+/*
+ * Print every live closure, one line each (address, count, flags, continuation, parent, what it
+ * waits on), as the kernel's debugfs "closures" file does. Lists nothing unless the library was
+ * built with CLOSURE_DEBUG; returns the number of closures listed.
+ */
+int closure_debug_dump(FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLOSURE_H */

@@ -1,0 +1,43 @@
+/* What libclosure's files share with each other (private). */
+#ifndef CLOSURE_LIB_INTERNAL_H
+#define CLOSURE_LIB_INTERNAL_H
+
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "closure.h"
+
+#pragma GCC visibility push(hidden)
+
+/* Broken rules: the code is the bug probe's argument (docs/probes.md). */
+enum closure_bug {
+	CLOSURE_BUG_UNDERFLOW = 1,
+	CLOSURE_BUG_BAD_FLAGS = 2,
+	CLOSURE_BUG_SECOND_WAITLIST = 3,
+	CLOSURE_BUG_NOT_RUNNING = 4,
+};
+
+/* One line naming the closure, the operation and the call site; fires the bug probe; aborts. */
+noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
+			  uint32_t remaining, uintptr_t ip, const char *detail);
+
+/* Hand cl to a worker of wq; the worker calls closure_run(). */
+void workqueue_queue(struct workqueue *wq, struct closure *cl);
+
+/* Run cl's continuation in this thread (fires the run probe). */
+void closure_run(struct closure *cl);
+
+/* The live-closure list behind closure_debug_dump(); no-ops unless CLOSURE_DEBUG. */
+void closure_debug_create(struct closure *cl);
+void closure_debug_destroy(struct closure *cl);
+
+#define CLOSURE_MAGIC_DEAD  0xc054deadu
+#define CLOSURE_MAGIC_ALIVE 0xc054a11eu
+#define CLOSURE_MAGIC_STACK 0xc05451ccu
+
+/* The call site as a return address (docs/probes.md: arg3); tracers resolve ip - 1. */
+#define CALLER_IP() ((uintptr_t)__builtin_return_address(0))
+
+#pragma GCC visibility pop
+
+#endif

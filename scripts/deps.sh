@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs, by Debian package name, everything the build, the tests and the demo need.
+# Idempotent: packages already present are not touched, and apt is not run at all when none is missing.
+set -euo pipefail
+
+packages=(
+	build-essential cmake pkg-config   # the build
+	systemtap-sdt-dev                  # sys/sdt.h: the USDT probes
+	clang llvm libbpf-dev bpftool      # BPF programs, skeletons, the loader
+	libelf-dev zlib1g-dev              # libbpf's own link dependencies
+	libjansson-dev                     # reading and writing traces
+	libgraphviz-dev graphviz           # libgvc: graphs rendered in-process
+	libdw-dev                          # symbols and file:line
+	bpftrace                           # the probe reference's one-liner is tested for real
+	libxml2-utils                      # xmllint checks the SVG we write
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages: ${missing[*]}; run as root (or sudo apt-get install them)" >&2
+	exit 1
+fi
+echo "deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
