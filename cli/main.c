@@ -1,0 +1,63 @@
+/* closuretrace: the table of subcommands, as perf has it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Declared weak so that the tool links while a subcommand is being built; see dispatch(). */
+#pragma weak cmd_record
+#pragma weak cmd_list
+#pragma weak cmd_graph
+#pragma weak cmd_report
+#pragma weak cmd_explain
+
+static const struct command commands[] = {
+	{"record", cmd_record, "trace a running process (-p PID) or a command into a trace file"},
+	{"list", cmd_list, "list the closure probes of a binary or a process"},
+	{"graph", cmd_graph, "draw the closure tree of a trace (Graphviz)"},
+	{"report", cmd_report, "summarise a trace: closures by kind, lifetimes, leaks"},
+	{"explain", cmd_explain, "the life of one closure, step by step"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: closuretrace COMMAND [OPTIONS]\n\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'closuretrace COMMAND --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("closuretrace %s\n", CLOSURETRACE_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(name, commands[i].name))
+			continue;
+		if (!commands[i].run) {
+			fprintf(stderr, "closuretrace: '%s' is not built into this closuretrace\n", name);
+			return EXIT_USAGE;
+		}
+		return commands[i].run(argc - 1, argv + 1);
+	}
+	fprintf(stderr, "closuretrace: '%s' is not a command; see 'closuretrace --help'\n", name);
+	return EXIT_USAGE;
+}
