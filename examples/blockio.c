@@ -342,9 +342,11 @@ static void print_counts(const struct bookkeeping *d)
 	unsigned long finished = d->bios_ended + d->requests_completed + d->runs_completed;
 	unsigned long inits = 2 /* done, root */ + d->requests + d->bios;
 	unsigned long parent_refs = 1 /* root on done */ + d->requests + d->bios;
-	/* continue_at (requests), continue_at (root), closure_call and continue_at (bios), returns
+	/*
+	 * continue_at: each request twice (to dispatch, to complete), the root once, each bio twice
+	 * (closure_call, to end), and every return.
 	 */
-	unsigned long continues = d->requests + 1 + 2 * d->bios + finished;
+	unsigned long continues = d->requests + d->dispatched + 1 + 2 * d->bios + finished;
 	/* dispatch, bio_submit (closure_call runs it at once), bio_endio, completions, root */
 	unsigned long runs = d->dispatched + d->bios_submitted + finished;
 
