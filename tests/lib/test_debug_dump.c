@@ -10,6 +10,8 @@
 
 #include "check.h"
 
+static const char *program; /* argv[0]: dladdr names the executable so */
+
 /* The dump as text, and its number of lines. */
 struct dump {
 	char *text;
@@ -61,6 +63,32 @@ static void check_site(const char *line, const char *field_start, const char *fu
 	CHECK_CONTAINS(line, "test_debug_dump");
 }
 
+/* Every field of a line without flags, parsed back. */
+static void check_fields(const char *line, struct closure *cl, const char *site, const char *fn,
+			 struct closure *parent, unsigned count)
+{
+	char site_name[64], site_file[256], fn_name[64], fn_file[256];
+	unsigned long site_off, fn_off;
+	void *addr, *parent_addr;
+	unsigned r;
+	int n;
+
+	CHECK_EQ(sscanf(line, "%p: %63[^+]+0x%lx in %255s -> %63[^+]+0x%lx in %255s p %p r %u %n",
+			&addr, site_name, &site_off, site_file, fn_name, &fn_off, fn_file,
+			&parent_addr, &r, &n),
+		 9);
+	CHECK_PTR_EQ(addr, cl);
+	CHECK_STR_EQ(site_name, site);
+	CHECK(site_off > 0); /* a return address inside the function */
+	CHECK_STR_EQ(fn_name, fn);
+	CHECK_EQ(fn_off, 0); /* the function itself */
+	CHECK_STR_EQ(site_file, fn_file);
+	CHECK_STR_EQ(site_file, program);
+	CHECK_PTR_EQ(parent_addr, parent);
+	CHECK_EQ(r, count);
+	CHECK_EQ(line[n], '\0');
+}
+
 void dump_next_step(struct closure *cl)
 {
 	closure_return(cl);
@@ -108,11 +136,11 @@ static void test_dump(void)
 	line_of(&d, &a, line, sizeof(line));
 	CHECK(line[0]);
 	check_site(line, ": ", "dump_init_site");
-	snprintf(want, sizeof(want), " -> 0 p (nil) r 3 R");
+	snprintf(want, sizeof(want), " -> 0x0 p (nil) r 3 R");
 	CHECK_CONTAINS(line, want);
 	CHECK(!strstr(line, "waiting on"));
 	line_of(&d, &b, line, sizeof(line));
-	snprintf(want, sizeof(want), " -> 0 p %p r 1 R", (void *)&a);
+	snprintf(want, sizeof(want), " -> 0x0 p %p r 1 R", (void *)&a);
 	CHECK_CONTAINS(line, want);
 	CHECK_EQ(line[strlen(line) - 1], 'R'); /* nothing after the flags */
 	line_of(&d, &s, line, sizeof(line));
@@ -131,6 +159,7 @@ static void test_dump(void)
 	snprintf(want, sizeof(want), " p %p r 1 ", (void *)&a);
 	CHECK_CONTAINS(line, want);
 	CHECK_EQ(line[strlen(line) - 1], ' '); /* no flags: not running */
+	check_fields(line, &b, "dump_continue_site", "dump_next_step", &a, 1);
 	line_of(&d, &c, line, sizeof(line));
 	check_site(line, ": ", "dump_init_site");
 	snprintf(want, sizeof(want), " p %p r 2 RW waiting on %p from ", (void *)&a, (void *)&list);
@@ -174,8 +203,10 @@ static void test_dump(void)
 	closure_sync(&s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	(void)argc;
+	program = argv[0];
 	if (!TEST_CLOSURE_DEBUG) {
 		printf("SKIP: libclosure built without CLOSURE_DEBUG: closure_debug_dump lists "
 		       "nothing\n");
