@@ -143,7 +143,13 @@ static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_
 			}
 			new &= ~CLOSURE_SLEEPING;
 		}
-	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, new, true, __ATOMIC_RELEASE,
+		/*
+		 * Release: our earlier writes go with the reference. Acquire: when this is the last
+		 * one, the writes of every earlier put (fn and its data) are visible to what runs
+		 * next. One ordering on the CAS rather than a fence, which ThreadSanitizer cannot
+		 * follow (GCC refuses atomic_thread_fence under -fsanitize=thread).
+		 */
+	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, new, true, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
 	fire_op_probe(cl, after, op);
 	if (outcome == NORMAL)
@@ -156,8 +162,6 @@ static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_
 		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
 		return;
 	}
-	/* Pairs with the release of every earlier put: fn and its data are visible. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (outcome == REQUEUE)
 		closure_queue_at(cl, op->ip);
 	else
@@ -330,8 +334,13 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
 	probe_op1(wait, cl, r, ip, (uintptr_t)list);
 
+	/*
+	 * Acquire as well as release: if a waker took the list before we got on it, its writes
+	 * (the condition the caller checks next) are visible to us; otherwise it sees us and
+	 * wakes us. Both sides are read-modify-writes of list->head, so one of the two holds.
+	 */
 	cl->next = __atomic_load_n(&list->head, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&list->head, &cl->next, cl, true, __ATOMIC_RELEASE,
+	while (!__atomic_compare_exchange_n(&list->head, &cl->next, cl, true, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED))
 		;
 	return true;
@@ -345,9 +354,12 @@ void closure_wake_up(struct closure_waitlist *list)
 				.a4 = (uintptr_t)list};
 	struct closure *cl, *reversed = NULL, *next;
 
-	/* The waker's earlier writes are visible to every closure it wakes. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	cl = __atomic_exchange_n(&list->head, NULL, __ATOMIC_ACQUIRE);
+	/*
+	 * Release: the waker's earlier writes are visible to a closure that waits after this
+	 * (closure_wait pairs with it), and each put below releases them to the closures woken.
+	 * Acquire: the waiters' links and fields are visible here.
+	 */
+	cl = __atomic_exchange_n(&list->head, NULL, __ATOMIC_ACQ_REL);
 	/* The list is LIFO; reverse it so that the first to wait is the first woken. */
 	for (; cl; cl = next) {
 		next = cl->next;
