@@ -320,7 +320,11 @@ void closure_call(struct closure *cl, closure_fn *fn, struct workqueue *wq, stru
 bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 {
 	uintptr_t ip = CALLER_IP();
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	/*
+	 * Acquire: pairs with the put of the waker that cleared WAITING, whose last touch of
+	 * cl->next came before it; we are about to link cl->next again.
+	 */
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 
 	/* Only the owner calls closure_wait(), so check-then-add is not racy. */
 	if (r & CLOSURE_WAITING) {
