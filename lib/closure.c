@@ -196,11 +196,12 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
 {
 	cl->parent = parent;
-	cl->fn = NULL;
 	cl->wq = NULL;
 	cl->next = NULL;
-	cl->waitlist = NULL;
-	cl->ip = ip;
+	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
+	__atomic_store_n(&cl->fn, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	if (parent)
 		closure_get_at(parent, ip);
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
@@ -237,8 +238,9 @@ static void set_fn_at(struct closure *cl, closure_fn *fn, struct workqueue *wq, 
 		      uintptr_t ip)
 {
 	require_running(cl, name, ip);
-	cl->ip = ip;
-	cl->fn = fn;
+	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
+	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->fn, fn, __ATOMIC_RELAXED);
 	cl->wq = wq;
 }
 
@@ -333,8 +335,9 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 		closure_bug(cl, CLOSURE_BUG_SECOND_WAITLIST, "closure_wait", r, ip,
 			    "already waiting on another waitlist");
 	}
-	cl->waitlist = list;
-	cl->waiting_on = ip;
+	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
+	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
 	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
 	probe_op1(wait, cl, r, ip, (uintptr_t)list);
 
