@@ -18,7 +18,7 @@
 
 enum {
 	STRESS_THREADS = 3,
-	ROUNDS = 150,	/* trees per stress thread */
+	ROUNDS = 600,	/* trees per stress thread */
 	MAX_NODES = 40, /* per tree */
 	MAX_DEPTH = 3,
 	HELPERS = 3,
