@@ -10,18 +10,18 @@
 #include "internal.h"
 #include "probes.h"
 
-/* "func+0x1c in ./prog", or the address alone when no symbol covers it. */
+/* "func+0x1c in ./prog", or the address alone when no symbol covers it; hex always with 0x. */
 static void describe_address(char *buf, size_t size, uintptr_t addr)
 {
 	Dl_info info;
 
 	if (addr && dladdr((void *)addr, &info) && info.dli_sname)
-		snprintf(buf, size, "%s+%#lx in %s", info.dli_sname,
+		snprintf(buf, size, "%s+0x%lx in %s", info.dli_sname,
 			 (unsigned long)(addr - (uintptr_t)info.dli_saddr), info.dli_fname);
 	else if (addr && dladdr((void *)addr, &info) && info.dli_fname)
-		snprintf(buf, size, "%#lx in %s", (unsigned long)addr, info.dli_fname);
+		snprintf(buf, size, "0x%lx in %s", (unsigned long)addr, info.dli_fname);
 	else
-		snprintf(buf, size, "%#lx", (unsigned long)addr);
+		snprintf(buf, size, "0x%lx", (unsigned long)addr);
 }
 
 noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
@@ -32,7 +32,7 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	probe_op1(bug, cl, remaining, ip, (long)bug);
 	describe_address(where, sizeof(where), ip);
-	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags %#x), called from %s\n", op,
+	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s\n", op,
 		(void *)cl, detail, remaining & CLOSURE_REMAINING_MASK,
 		remaining & ~CLOSURE_REMAINING_MASK, where);
 	fflush(stderr);
