@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * closuretrace's kernel side: one program for every closure operation probe (the attachment's
+ * cookie says which probe it is) and one for closure:module. Each hit becomes one ring-buffer
+ * record; a record that does not fit is counted, never dropped silently.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/usdt.bpf.h>
+
+#include "event.h"
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+/* Wake the consumer only once this much data waits: a wake-up per event costs 3-6x (tech-notes). */
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* the recorder sets the size before load */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CT_NR_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void count(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += 1; /* per CPU: no other writer */
+}
+
+static __always_inline __u64 wakeup_flag(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > wakeup_bytes ? BPF_RB_FORCE_WAKEUP
+									    : BPF_RB_NO_WAKEUP;
+}
+
+SEC("usdt")
+int on_op(struct pt_regs *ctx)
+{
+	struct ct_event *e;
+	int n, i;
+
+	count(CT_STAT_HITS);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(CT_STAT_LOST);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->probe_ip = PT_REGS_IP(ctx);
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->kind = (__u16)bpf_usdt_cookie(ctx);
+	n = bpf_usdt_arg_cnt(ctx);
+	e->nargs = n < 0 ? 0 : n;
+	for (i = 0; i < CT_MAX_ARGS; i++) {
+		long v = 0;
+
+		if (i < n)
+			bpf_usdt_arg(ctx, i, &v);
+		e->args[i] = v;
+	}
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(on_module, const char *path, long base)
+{
+	struct ct_module_event *e;
+	long len;
+
+	count(CT_STAT_HITS);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(CT_STAT_LOST);
+		return 0;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->probe_ip = 0;
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->kind = CT_MODULE;
+	e->base = base;
+	len = bpf_probe_read_user_str(e->path, sizeof(e->path), path);
+	e->path_len = len > 0 ? len - 1 : 0;
+	bpf_ringbuf_submit(e, wakeup_flag());
+	return 0;
+}

@@ -1,0 +1,202 @@
+/* closuretrace list: the closure probes of a binary (and the libraries it loads) or a process. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "elf_probes.h"
+#include "objects.h"
+
+#define MAX_OBJECTS 256
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: closuretrace list [-v] BINARY\n"
+		"       closuretrace list [-v] -p PID\n"
+		"\n"
+		"Lists the closure probes of a binary and the libraries it loads, or of every\n"
+		"object a running process maps: one line per probe, as usdt:OBJECT:closure:NAME,\n"
+		"its number of sites and its arguments (name:spec of the first site).\n"
+		"\n"
+		"  -p, --pid PID   a running process\n"
+		"  -v, --verbose   every site, with its address and argument spec\n"
+		"  -h, --help      this help\n");
+}
+
+/* Argument names by probe, as docs/probes.md gives them. */
+static const char *const common_args[] = {"cl", "count", "flags", "ip"};
+static const struct {
+	const char *probe;
+	const char *extra[3];
+} extra_args[] = {
+	{"init", {"parent", "stack"}},
+	{"get", {"not_zero"}},
+	{"sub", {"v"}},
+	{"continue_at", {"fn", "wq", "how"}},
+	{"run", {"fn", "wq"}},
+	{"finish", {"parent"}},
+	{"destructor", {"fn"}},
+	{"wait", {"waitlist"}},
+	{"wake", {"waitlist"}},
+	{"sync_begin", {"timeout_ms"}},
+	{"sync_end", {"ret"}},
+	{"bug", {"bug"}},
+};
+
+static const char *arg_name(const char *probe, int i)
+{
+	if (!strcmp(probe, "module"))
+		return i == 0 ? "path" : i == 1 ? "base" : NULL;
+	if (i < 4)
+		return common_args[i];
+	for (size_t k = 0; k < sizeof(extra_args) / sizeof(extra_args[0]); k++)
+		if (!strcmp(extra_args[k].probe, probe))
+			return i < 7 ? extra_args[k].extra[i - 4] : NULL;
+	return NULL;
+}
+
+static void print_probe(const char *path, const struct elf_probe *p)
+{
+	char *args = strdup(p->args), *save = NULL, *spec;
+	int i = 0;
+
+	printf("usdt:%s:closure:%s  %u site%s ", path, p->name, p->sites, p->sites == 1 ? "" : "s");
+	for (spec = strtok_r(args, " ", &save); spec; spec = strtok_r(NULL, " ", &save), i++) {
+		const char *name = arg_name(p->name, i);
+
+		if (name)
+			printf(" %s:%s", name, spec);
+		else
+			printf(" arg%d:%s", i, spec);
+	}
+	putchar('\n');
+	free(args);
+}
+
+/* Prints the probes of one object; returns how many it has. */
+static size_t list_object(const char *path, bool verbose)
+{
+	struct elf_probes probes;
+	size_t n;
+
+	if (elf_probes_read(path, &probes))
+		return 0;
+	for (size_t i = 0; i < probes.n; i++) {
+		print_probe(path, &probes.probes[i]);
+		if (verbose)
+			printf("    first site 0x%llx semaphore 0x%llx\n",
+			       (unsigned long long)probes.probes[i].first_pc,
+			       (unsigned long long)probes.probes[i].semaphore);
+	}
+	n = probes.n;
+	elf_probes_free(&probes);
+	return n;
+}
+
+static int list_binary(const char *file, bool verbose)
+{
+	char *objs[MAX_OBJECTS];
+	size_t n, found = 0;
+
+	if (access(file, R_OK) || !elf_is_elf(file)) {
+		fprintf(stderr, "closuretrace list: cannot read %s as an ELF file: %s\n", file,
+			errno ? strerror(errno) : "not ELF");
+		return EXIT_USAGE;
+	}
+	n = elf_load_order(file, objs, MAX_OBJECTS);
+	for (size_t i = 0; i < n; i++) {
+		found += list_object(objs[i], verbose);
+		free(objs[i]);
+	}
+	if (found)
+		return EXIT_OK;
+	fprintf(stderr,
+		"closuretrace: no closure probes in %s or the libraries it loads; link it with "
+		"libclosure built with probes (CLOSURE_PROBES=ON)\n",
+		file);
+	return EXIT_ENVIRONMENT;
+}
+
+static int list_pid(pid_t pid, bool verbose)
+{
+	struct objects objs = {0};
+	size_t found = 0;
+
+	if (objects_scan_maps(&objs, pid) < 0) {
+		if (kill(pid, 0) && errno == ESRCH)
+			fprintf(stderr,
+				"closuretrace: no process with pid %d; check the pid (ps -p %d)\n",
+				(int)pid, (int)pid);
+		else
+			fprintf(stderr,
+				"closuretrace: not permitted to read the maps of process %d; "
+				"run as root or as its owner\n",
+				(int)pid);
+		return EXIT_ENVIRONMENT;
+	}
+	for (size_t i = 0; i < objs.n; i++)
+		if (objs.v[i].has_probes)
+			found += list_object(objs.v[i].path, verbose);
+	objects_free(&objs);
+	if (found)
+		return EXIT_OK;
+	fprintf(stderr,
+		"closuretrace: no closure probes in process %d; link it with libclosure built with "
+		"probes (CLOSURE_PROBES=ON)\n",
+		(int)pid);
+	return EXIT_ENVIRONMENT;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pid", required_argument, NULL, 'p'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool verbose = false;
+	long pid = 0;
+	char *end;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = strtol(optarg, &end, 10);
+			if (*end || end == optarg || pid <= 0 || pid > 0x3fffffff) {
+				fprintf(stderr, "closuretrace list: not a process id: %s\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			fprintf(stderr,
+				"closuretrace list: unknown option %s; see 'closuretrace list "
+				"--help'\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!pid == (optind + 1 != argc)) {
+		fprintf(stderr, "closuretrace list: give one BINARY or -p PID; see 'closuretrace "
+				"list --help'\n");
+		return EXIT_USAGE;
+	}
+	errno = 0;
+	return pid ? list_pid((pid_t)pid, verbose) : list_binary(argv[optind], verbose);
+}

@@ -1,0 +1,125 @@
+/* The traced process's objects: see objects.h. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_probes.h"
+#include "objects.h"
+
+long objects_find(const struct objects *o, const char *path)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->v[i].path, path))
+			return (long)i;
+	return -1;
+}
+
+long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added)
+{
+	long i = objects_find(o, path);
+	struct object *v;
+
+	*added = false;
+	if (i >= 0)
+		return i;
+	v = realloc(o->v, (o->n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	o->v = v;
+	v = &o->v[o->n];
+	memset(v, 0, sizeof(*v));
+	v->path = strdup(path);
+	if (!v->path)
+		return -1;
+	v->bias = bias;
+	v->elf = elf_is_elf(path);
+	v->has_probes = elf_has_closure_probes(path);
+	*added = true;
+	return (long)o->n++;
+}
+
+/*
+ * The bias of an object whose file offset off is mapped at start: the PT_LOAD segment holding
+ * that offset says at which link-time address it was meant to be. -1 when it is not ELF.
+ */
+static int load_bias(const char *path, uint64_t start, uint64_t off, uint64_t *bias)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	size_t nph;
+	Elf *e;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &nph)) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			uint64_t page_off;
+
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			page_off = ph.p_offset & ~(uint64_t)0xfff;
+			if (off < page_off || off >= ph.p_offset + ph.p_filesz)
+				continue;
+			*bias = start - ((ph.p_vaddr & ~(uint64_t)0xfff) + (off - page_off));
+			found = 0;
+			break;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return found;
+}
+
+int objects_scan_maps(struct objects *o, pid_t pid)
+{
+	char maps[64], line[4096 + 128];
+	int added_count = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t start, end, off, bias;
+		int path_at = 0;
+		char *path, *nl;
+		bool added;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*s %n", &start, &end,
+			   &off, &path_at) < 3 ||
+		    !path_at)
+			continue;
+		path = line + path_at;
+		nl = strchr(path, '\n');
+		if (nl)
+			*nl = '\0';
+		if (path[0] != '/' || strstr(path, " (deleted)") || objects_find(o, path) >= 0)
+			continue;
+		if (load_bias(path, start, off, &bias)) {
+			objects_add(o, path, 0, &added); /* remembered so it is not read again */
+			continue;
+		}
+		if (objects_add(o, path, bias, &added) >= 0 && added)
+			added_count++;
+	}
+	fclose(f);
+	return added_count;
+}
+
+void objects_free(struct objects *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i].path);
+	free(o->v);
+	o->v = NULL;
+	o->n = 0;
+}

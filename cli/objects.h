@@ -1,0 +1,44 @@
+/*
+ * The ELF objects of the traced process and their load biases, learnt from /proc/PID/maps while
+ * the process lives and from closure:module events (which still arrive for a process that exits
+ * before its maps could be read).
+ */
+#ifndef CLOSURETRACE_OBJECTS_H
+#define CLOSURETRACE_OBJECTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct object {
+	char *path;	 /* absolute path as the process sees it */
+	uint64_t bias;	 /* load bias: runtime address = link-time address + bias */
+	bool elf;	 /* an ELF file (maps also list data files: those are kept, unused) */
+	bool has_probes; /* carries closure probes (.note.stapsdt) */
+	bool attached;	 /* its probes are attached */
+};
+
+struct objects {
+	struct object *v; /* owned */
+	size_t n;
+};
+
+/*
+ * Adds path (if it is not known yet) with its bias; returns its index, and sets *added when it
+ * is new. Returns -1 on allocation failure.
+ */
+long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added);
+
+/* The index of path, or -1. */
+long objects_find(const struct objects *o, const char *path);
+
+/*
+ * Reads /proc/PID/maps and adds every file-backed ELF object not yet known. Returns how many
+ * were added, or -1 when the maps cannot be read (the process is gone).
+ */
+int objects_scan_maps(struct objects *o, pid_t pid);
+
+void objects_free(struct objects *o);
+
+#endif

@@ -1,0 +1,475 @@
+/* A recording session: see session.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "closuretrace.skel.h"
+#include "elf_probes.h"
+#include "event.h"
+#include "session.h"
+#include "symbols.h"
+#include "trace_writer.h"
+
+#define RESCAN_NS (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
+#define STATUS_NS (1000 * 1000 * 1000ull)
+
+uint64_t session_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int session_init(struct session *s, pid_t pid, FILE *out)
+{
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->out = out;
+	s->pidfd = s->sigfd = s->epfd = -1;
+	s->syms = symbols_new();
+	return s->syms ? 0 : -1;
+}
+
+static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
+static int on_record(void *ctx, void *data, size_t size);
+
+int session_load(struct session *s, size_t buffer_size)
+{
+	int err;
+
+	libbpf_set_print(s->verbose ? verbose_print : silent_print);
+	s->skel = closuretrace_bpf__open();
+	if (!s->skel)
+		return -errno;
+	s->skel->rodata->wakeup_bytes = buffer_size / 8;
+	err = bpf_map__set_max_entries(s->skel->maps.events, buffer_size);
+	if (!err)
+		err = closuretrace_bpf__load(s->skel);
+	if (err)
+		return err < 0 ? err : -err;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
+	return s->rb ? 0 : -errno;
+}
+
+/* The probe names of docs/probes.md, indexed by enum ct_probe. */
+static int probe_kind(const char *name)
+{
+	static const char *const names[] = {
+		"init",	      "get",  "put",  "sub",	    "continue_at", "run", "finish",
+		"destructor", "wait", "wake", "sync_begin", "sync_end",	   "bug", "module"};
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+static int add_link(struct session *s, struct bpf_link *link)
+{
+	struct bpf_link **v = realloc(s->links, (s->n_links + 1) * sizeof(*v));
+
+	if (!v) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	s->links = v;
+	s->links[s->n_links++] = link;
+	return 0;
+}
+
+static bool already_attached(struct session *s, const char *path)
+{
+	for (size_t i = 0; i < s->n_attached; i++)
+		if (!strcmp(s->attached[i], path))
+			return true;
+	return false;
+}
+
+int session_attach_path(struct session *s, const char *path)
+{
+	struct elf_probes probes;
+	char **v;
+	int attached = 0, err = 0;
+
+	if (already_attached(s, path))
+		return 0;
+	if (elf_probes_read(path, &probes))
+		return 0;
+	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
+	if (!v) {
+		elf_probes_free(&probes);
+		return -ENOMEM;
+	}
+	s->attached = v;
+	s->attached[s->n_attached++] = strdup(path);
+	for (size_t i = 0; i < probes.n; i++) {
+		int kind = probe_kind(probes.probes[i].name);
+		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = kind);
+		struct bpf_program *prog =
+			kind == CT_MODULE ? s->skel->progs.on_module : s->skel->progs.on_op;
+		struct bpf_link *link;
+
+		if (kind < 0)
+			continue; /* a newer library's probe: not ours to interpret */
+		link = bpf_program__attach_usdt(prog, s->pid, path, "closure",
+						probes.probes[i].name, &opts);
+		if (!link) {
+			err = -errno;
+			if (err == -ESRCH)
+				break; /* the process is gone */
+			fprintf(stderr, "closuretrace: cannot attach closure:%s in %s: %s\n",
+				probes.probes[i].name, path, strerror(errno));
+			continue;
+		}
+		if (add_link(s, link))
+			break;
+		attached++;
+	}
+	if (s->verbose && attached)
+		fprintf(stderr, "closuretrace: attached %d probes in %s\n", attached, path);
+	elf_probes_free(&probes);
+	return attached ? attached : err;
+}
+
+/* --- addresses: each resolved once, written as a sym record --- */
+
+static size_t hash_addr(uint64_t a)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 17);
+}
+
+/* Inserts a; false when it was already there. */
+static bool seen_insert(struct session *s, uint64_t a)
+{
+	size_t i;
+
+	if (s->seen_n * 2 >= s->seen_cap) {
+		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
+		uint64_t *v = calloc(cap, sizeof(*v)), *old = s->seen;
+
+		if (!v)
+			return false;
+		for (size_t k = 0; k < s->seen_cap; k++) {
+			if (!old[k])
+				continue;
+			for (i = hash_addr(old[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = old[k];
+		}
+		free(old);
+		s->seen = v;
+		s->seen_cap = cap;
+	}
+	for (i = hash_addr(a) & (s->seen_cap - 1); s->seen[i]; i = (i + 1) & (s->seen_cap - 1))
+		if (s->seen[i] == a)
+			return false;
+	s->seen[i] = a;
+	s->seen_n++;
+	return true;
+}
+
+static bool resolve_and_write(struct session *s, uint64_t addr)
+{
+	struct sym_info info;
+
+	if (!symbols_resolve(s->syms, addr, &info))
+		return false;
+	trace_write_sym(s->out, addr, &info);
+	return true;
+}
+
+static void note_address(struct session *s, uint64_t addr)
+{
+	if (!addr || !seen_insert(s, addr) || resolve_and_write(s, addr))
+		return;
+	if (s->n_pending == s->pending_cap) {
+		size_t cap = s->pending_cap ? s->pending_cap * 2 : 64;
+		uint64_t *v = realloc(s->pending, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->pending = v;
+		s->pending_cap = cap;
+	}
+	s->pending[s->n_pending++] = addr;
+}
+
+static void retry_pending(struct session *s)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->n_pending; i++)
+		if (!resolve_and_write(s, s->pending[i]))
+			s->pending[kept++] = s->pending[i];
+	s->n_pending = kept;
+}
+
+/* --- objects --- */
+
+/* Makes the objects from index first on known: symbols, a module record, their probes. */
+static void learn_objects(struct session *s, size_t first)
+{
+	for (size_t i = first; i < s->objects.n; i++) {
+		struct object *o = &s->objects.v[i];
+
+		if (!o->elf)
+			continue;
+		symbols_add_object(s->syms, o->path, o->bias);
+		trace_write_module(s->out, o->path, o->bias);
+		if (o->has_probes && s->skel)
+			session_attach_path(s, o->path);
+	}
+	if (first < s->objects.n)
+		retry_pending(s);
+}
+
+/* Whether the process runs s->exe yet (a launched child is our own image until it execs). */
+static bool runs_exe(struct session *s)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	if (!s->exe)
+		return true;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return false;
+	exe[n] = '\0';
+	return !strcmp(exe, s->exe);
+}
+
+void session_scan(struct session *s)
+{
+	size_t first = s->objects.n;
+
+	if (!runs_exe(s))
+		return;
+
+	if (objects_scan_maps(&s->objects, s->pid) > 0)
+		learn_objects(s, first);
+}
+
+static void on_module(struct session *s, const struct ct_module_event *m)
+{
+	size_t first = s->objects.n;
+	char path[CT_PATH_MAX + 1];
+	bool added;
+
+	char *canonical;
+
+	memcpy(path, m->path, CT_PATH_MAX);
+	path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
+	if (path[0] != '/')
+		return;
+	/* The loader's name may be a symlink (libclosure.so.0); maps and attach use the file. */
+	canonical = realpath(path, NULL);
+	if (objects_add(&s->objects, canonical ? canonical : path, m->base, &added) >= 0 && added)
+		learn_objects(s, first);
+	free(canonical);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct ct_event *e = data;
+
+	if (size >= sizeof(struct ct_module_event) && e->kind == CT_MODULE) {
+		on_module(s, data);
+		return 0;
+	}
+	if (size < sizeof(*e))
+		return 0;
+	trace_write_event(s->out, e, s->start_ns);
+	s->events++;
+	note_address(s, trace_event_ip(e));
+	switch (e->kind) {
+	case CT_INIT:
+		s->live += !e->args[5];
+		break;
+	case CT_FINISH:
+		s->live--;
+		break;
+	case CT_CONTINUE_AT:
+	case CT_RUN:
+	case CT_DESTRUCTOR:
+		note_address(s, e->args[4]);
+		break;
+	}
+	return 0;
+}
+
+/* --- the loop --- */
+
+int session_start(struct session *s, uint64_t start_ns)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	sigset_t stop;
+
+	s->start_ns = start_ns;
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	if (s->pidfd < 0)
+		return -errno;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	s->sigfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->sigfd < 0 || s->epfd < 0)
+		return -errno;
+	ev.data.fd = s->pidfd;
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->pidfd, &ev);
+	ev.data.fd = s->sigfd;
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev);
+	ev.data.fd = ring_buffer__epoll_fd(s->rb);
+	epoll_ctl(s->epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
+	return 0;
+}
+
+static uint64_t read_stat(struct session *s, __u32 slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t total = 0;
+	__u64 *v;
+
+	if (ncpu <= 0 || !(v = calloc(ncpu, sizeof(*v))))
+		return 0;
+	if (!bpf_map__lookup_elem(s->skel->maps.stats, &slot, sizeof(slot), v, ncpu * sizeof(*v),
+				  0))
+		for (int i = 0; i < ncpu; i++)
+			total += v[i];
+	free(v);
+	return total;
+}
+
+static void show_status(struct session *s, uint64_t now, uint64_t *last_ns, uint64_t *last_events)
+{
+	double secs = (now - *last_ns) / 1e9;
+
+	fprintf(stderr, "\rclosuretrace: %.0f events/s, %llu events, %llu lost, %lld live\033[K",
+		(s->events - *last_events) / (secs > 0 ? secs : 1), (unsigned long long)s->events,
+		(unsigned long long)read_stat(s, CT_STAT_LOST), (long long)s->live);
+	*last_ns = now;
+	*last_events = s->events;
+}
+
+/* After a stop signal, a launched command gets the same signal; give it a moment to exit. */
+static void wait_child_exit(struct session *s)
+{
+	uint64_t deadline = session_now_ns() + 2000000000ull;
+
+	kill(s->pid, s->stop_signal);
+	while (session_now_ns() < deadline) {
+		struct epoll_event ev[3];
+		int n = epoll_wait(s->epfd, ev, 3, 10);
+
+		ring_buffer__consume(s->rb);
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.fd == s->pidfd)
+				return;
+	}
+}
+
+enum session_end session_run(struct session *s, uint64_t duration_ns)
+{
+	uint64_t begin = session_now_ns(), last_scan = begin, last_status = begin, last_events = 0;
+	bool status = isatty(STDERR_FILENO);
+	enum session_end end;
+
+	for (;;) {
+		struct epoll_event ev[3];
+		int n = epoll_wait(s->epfd, ev, 3, 10);
+		uint64_t now;
+
+		ring_buffer__consume(s->rb);
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.fd == s->pidfd) {
+				end = SESSION_EXIT;
+				goto out;
+			}
+			if (ev[i].data.fd == s->sigfd) {
+				struct signalfd_siginfo si;
+
+				if (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+					s->stop_signal = (int)si.ssi_signo;
+					end = SESSION_SIGNAL;
+					if (s->launched)
+						wait_child_exit(s);
+					goto out;
+				}
+			}
+		}
+		now = session_now_ns();
+		if (duration_ns && now - begin >= duration_ns) {
+			end = SESSION_DURATION;
+			goto out;
+		}
+		if (now - last_scan >= RESCAN_NS) {
+			session_scan(s);
+			last_scan = now;
+		}
+		if (status && now - last_status >= STATUS_NS)
+			show_status(s, now, &last_status, &last_events);
+	}
+out:
+	ring_buffer__consume(s->rb);
+	if (status)
+		fputs("\r\033[K", stderr);
+	return end;
+}
+
+uint64_t session_finish(struct session *s)
+{
+	ring_buffer__consume(s->rb);
+	if (s->n_pending)
+		session_scan(s); /* still alive after a signal or --duration: maps are there */
+	retry_pending(s);
+	return read_stat(s, CT_STAT_LOST);
+}
+
+void session_close(struct session *s)
+{
+	for (size_t i = 0; i < s->n_links; i++)
+		bpf_link__destroy(s->links[i]);
+	free(s->links);
+	for (size_t i = 0; i < s->n_attached; i++)
+		free(s->attached[i]);
+	free(s->attached);
+	ring_buffer__free(s->rb);
+	closuretrace_bpf__destroy(s->skel);
+	symbols_free(s->syms);
+	objects_free(&s->objects);
+	free(s->seen);
+	free(s->pending);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+}

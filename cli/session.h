@@ -1,0 +1,80 @@
+/*
+ * A recording session: load the BPF programs, attach them to every closure probe of the traced
+ * process, consume the ring buffer into a trace until the process exits, a signal or the
+ * duration ends it. What `record` (and later `check`) share.
+ */
+#ifndef CLOSURETRACE_SESSION_H
+#define CLOSURETRACE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "objects.h"
+
+struct closuretrace_bpf;
+struct ring_buffer;
+struct bpf_link;
+struct symbols;
+
+enum session_end { SESSION_EXIT, SESSION_SIGNAL, SESSION_DURATION };
+
+struct session {
+	struct closuretrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;
+	size_t n_links;
+	char **attached; /* paths whose probes are attached */
+	size_t n_attached;
+
+	pid_t pid;
+	const char *exe; /* the process's executable: maps are read only once it runs it */
+	bool launched;	 /* the process is our child: forward signals to it */
+	bool verbose;	 /* say on stderr what was attached */
+	int pidfd, sigfd, epfd;
+
+	FILE *out;
+	uint64_t start_ns;
+	struct objects objects;
+	struct symbols *syms;
+	uint64_t *seen; /* open-addressing set of addresses already symbolized or pending */
+	size_t seen_cap, seen_n;
+	uint64_t *pending; /* addresses in no known object yet */
+	size_t n_pending, pending_cap;
+
+	uint64_t events;
+	int64_t live; /* closures initialised and not finished (stack closures excluded) */
+	int stop_signal;
+};
+
+/* Zeroes s for pid and opens the symbolizer. 0, or -1. */
+int session_init(struct session *s, pid_t pid, FILE *out);
+
+/* Opens and loads the BPF programs with a ring buffer of buffer_size bytes. 0 or -errno. */
+int session_load(struct session *s, size_t buffer_size);
+
+/*
+ * Attaches every closure probe found in the ELF file at path (once per path). Returns how many
+ * probes were attached (0 when it has none), or -errno.
+ */
+int session_attach_path(struct session *s, const char *path);
+
+/* Reads the process's maps, learns new objects and attaches those with probes. */
+void session_scan(struct session *s);
+
+/* Opens the pidfd and the signal fd (blocking SIGINT and SIGTERM). 0 or -errno. */
+int session_start(struct session *s, uint64_t start_ns);
+
+/* Consumes events until the process exits, a signal arrives or duration_ns passes (0: none). */
+enum session_end session_run(struct session *s, uint64_t duration_ns);
+
+/* Resolves what is still pending and returns the events the kernel could not hand over. */
+uint64_t session_finish(struct session *s);
+
+void session_close(struct session *s);
+
+uint64_t session_now_ns(void);
+
+#endif

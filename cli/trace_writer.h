@@ -1,0 +1,41 @@
+/* Writing a trace file: JSON Lines as docs/trace-format.md defines them. */
+#ifndef CLOSURETRACE_TRACE_WRITER_H
+#define CLOSURETRACE_TRACE_WRITER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "symbols.h"
+
+struct ct_event;
+
+struct trace_end {
+	uint64_t events, lost, duration_ns;
+	const char *reason; /* "exit", "signal" or "duration" */
+	int exit_code;	    /* -1: none */
+	int signal;	    /* 0: none */
+};
+
+/*
+ * Opens path for writing ("-": standard output), close-on-exec. An existing file is first
+ * renamed to path.old, as perf does. NULL with errno set on failure.
+ */
+FILE *trace_open(const char *path);
+
+void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
+void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns);
+void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
+void trace_write_module(FILE *f, const char *path, uint64_t base);
+void trace_write_end(FILE *f, const struct trace_end *end);
+
+/* The call site of an event: docs/trace-format.md's `ip` (a return address minus 1). */
+uint64_t trace_event_ip(const struct ct_event *e);
+
+/* The event's name (`ev`), or NULL for an unknown kind. */
+const char *trace_event_name(unsigned kind);
+
+/* Writes s as a JSON string, quotes included. */
+void trace_write_string(FILE *f, const char *s);
+
+#endif
