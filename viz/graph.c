@@ -130,7 +130,7 @@ static void choose(struct builder *b, struct model_life *root)
 static void life_label(struct builder *b, struct model_life *l)
 {
 	struct model *m = b->in->m;
-	char func[TXT], site[TXT], name[64], state[2 * TXT], d[32], why[2 * TXT];
+	char func[TXT], site[TXT], name[64], state[2 * TXT], d[32];
 
 	label_reset(b);
 	put_text(b, model_life_function(m, l, func, sizeof(func)));
@@ -140,8 +140,11 @@ static void life_label(struct builder *b, struct model_life *l)
 	else
 		put_text(b, "created before recording");
 	newline(b);
-	put(b, "%s  %s", model_life_name(l, name, sizeof(name)),
-	    model_state_text(m, l, state, sizeof(state)));
+	put_text(b, model_life_name(l, name, sizeof(name)));
+	newline(b);
+	if (l->stuck && !l->finished)
+		put_text(b, "STUCK: ");
+	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	if (l->finished) {
 		put(b, "lifetime %s", model_duration_text(l->end_ts - l->start_ts, d, sizeof(d)));
@@ -157,14 +160,16 @@ static void life_label(struct builder *b, struct model_life *l)
 	}
 	put(b, "LEAKED: holds %" PRId64 " ref%s", l->remaining, l->remaining == 1 ? "" : "s");
 	for (unsigned i = 0; i < l->nblames; i++) {
+		const struct model_sym *s = model_sym(m, l->blames[i].site);
+
 		newline(b);
-		put(b, "%s %s: %s", i ? "also" : "blame",
-		    model_site_text(m, l->blames[i].site, site, sizeof(site)),
-		    leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
-	}
-	if (l->nblames) {
-		newline(b);
-		put(b, "(sure: %s)", leaks_sure_text(l->sure));
+		put(b, "%s %s", i ? "also" : "blame:",
+		    model_site_text(m, l->blames[i].site, site, sizeof(site)));
+		if (s && s->func && s->file)
+			put(b, " %s", s->func);
+		put(b, ": %s", leaks_blame_short(&l->blames[i]));
+		if (!i)
+			put(b, " (sure: %s)", leaks_sure_text(l->sure));
 	}
 }
 

@@ -103,7 +103,8 @@ static void blame(struct model_life *l)
 					       : "its running reference was never given up";
 		return;
 	}
-	if (l->kind && l->kind->finished) {
+	/* Closures created before recording have no known kind to compare with. */
+	if (l->init_ip && l->kind && l->kind->finished) {
 		found = blame_against_kind(l);
 		if (found) {
 			const struct model_blame *top = &l->blames[0];
@@ -126,7 +127,8 @@ static void blame(struct model_life *l)
 	}
 	found = blame_unmatched(l);
 	l->sure = found == 1 ? SURE_MEDIUM : SURE_LOW;
-	l->sure_why = l->kind && l->kind->finished
+	l->sure_why = !l->init_ip ? "created before recording: the references it had then are unknown"
+		      : l->kind && l->kind->finished
 			      ? "its call sites match the finished closures of its kind; these "
 				"took references that were not put back here"
 		      : found == 1 ? "no finished closure of its kind to compare with; the only "
@@ -204,6 +206,11 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 			 refs_word(b->actual), b->refs);
 		break;
 	case BLAME_RUNNING:
+		if (!b->site) {
+			snprintf(buf, len, "the running reference, held since before recording, "
+					   "was never given up");
+			break;
+		}
 		snprintf(buf, len, "the running reference (owned by %s) was never given up",
 			 model_func_text(m, b->site, fn, sizeof(fn)));
 		break;
@@ -212,4 +219,16 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 		break;
 	}
 	return buf;
+}
+
+const char *leaks_blame_short(const struct model_blame *b)
+{
+	static const char *const words[] = {
+		[BLAME_EXCESS_TAKE] = "takes more than its kind",
+		[BLAME_MISSING_PUT] = "a put is missing",
+		[BLAME_UNMATCHED] = "took refs never put back",
+		[BLAME_RUNNING] = "running ref never given up",
+		[BLAME_WAITLIST] = "waitlist never woken",
+	};
+	return words[b->kind];
 }

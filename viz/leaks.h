@@ -19,6 +19,8 @@ void leaks_analyze(struct model *m, struct leaks_summary *out);
 
 /* "took 1 more reference than ..." for a blame; writes into buf. */
 const char *leaks_blame_text(struct model *m, const struct model_blame *b, char *buf, size_t len);
+/* A few words for a picture: "a put is missing" (static). */
+const char *leaks_blame_short(const struct model_blame *b);
 const char *leaks_sure_text(enum blame_sure sure); /* "high", "medium", "low" */
 
 /* The topmost ancestor still in the model (l itself when it has no parent); borrowed. */

@@ -760,7 +760,9 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 {
 	const struct model_sym *s = model_sym(m, ip);
 
-	if (s && s->file && s->line > 0)
+	if (!ip)
+		snprintf(buf, len, "-");
+	else if (s && s->file && s->line > 0)
 		snprintf(buf, len, "%s:%ld", s->file, s->line);
 	else if (s && s->file)
 		snprintf(buf, len, "%s", s->file);
@@ -799,7 +801,7 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 		return model_func_text(m, l->first_fn, buf, len);
 	if (l->init_ip)
 		return model_func_text(m, l->init_ip, buf, len);
-	snprintf(buf, len, "(created before recording)");
+	snprintf(buf, len, "(unknown function)");
 	return buf;
 }
 

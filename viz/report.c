@@ -102,6 +102,10 @@ static void text_header(struct viz_input *in, FILE *out)
 	if (info->lost > 0)
 		fprintf(out, "# warning: %lld events were lost: every verdict below is incomplete\n",
 			info->lost);
+	if (model_nr_reordered(m))
+		fprintf(out, "# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
+			     "put back in order\n",
+			model_nr_reordered(m));
 	fprintf(out, "\n");
 	fprintf(out,
 		"closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: %" PRIu64

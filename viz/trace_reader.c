@@ -583,8 +583,10 @@ static int read_line(struct reader *r, const char *line, size_t len, bool tail)
 			json_error_t err;
 
 			root = json_loadb(line, len, 0, &err);
-			if (!root)
+			if (!root) {
+				r->line--; /* not a line: the last full one came before */
 				return 1;
+			}
 			json_decref(root);
 		}
 		n = slow_parse(r, line, len, fields, &root);
