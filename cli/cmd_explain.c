@@ -7,13 +7,14 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: closuretrace explain [-i TRACE] ADDR[#N]\n"
-		     "\n"
-		     "The life of the closure at ADDR in TRACE (default closuretrace.json), one line\n"
-		     "per operation: time, thread, operation, count after it, call site. An address\n"
-		     "used again is a new life: ADDR#N names the Nth (default: the last).\n"
-		     "\n"
-		     "  -i, --input TRACE   the trace to read ('-': standard input)\n");
+	fprintf(out,
+		"usage: closuretrace explain [-i TRACE] ADDR[#N]\n"
+		"\n"
+		"The life of the closure at ADDR in TRACE (default closuretrace.json), one line\n"
+		"per operation: time, thread, operation, count after it, call site. An address\n"
+		"used again is a new life: ADDR#N names the Nth (default: the last).\n"
+		"\n"
+		"  -i, --input TRACE   the trace to read ('-': standard input)\n");
 }
 
 int cmd_explain(int argc, char **argv)

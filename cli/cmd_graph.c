@@ -12,7 +12,8 @@ static void usage(FILE *out)
 		"usage: closuretrace graph [-i TRACE] [-T svg|png|pdf|dot] [-o FILE] [--leaks]\n"
 		"                          [--root ADDR[#N]] [--no-fold]\n"
 		"\n"
-		"Draw the parent/child trees of the closures in TRACE (default closuretrace.json):\n"
+		"Draw the parent/child trees of the closures in TRACE (default "
+		"closuretrace.json):\n"
 		"leaked closures red, the closures they keep alive orange, finished ones grey;\n"
 		"finished siblings of the same kind fold into one counted node.\n"
 		"\n"
@@ -28,7 +29,7 @@ int cmd_graph(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{"input", required_argument, NULL, 'i'},  {"format", required_argument, NULL, 'T'},
-		{"output", required_argument, NULL, 'o'},  {"leaks", no_argument, NULL, 'l'},
+		{"output", required_argument, NULL, 'o'}, {"leaks", no_argument, NULL, 'l'},
 		{"root", required_argument, NULL, 'r'},	  {"no-fold", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};

@@ -7,14 +7,15 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: closuretrace report [-i TRACE] [--json]\n"
-		     "\n"
-		     "Summarise TRACE (default closuretrace.json): closures by kind with lifetime\n"
-		     "percentiles, every leak with the call site to blame and the chain to its root,\n"
-		     "stuck closures. Leaks do not change the exit status (see 'closuretrace check').\n"
-		     "\n"
-		     "  -i, --input TRACE   the trace to read ('-': standard input)\n"
-		     "      --json          one JSON document, for machines\n");
+	fprintf(out,
+		"usage: closuretrace report [-i TRACE] [--json]\n"
+		"\n"
+		"Summarise TRACE (default closuretrace.json): closures by kind with lifetime\n"
+		"percentiles, every leak with the call site to blame and the chain to its root,\n"
+		"stuck closures. Leaks do not change the exit status (see 'closuretrace check').\n"
+		"\n"
+		"  -i, --input TRACE   the trace to read ('-': standard input)\n"
+		"      --json          one JSON document, for machines\n");
 }
 
 int cmd_report(int argc, char **argv)

@@ -123,8 +123,8 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 	if (!l) {
 		if (nth && lives)
 			fprintf(stderr,
-				"closuretrace explain: 0x%" PRIx64 " had %u li%s, not #%u\n",
-				addr, lives, lives == 1 ? "fe" : "ves", nth);
+				"closuretrace explain: 0x%" PRIx64 " had %u li%s, not #%u\n", addr,
+				lives, lives == 1 ? "fe" : "ves", nth);
 		else
 			fprintf(stderr, "closuretrace explain: no closure at 0x%" PRIx64 " in %s\n",
 				addr, in->path);
@@ -140,8 +140,9 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
 	fputc('\n', out);
 	if (!nth && lives > 1)
-		fprintf(out, "(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
-			     "#N)\n",
+		fprintf(out,
+			"(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
+			"#N)\n",
 			addr, lives, addr);
 	fprintf(out, "%14s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
 		"site (function)");
@@ -150,8 +151,8 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 		const struct trace_event *ev = &evs[i];
 		const struct model_sym *s = model_sym(m, ev->ip);
 
-		fprintf(out, "%14" PRIu64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts, ev->tid,
-			trace_op_name(ev->op), ev->remaining, flags_text(ev->flags, fl),
+		fprintf(out, "%14" PRIu64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
+			ev->tid, trace_op_name(ev->op), ev->remaining, flags_text(ev->flags, fl),
 			model_site_text(m, ev->ip, site, sizeof(site)));
 		if (s && s->func && s->file)
 			fprintf(out, " (%s)", s->func);

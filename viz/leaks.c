@@ -2,7 +2,8 @@
  * Leak verdicts. An unfinished closure's count is made of: the running reference (flag R), the
  * waitlist's reference (flag W), one per unfinished child, and the rest, taken with closure_get.
  * The first three are known exactly; the rest is attributed to call sites by comparing the
- * closure's ledger with the finished closures of the same kind, which show what balanced looks like.
+ * closure's ledger with the finished closures of the same kind, which show what balanced looks
+ * like.
  */
 #include "leaks.h"
 
@@ -83,7 +84,8 @@ static unsigned blame_unmatched(struct model_life *l)
 		if (net > 0) {
 			double refs = (double)(net < l->held_other ? net : l->held_other);
 
-			add_blame(l, BLAME_UNMATCHED, s->ip, refs, 0, (double)model_site_plain_taken(s));
+			add_blame(l, BLAME_UNMATCHED, s->ip, refs, 0,
+				  (double)model_site_plain_taken(s));
 		}
 	}
 	return l->nblames - before;
@@ -111,8 +113,9 @@ static void blame(struct model_life *l)
 
 			if (found == 1 && fabs(top->refs - (double)l->held_other) < 0.5) {
 				l->sure = SURE_HIGH;
-				l->sure_why = "the only call site that differs from the finished "
-					      "closures of its kind, by exactly the references held";
+				l->sure_why =
+					"the only call site that differs from the finished "
+					"closures of its kind, by exactly the references held";
 			} else if (l->nblames == 1 || top->refs > l->blames[1].refs) {
 				l->sure = SURE_MEDIUM;
 				l->sure_why = "the call site that differs most from the finished "
@@ -127,7 +130,8 @@ static void blame(struct model_life *l)
 	}
 	found = blame_unmatched(l);
 	l->sure = found == 1 ? SURE_MEDIUM : SURE_LOW;
-	l->sure_why = !l->init_ip ? "created before recording: the references it had then are unknown"
+	l->sure_why = !l->init_ip
+			      ? "created before recording: the references it had then are unknown"
 		      : l->kind && l->kind->finished
 			      ? "its call sites match the finished closures of its kind; these "
 				"took references that were not put back here"
@@ -198,7 +202,8 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 			 b->actual, refs_word(b->actual), b->expected);
 		break;
 	case BLAME_MISSING_PUT:
-		snprintf(buf, len, "put %.0f %s back; the finished closures of its kind put %.3g here",
+		snprintf(buf, len,
+			 "put %.0f %s back; the finished closures of its kind put %.3g here",
 			 b->actual, refs_word(b->actual), b->expected);
 		break;
 	case BLAME_UNMATCHED:
@@ -207,8 +212,9 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 		break;
 	case BLAME_RUNNING:
 		if (!b->site) {
-			snprintf(buf, len, "the running reference, held since before recording, "
-					   "was never given up");
+			snprintf(buf, len,
+				 "the running reference, held since before recording, "
+				 "was never given up");
 			break;
 		}
 		snprintf(buf, len, "the running reference (owned by %s) was never given up",

@@ -21,8 +21,8 @@ int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_in
 	leaks_analyze(in->m, &in->leaks);
 	if (!in->info.has_end)
 		fprintf(stderr,
-			"%s: warning: no end record: the trace was cut short; read up to line %" PRIu64
-			"\n",
+			"%s: warning: no end record: the trace was cut short; read up to line "
+			"%" PRIu64 "\n",
 			path, in->info.lines);
 	if (in->info.lost > 0)
 		fprintf(stderr, "%s: warning: %lld events were lost: every verdict is incomplete\n",

@@ -154,6 +154,17 @@ static struct model_sym *sym_slot(struct model *m, uint64_t addr, bool create)
 	return &m->syms[i];
 }
 
+/* A copy with control characters made visible, so that no output carries them raw. */
+static char *clean_dup(const char *s)
+{
+	char *copy = s ? strdup(s) : NULL;
+
+	for (char *p = copy; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return copy;
+}
+
 static void on_sym(void *ctx, const struct trace_sym *sym)
 {
 	struct model *m = ctx;
@@ -163,8 +174,8 @@ static void on_sym(void *ctx, const struct trace_sym *sym)
 		return;
 	free(s->func);
 	free(s->file);
-	s->func = sym->func ? strdup(sym->func) : NULL;
-	s->file = sym->file ? strdup(sym->file) : NULL;
+	s->func = clean_dup(sym->func);
+	s->file = clean_dup(sym->file);
 	s->line = sym->line;
 }
 
@@ -397,7 +408,8 @@ static void life_finished(struct model *m, struct model_life *l, uint64_t ts)
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */
 static void maybe_free(struct model *m, struct model_life *l)
 {
-	if (!m->keep_finished && l->finished && !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
+	if (!m->keep_finished && l->finished &&
+	    !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
 		life_free(m, l);
 }
 
@@ -761,7 +773,7 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 	const struct model_sym *s = model_sym(m, ip);
 
 	if (!ip)
-		snprintf(buf, len, "-");
+		snprintf(buf, len, "(unknown site)");
 	else if (s && s->file && s->line > 0)
 		snprintf(buf, len, "%s:%ld", s->file, s->line);
 	else if (s && s->file)
@@ -792,8 +804,7 @@ const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 	return buf;
 }
 
-const char *model_life_function(struct model *m, const struct model_life *l, char *buf,
-				size_t len)
+const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len)
 {
 	if (l->fn)
 		return model_func_text(m, l->fn, buf, len);
@@ -824,8 +835,9 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 
 	switch (l->state) {
 	case MODEL_FINISHED:
-		snprintf(buf, len, l->stack && !l->release_ip ? "finished (closure_sync returned)"
-							      : "finished");
+		snprintf(buf, len,
+			 l->stack && !l->release_ip ? "finished (closure_sync returned)"
+						    : "finished");
 		break;
 	case MODEL_DESTROYED:
 		snprintf(buf, len, "destroyed");

@@ -24,7 +24,7 @@ enum model_state {
 /* References taken and put at one call site, on one closure (or summed over a kind). */
 struct model_site {
 	uint64_t ip;
-	uint32_t taken, put;		/* get / put and sub, as the events say */
+	uint32_t taken, put;		 /* get / put and sub, as the events say */
 	uint32_t child_taken, child_put; /* of which: a child's init and the put when it finished */
 };
 
@@ -59,9 +59,9 @@ struct model_kind;
 
 struct model_life {
 	uint64_t addr;
-	unsigned nth;	     /* ADDR#nth */
-	uint64_t seq;	     /* creation order */
-	uint64_t init_ip;    /* 0 when created before recording */
+	unsigned nth;	  /* ADDR#nth */
+	uint64_t seq;	  /* creation order */
+	uint64_t init_ip; /* 0 when created before recording */
 	uint64_t parent_addr;
 	struct model_life *parent; /* borrowed; NULL when none or no longer in the model */
 	struct model_life *first_child, *last_child, *next_sibling, *prev_sibling;
@@ -122,7 +122,8 @@ struct model_sym {
 
 struct model;
 
-/* A model. keep_finished: keep finished lives (graph, explain); report frees them as they finish. */
+/* A model. keep_finished: keep finished lives (graph, explain); report frees them as they finish.
+ */
 struct model *model_new(bool keep_finished); /* new reference */
 void model_free(struct model *m);
 
@@ -173,8 +174,7 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 /* "0x7ffc5e2a0010#2" */
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
 /* What a closure does: its continuation's function, else the function of its init site. */
-const char *model_life_function(struct model *m, const struct model_life *l, char *buf,
-				size_t len);
+const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
 /* "12.5 µs" */
 const char *model_duration_text(uint64_t ns, char *buf, size_t len);
 /* "running", "continuing at fn", "inside closure_sync", ... */

@@ -97,14 +97,17 @@ static void text_header(struct viz_input *in, FILE *out)
 			info->reason ? info->reason : "?");
 	fputc('\n', out);
 	if (!info->has_end)
-		fprintf(out, "# warning: the trace was cut short (no end record): closures in flight "
-			     "when it stopped look unfinished\n");
+		fprintf(out,
+			"# warning: the trace was cut short (no end record): closures in flight "
+			"when it stopped look unfinished\n");
 	if (info->lost > 0)
-		fprintf(out, "# warning: %lld events were lost: every verdict below is incomplete\n",
+		fprintf(out,
+			"# warning: %lld events were lost: every verdict below is incomplete\n",
 			info->lost);
 	if (model_nr_reordered(m))
-		fprintf(out, "# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
-			     "put back in order\n",
+		fprintf(out,
+			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
+			"put back in order\n",
 			model_nr_reordered(m));
 	fprintf(out, "\n");
 	fprintf(out,
@@ -121,7 +124,8 @@ static void text_kinds(struct viz_input *in, FILE *out)
 	struct model_kind **kinds = sorted_kinds(m, &n);
 	char p50[32], p90[32], p99[32], max[32], kind[3 * TXT];
 
-	fprintf(out, "closures by kind (init site -> continuation), lifetimes of the finished ones:\n");
+	fprintf(out,
+		"closures by kind (init site -> continuation), lifetimes of the finished ones:\n");
 	fprintf(out, "%8s %8s %10s %10s %10s %10s %10s  %s\n", "count", "finished", "unfinished",
 		"p50", "p90", "p99", "max", "kind");
 	for (size_t i = 0; kinds && i < n; i++) {
@@ -157,9 +161,11 @@ static void text_held(const struct model_life *l, FILE *out)
 	if (l->held_waitlist)
 		fprintf(out, "%s waitlist", sep), sep = ",";
 	if (l->held_children)
-		fprintf(out, "%s %" PRId64 " by unfinished children", sep, l->held_children), sep = ",";
+		fprintf(out, "%s %" PRId64 " by unfinished children", sep, l->held_children),
+			sep = ",";
 	if (l->held_other)
-		fprintf(out, "%s %" PRId64 " taken with closure_get", sep, l->held_other), sep = ",";
+		fprintf(out, "%s %" PRId64 " taken with closure_get", sep, l->held_other),
+			sep = ",";
 	fputc('\n', out);
 }
 
@@ -220,7 +226,8 @@ static void text_leaks(struct viz_input *in, FILE *out)
 			for (struct model_life *p = l->parent; p; p = p->parent) {
 				text_life_line(m, p, out, "      <- ");
 				if (p->verdict == VERDICT_KEPT_ALIVE && !p->finished)
-					fprintf(out, "         kept alive by its unfinished children\n");
+					fprintf(out,
+						"         kept alive by its unfinished children\n");
 			}
 		}
 	}
@@ -243,7 +250,8 @@ static void text_stuck(struct viz_input *in, FILE *out)
 			fprintf(out, "    waits on waitlist 0x%" PRIx64 " (closure_wait at %s)\n",
 				l->waitlist, site_with_func(m, l->wait_ip, site, sizeof(site)));
 		if (l->state == MODEL_SYNCING) {
-			fprintf(out, "    waits in closure_sync (at %s) for %" PRId64 " reference%s",
+			fprintf(out,
+				"    waits in closure_sync (at %s) for %" PRId64 " reference%s",
 				site_with_func(m, l->sync_ip, site, sizeof(site)), l->remaining,
 				l->remaining == 1 ? "" : "s");
 			for (struct model_life *c = l->first_child; c; c = c->next_sibling)
@@ -332,9 +340,10 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 	for (struct model_life *p = l->parent; p; p = p->parent) {
 		json_t *jp = json_object();
 
-		json_object_set_new(jp, "closure", json_string(model_life_name(p, buf, sizeof(buf))));
+		json_object_set_new(jp, "closure",
+				    json_string(model_life_name(p, buf, sizeof(buf))));
 		json_object_set_new(jp, "verdict",
-				    json_string(p->finished			 ? "finished"
+				    json_string(p->finished			   ? "finished"
 						: p->verdict == VERDICT_KEPT_ALIVE ? "kept_alive"
 										   : "leaked"));
 		json_array_append_new(chain, jp);
@@ -397,9 +406,12 @@ static int json_report(struct viz_input *in, FILE *out)
 		if (k->finished) {
 			json_t *lt = json_object();
 
-			json_object_set_new(lt, "p50", json_integer((json_int_t)model_kind_percentile(k, 50)));
-			json_object_set_new(lt, "p90", json_integer((json_int_t)model_kind_percentile(k, 90)));
-			json_object_set_new(lt, "p99", json_integer((json_int_t)model_kind_percentile(k, 99)));
+			json_object_set_new(lt, "p50",
+					    json_integer((json_int_t)model_kind_percentile(k, 50)));
+			json_object_set_new(lt, "p90",
+					    json_integer((json_int_t)model_kind_percentile(k, 90)));
+			json_object_set_new(lt, "p99",
+					    json_integer((json_int_t)model_kind_percentile(k, 99)));
 			json_object_set_new(lt, "max", json_integer((json_int_t)k->max_ns));
 			json_object_set_new(jk, "lifetime_ns", lt);
 		}

@@ -495,7 +495,8 @@ static int decode_sym(struct reader *r, const struct field *fields, int n)
 
 static int decode_header(struct reader *r, const struct field *fields, int n)
 {
-	const struct field *format = find(fields, n, "format"), *version = find(fields, n, "version");
+	const struct field *format = find(fields, n, "format"),
+			   *version = find(fields, n, "version");
 	const struct field *pid = find(fields, n, "pid");
 	long long v = 0;
 
@@ -579,7 +580,8 @@ static int read_line(struct reader *r, const char *line, size_t len, bool tail)
 	n = fast_parse(line, line + len, fields);
 	if (n < 0) {
 		if (tail && !r->info->has_end) {
-			/* A killed recorder leaves half a line: that is truncation, not bad input. */
+			/* A killed recorder leaves half a line: that is truncation, not bad input.
+			 */
 			json_error_t err;
 
 			root = json_loadb(line, len, 0, &err);

@@ -29,7 +29,12 @@ enum trace_op {
 };
 
 /* continue_at's "how" */
-enum trace_how { TRACE_HOW_CONTINUE_AT, TRACE_HOW_RETURN, TRACE_HOW_DESTRUCTOR, TRACE_HOW_NOBARRIER };
+enum trace_how {
+	TRACE_HOW_CONTINUE_AT,
+	TRACE_HOW_RETURN,
+	TRACE_HOW_DESTRUCTOR,
+	TRACE_HOW_NOBARRIER
+};
 
 /* Flag letters of an event, as bits. */
 enum {
@@ -56,7 +61,7 @@ struct trace_event {
 	int64_t v;	 /* sub */
 	uint64_t fn, wq; /* continue_at, run, destructor (fn) */
 	enum trace_how how;
-	uint64_t waitlist; /* wait, wake */
+	uint64_t waitlist;  /* wait, wake */
 	int64_t timeout_ms; /* sync_begin */
 	int64_t ret;	    /* sync_end */
 	char bug[16];	    /* bug */
