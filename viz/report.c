@@ -80,6 +80,12 @@ static uint64_t age_at_end(struct model *m, const struct model_life *l)
 	return end > l->start_ts ? end - l->start_ts : 0;
 }
 
+/* Recording ended by a signal or --duration: the process may still have had work in flight. */
+static bool stopped_early(const struct trace_info *info)
+{
+	return info->has_end && info->reason && strcmp(info->reason, "exit");
+}
+
 /* ---- text ---- */
 
 static void text_header(struct viz_input *in, FILE *out)
@@ -104,6 +110,12 @@ static void text_header(struct viz_input *in, FILE *out)
 		fprintf(out,
 			"# warning: %lld events were lost: every verdict below is incomplete\n",
 			info->lost);
+	if (stopped_early(info))
+		fprintf(out,
+			"# note: recording stopped (%s) before the process exited: closures in "
+			"flight "
+			"then look unfinished\n",
+			info->reason);
 	if (model_nr_reordered(m))
 		fprintf(out,
 			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
@@ -437,6 +449,14 @@ static int json_report(struct viz_input *in, FILE *out)
 	if (in->info.lost > 0) {
 		snprintf(buf, sizeof(buf), "%lld events lost: the verdicts are incomplete",
 			 in->info.lost);
+		json_array_append_new(warnings, json_string(buf));
+	}
+	if (stopped_early(&in->info)) {
+		snprintf(
+			buf, sizeof(buf),
+			"recording stopped (%s) before the process exited: closures in flight then "
+			"look unfinished",
+			in->info.reason);
 		json_array_append_new(warnings, json_string(buf));
 	}
 	json_object_set_new(root, "warnings", warnings);
