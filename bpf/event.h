@@ -26,6 +26,7 @@ enum ct_probe {
 	CT_BUG,
 	CT_NR_OPS,	       /* the operation probes above; module below */
 	CT_MODULE = CT_NR_OPS, /* closure:module(path, base) */
+	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 };
 
 /* Arguments an operation probe can carry: cl, count, flags, ip and up to three extras. */
@@ -51,6 +52,21 @@ struct ct_module_event {
 	__u16 path_len;
 	__u64 base;
 	char path[CT_PATH_MAX];
+};
+
+/*
+ * Follow mode: a traced process (the launched command or a descendant) ran execve. The BPF side
+ * has sent it SIGSTOP, so that the tracer attaches to the new program's probes before it runs any
+ * of its code; the tracer sends SIGCONT.
+ */
+struct ct_exec_event {
+	__u64 ts;
+	__u64 probe_ip; /* always 0 */
+	__u32 tid;
+	__u16 kind; /* CT_EXEC */
+	__u16 unused;
+	__u32 pid; /* the process, in the tracer's pid namespace */
+	__u32 unused2;
 };
 
 /* Slots of the per-CPU statistics map. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,8 +22,9 @@
 #include "symbols.h"
 #include "trace_writer.h"
 
-#define RESCAN_NS (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
-#define STATUS_NS (1000 * 1000 * 1000ull)
+#define MAX_OBJECTS 256
+#define RESCAN_NS   (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
+#define STATUS_NS   (1000 * 1000 * 1000ull)
 
 uint64_t session_now_ns(void)
 {
@@ -57,6 +59,27 @@ static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list
 
 static int on_record(void *ctx, void *data, size_t size);
 
+/* Follow mode: the launched command is traced from its exec on, with what it forks. */
+static int setup_follow(struct session *s)
+{
+	struct closuretrace_bpf *k = s->skel;
+	struct stat ns;
+
+	if (!s->follow) {
+		bpf_program__set_autoload(k->progs.on_fork, false);
+		bpf_program__set_autoload(k->progs.on_exec, false);
+		bpf_program__set_autoload(k->progs.on_exit, false);
+		return 0;
+	}
+	if (stat("/proc/self/ns/pid", &ns))
+		return -errno;
+	k->rodata->follow = true;
+	k->rodata->pidns_dev = ns.st_dev;
+	k->rodata->pidns_ino = ns.st_ino;
+	k->rodata->root_pid = (__u32)s->pid;
+	return 0;
+}
+
 int session_load(struct session *s, size_t buffer_size)
 {
 	int err;
@@ -66,9 +89,13 @@ int session_load(struct session *s, size_t buffer_size)
 	if (!s->skel)
 		return -errno;
 	s->skel->rodata->wakeup_bytes = buffer_size / 8;
-	err = bpf_map__set_max_entries(s->skel->maps.events, buffer_size);
+	err = setup_follow(s);
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.events, buffer_size);
 	if (!err)
 		err = closuretrace_bpf__load(s->skel);
+	if (!err && s->follow)
+		err = closuretrace_bpf__attach(s->skel); /* only the tp_btf programs auto-attach */
 	if (err)
 		return err < 0 ? err : -err;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
@@ -135,7 +162,8 @@ int session_attach_path(struct session *s, const char *path)
 
 		if (kind < 0)
 			continue; /* a newer library's probe: not ours to interpret */
-		link = bpf_program__attach_usdt(prog, s->pid, path, "closure",
+		/* Follow mode filters processes in BPF: every process that maps path. */
+		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, path, "closure",
 						probes.probes[i].name, &opts);
 		if (!link) {
 			err = -errno;
@@ -153,6 +181,24 @@ int session_attach_path(struct session *s, const char *path)
 		fprintf(stderr, "closuretrace: attached %d probes in %s\n", attached, path);
 	elf_probes_free(&probes);
 	return attached ? attached : err;
+}
+
+int session_attach_program(struct session *s, const char *path)
+{
+	char *objs[MAX_OBJECTS];
+	size_t n = elf_load_order(path, objs, MAX_OBJECTS);
+	int total = 0, err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = elf_has_closure_probes(objs[i]) ? session_attach_path(s, objs[i]) : 0;
+
+		if (r > 0)
+			total += r;
+		else if (r < 0)
+			err = r;
+		free(objs[i]);
+	}
+	return total ? total : err;
 }
 
 /* --- addresses: each resolved once, written as a sym record --- */
@@ -293,11 +339,30 @@ static void on_module(struct session *s, const struct ct_module_event *m)
 	free(canonical);
 }
 
+/* Follow mode: a traced process exec'ed and waits, stopped: attach its program, let it go. */
+static void on_exec(struct session *s, const struct ct_exec_event *x)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%u/exe", x->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		session_attach_program(s, exe);
+	}
+	kill((pid_t)x->pid, SIGCONT);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 	const struct ct_event *e = data;
 
+	if (size >= sizeof(struct ct_exec_event) && e->kind == CT_EXEC) {
+		on_exec(s, data);
+		return 0;
+	}
 	if (size >= sizeof(struct ct_module_event) && e->kind == CT_MODULE) {
 		on_module(s, data);
 		return 0;
@@ -398,7 +463,7 @@ static void wait_child_exit(struct session *s)
 enum session_end session_run(struct session *s, uint64_t duration_ns)
 {
 	uint64_t begin = session_now_ns(), last_scan = begin, last_status = begin, last_events = 0;
-	bool status = isatty(STDERR_FILENO);
+	bool status = !s->quiet && isatty(STDERR_FILENO);
 	enum session_end end;
 
 	for (;;) {

@@ -33,6 +33,8 @@ struct session {
 	const char *exe; /* the process's executable: maps are read only once it runs it */
 	bool launched;	 /* the process is our child: forward signals to it */
 	bool verbose;	 /* say on stderr what was attached */
+	bool follow;	 /* launched only: trace the processes it forks and what they exec */
+	bool quiet;	 /* no live status line, even on a terminal (check) */
 	int pidfd, sigfd, epfd;
 
 	FILE *out;
@@ -60,6 +62,13 @@ int session_load(struct session *s, size_t buffer_size);
  * probes were attached (0 when it has none), or -errno.
  */
 int session_attach_path(struct session *s, const char *path);
+
+/*
+ * Attaches every object with closure probes that the executable at path loads (itself and its
+ * libraries, as the dynamic loader would find them). Returns the number of probes attached, or
+ * the last -errno when none could be.
+ */
+int session_attach_program(struct session *s, const char *path);
 
 /* Reads the process's maps, learns new objects and attaches those with probes. */
 void session_scan(struct session *s);
