@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "elf_probes.h"
 #include "launch.h"
+#include "record_errors.h"
 #include "session.h"
 #include "trace_writer.h"
 
@@ -140,14 +141,14 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 	return -1;
 }
 
-static int permission_error(void)
+int permission_error(void)
 {
 	fprintf(stderr, "closuretrace: not permitted to use BPF and uprobes; run as root, or give "
 			"closuretrace CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)\n");
 	return EXIT_ENVIRONMENT;
 }
 
-static int no_probes_error(const char *what)
+int no_probes_error(const char *what)
 {
 	fprintf(stderr,
 		"closuretrace: no closure probes in %s; link it with libclosure built with "
@@ -156,7 +157,7 @@ static int no_probes_error(const char *what)
 	return EXIT_ENVIRONMENT;
 }
 
-static int load_error(int err)
+int load_error(int err)
 {
 	if (err == -EPERM || err == -EACCES)
 		return permission_error();
