@@ -15,5 +15,6 @@ int cmd_list(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ struct command {
 #pragma weak cmd_graph
 #pragma weak cmd_report
 #pragma weak cmd_explain
+#pragma weak cmd_check
 
 static const struct command commands[] = {
 	{"record", cmd_record, "trace a running process (-p PID) or a command into a trace file"},
@@ -23,6 +24,7 @@ static const struct command commands[] = {
 	{"graph", cmd_graph, "draw the closure tree of a trace (Graphviz)"},
 	{"report", cmd_report, "summarise a trace: closures by kind, lifetimes, leaks"},
 	{"explain", cmd_explain, "the life of one closure, step by step"},
+	{"check", cmd_check, "run a command traced; leaks as compiler-style errors (CI)"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,260 @@
+/* Diagnostics from the model's verdicts: see check_diag.h. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_diag.h"
+#include "leaks.h"
+#include "model.h"
+
+#define MAX_CHAIN 4 /* parents named, nearest first */
+
+static struct check_site site_of(struct model *m, uint64_t ip)
+{
+	const struct model_sym *s = ip ? model_sym(m, ip) : NULL;
+
+	if (!s)
+		return (struct check_site){0};
+	return (struct check_site){s->func, s->file, s->line};
+}
+
+static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const char *fmt, ...)
+{
+	struct check_note *n;
+	va_list ap;
+
+	if (d->nnotes == CHECK_MAX_NOTES)
+		return;
+	n = &d->notes[d->nnotes++];
+	n->at = site_of(m, ip);
+	va_start(ap, fmt);
+	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	va_end(ap);
+}
+
+/* "the bio_endio closure, initialised here in request_dispatch" and its like. */
+static void note_init(struct check_diag *d, struct model *m, const struct model_life *l,
+		      const char *what)
+{
+	char fn[256];
+
+	if (!l->init_ip) {
+		add_note(d, m, 0, "%s (%s) was created before recording began", what,
+			 model_life_function(m, l, fn, sizeof(fn)));
+		return;
+	}
+	add_note(d, m, l->init_ip, "%s (%s) was initialised here%s%s", what,
+		 model_life_function(m, l, fn, sizeof(fn)), d->init.func ? ", in " : "",
+		 d->init.func ? d->init.func : "");
+}
+
+/* The unfinished parents this closure keeps alive, nearest first. */
+static void note_parents(struct check_diag *d, struct model *m, const struct model_life *l)
+{
+	char fn[256];
+	unsigned n = 0;
+
+	for (const struct model_life *p = l->parent; p && !p->finished; p = p->parent) {
+		if (n++ == MAX_CHAIN) {
+			add_note(d, m, 0, "... and further parents up to its root");
+			return;
+		}
+		add_note(d, m, p->init_ip, "it keeps alive %s parent (%s), initialised here",
+			 n == 1 ? "its" : "that closure's",
+			 model_life_function(m, p, fn, sizeof(fn)));
+	}
+}
+
+static void describe_leak(struct check_diag *d, struct model *m, const struct model_life *l)
+{
+	char why[512];
+	uint64_t at = l->nblames ? l->blames[0].site : l->init_ip;
+
+	d->rule = CHECK_LEAK;
+	d->at = site_of(m, at);
+	d->key[0] = at;
+	d->key[3] = l->nblames ? l->blames[0].kind + 1 : 0;
+	if (l->nblames)
+		snprintf(d->message, sizeof(d->message), "closure leaked: %s",
+			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
+	else
+		snprintf(d->message, sizeof(d->message),
+			 "closure leaked: %lld references outstanding at exit",
+			 (long long)l->remaining);
+	note_init(d, m, l, "the leaked closure");
+	for (unsigned i = 1; i < l->nblames; i++)
+		add_note(d, m, l->blames[i].site, "also: %s",
+			 leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
+	note_parents(d, m, l);
+}
+
+static void describe_stuck(struct check_diag *d, struct model *m, const struct model_life *l)
+{
+	char state[512], fn[256];
+	uint64_t at = l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	unsigned children = 0;
+
+	d->rule = CHECK_STUCK;
+	d->at = site_of(m, at);
+	d->key[0] = at;
+	d->key[3] = 100 + l->state;
+	if (l->state == MODEL_SYNCING)
+		snprintf(d->message, sizeof(d->message),
+			 "closure stuck: inside closure_sync at exit, %lld references still "
+			 "outstanding",
+			 (long long)(l->remaining > 0 ? l->remaining - 1 : 0));
+	else
+		snprintf(d->message, sizeof(d->message),
+			 "closure stuck: on a waitlist that was never woken (%s)",
+			 model_state_text(m, l, state, sizeof(state)));
+	note_init(d, m, l, "the stuck closure");
+	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished && children++ < MAX_CHAIN)
+			add_note(d, m, c->init_ip,
+				 "it waits for an unfinished child (%s), "
+				 "initialised here",
+				 model_life_function(m, c, fn, sizeof(fn)));
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (l->blames[i].site != at)
+			add_note(d, m, l->blames[i].site, "%s",
+				 leaks_blame_text(m, &l->blames[i], state, sizeof(state)));
+	note_parents(d, m, l);
+}
+
+static struct check_diag *find_same(struct check_diags *out, const struct check_diag *d)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (out->v[i].rule == d->rule && !memcmp(out->v[i].key, d->key, sizeof(d->key)))
+			return &out->v[i];
+	return NULL;
+}
+
+static int strcmp_null(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static int by_place(const void *pa, const void *pb)
+{
+	const struct check_diag *a = pa, *b = pb;
+	int c = strcmp_null(a->at.file, b->at.file);
+
+	if (c)
+		return c;
+	if (a->at.line != b->at.line)
+		return a->at.line < b->at.line ? -1 : 1;
+	return strcmp(a->message, b->message);
+}
+
+int check_diags_collect(struct model *m, struct check_diags *out)
+{
+	char fn[256];
+
+	memset(out, 0, sizeof(*out));
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		struct check_diag d = {0}, *same, *v;
+
+		if (l->finished || (!l->stuck && l->verdict != VERDICT_LEAKED))
+			continue;
+		out->closures++;
+		d.init = site_of(m, l->init_ip);
+		d.key[1] = l->init_ip;
+		d.key[2] = l->first_fn;
+		d.count = 1;
+		if (l->stuck)
+			describe_stuck(&d, m, l);
+		else
+			describe_leak(&d, m, l);
+		same = find_same(out, &d);
+		if (same) {
+			same->count++;
+			continue;
+		}
+		v = realloc(out->v, (out->n + 1) * sizeof(*v));
+		if (!v)
+			return -1;
+		out->v = v;
+		v[out->n] = d;
+		v[out->n].closure = strdup(model_life_function(m, l, fn, sizeof(fn)));
+		out->n++;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), by_place);
+	return 0;
+}
+
+void check_diags_free(struct check_diags *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free((char *)d->v[i].closure);
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+void check_diags_suppress(struct check_diags *d, struct check_supp *supp)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		struct check_diag *g = &d->v[i];
+		/* What an entry can name: the blamed site, the init site, the closure's function.
+		 */
+		struct check_site sites[3] = {g->at, g->init, {g->closure, NULL, 0}};
+		struct supp_entry *e = check_supp_match(supp, g->rule, sites, 3);
+
+		if (!e)
+			continue;
+		e->used += g->count - 1;
+		g->suppressed = e;
+		d->suppressed_closures += g->count;
+	}
+}
+
+const char *check_display_path(const char *path)
+{
+	static char cwd[4096];
+	size_t n;
+
+	if (!path || path[0] != '/')
+		return path;
+	if (!cwd[0] && !getcwd(cwd, sizeof(cwd)))
+		return path;
+	n = strlen(cwd);
+	if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+/* "file:line: ", "file: ", or "closuretrace: " where the place is not known. */
+static void print_place(FILE *out, const struct check_site *s)
+{
+	if (!s->file)
+		fputs("closuretrace: ", out);
+	else if (s->line > 0)
+		fprintf(out, "%s:%ld: ", check_display_path(s->file), s->line);
+	else
+		fprintf(out, "%s: ", check_display_path(s->file));
+}
+
+void check_diags_print(const struct check_diags *d, FILE *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct check_diag *g = &d->v[i];
+
+		if (g->suppressed)
+			continue;
+		print_place(out, &g->at);
+		fprintf(out, "error: %s", g->message);
+		if (g->count > 1)
+			fprintf(out, " [%u closures]", g->count);
+		if (!g->at.file && g->at.func)
+			fprintf(out, " (in %s)", g->at.func);
+		fputc('\n', out);
+		for (unsigned k = 0; k < g->nnotes; k++) {
+			print_place(out, &g->notes[k].at);
+			fprintf(out, "note: %s\n", g->notes[k].text);
+		}
+	}
+}

@@ -1,0 +1,55 @@
+/*
+ * check's verdict as compiler-style diagnostics: every leaked or stuck closure of a model becomes
+ * an error on the call site to blame, with notes (its init site, the parents it keeps alive), and
+ * identical ones (same site, same kind) are folded into one with a count.
+ */
+#ifndef CLOSURETRACE_CHECK_DIAG_H
+#define CLOSURETRACE_CHECK_DIAG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check_supp.h"
+
+struct model;
+
+#define CHECK_MAX_NOTES 8
+
+struct check_note {
+	struct check_site at;
+	char text[512];
+};
+
+struct check_diag {
+	enum check_rule rule;
+	struct check_site at;	/* where the error points (strings borrowed from the model) */
+	struct check_site init; /* the closure's init site */
+	const char *closure;	/* what the closure does: its continuation, else its function */
+	char message[640];
+	uint64_t key[4]; /* site, init site, continuation, blame kind: equal keys fold */
+	unsigned count;
+	struct check_note notes[CHECK_MAX_NOTES];
+	unsigned nnotes;
+	const struct supp_entry *suppressed; /* borrowed; NULL when shown */
+};
+
+struct check_diags {
+	struct check_diag *v; /* owned, sorted by file and line */
+	size_t n;
+	unsigned long closures, suppressed_closures; /* counted with the folded ones */
+};
+
+/* Collects the diagnostics of m (after model_end and leaks_analyze). 0, or -1 out of memory. */
+int check_diags_collect(struct model *m, struct check_diags *out);
+void check_diags_free(struct check_diags *d);
+
+/* Marks the diagnostics that supp hides. */
+void check_diags_suppress(struct check_diags *d, struct check_supp *supp);
+
+/* A path as diagnostics show it: relative to the working folder when it lies inside. */
+const char *check_display_path(const char *path);
+
+/* Prints the diagnostics that are not suppressed, FILE:LINE: error: ... then the notes. */
+void check_diags_print(const struct check_diags *d, FILE *out);
+
+#endif

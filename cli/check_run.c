@@ -1,0 +1,104 @@
+/* Running the checked command traced: see check_run.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_run.h"
+#include "commands.h"
+#include "launch.h"
+#include "record_errors.h"
+#include "session.h"
+#include "trace_writer.h"
+
+#define BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 1M events in flight */
+
+/* Waits for the command and records how it ended. */
+static void reap(pid_t pid, struct check_run *r)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return;
+	if (WIFEXITED(status))
+		r->exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		r->signal = WTERMSIG(status);
+}
+
+int check_run(char **argv, FILE *out, struct check_run *r)
+{
+	static const char *const reasons[] = {"exit", "signal", "duration"};
+	struct launch child = {.gate = -1};
+	struct trace_end end = {.exit_code = -1};
+	struct session s;
+	char *exe = launch_resolve(argv[0]);
+	int ret = -1, err;
+	enum session_end why;
+	uint64_t start;
+
+	*r = (struct check_run){.exit_code = -1};
+	if (!exe) {
+		fprintf(stderr, "closuretrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (launch_start(&child, exe, argv)) {
+		fprintf(stderr, "closuretrace: cannot start %s: %s\n", exe, strerror(errno));
+		free(exe);
+		return EXIT_ENVIRONMENT;
+	}
+	if (session_init(&s, child.pid, out)) {
+		ret = EXIT_ENVIRONMENT;
+		goto out_child;
+	}
+	s.launched = true;
+	s.follow = true;
+	s.quiet = true;
+	s.exe = exe;
+	err = session_load(&s, BUFFER_SIZE);
+	if (err) {
+		ret = load_error(err);
+		goto out_session;
+	}
+	/* Attached now, the command's own probes fire from its first instruction. */
+	err = session_attach_program(&s, exe);
+	if (err == -EPERM || err == -EACCES) {
+		ret = permission_error();
+		goto out_session;
+	}
+	start = session_now_ns();
+	trace_write_header(out, s.pid, exe, argv, start);
+	err = session_start(&s, start);
+	if (err) {
+		fprintf(stderr, "closuretrace: cannot watch process %d: %s\n", (int)s.pid,
+			strerror(-err));
+		ret = EXIT_ENVIRONMENT;
+		goto out_session;
+	}
+	launch_release(&child);
+
+	why = session_run(&s, 0);
+	end.lost = session_finish(&s);
+	end.events = s.events;
+	end.duration_ns = session_now_ns() - start;
+	end.reason = reasons[why];
+	reap(child.pid, r);
+	child.pid = 0;
+	end.exit_code = r->exit_code;
+	end.signal = r->signal;
+	trace_write_end(out, &end);
+	r->events = end.events;
+	r->lost = end.lost;
+	r->probes = s.n_links > 0;
+
+out_session:
+	session_close(&s);
+out_child:
+	if (child.pid > 0)
+		launch_abort(&child);
+	free(exe);
+	return ret;
+}

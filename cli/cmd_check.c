@@ -1,0 +1,269 @@
+/*
+ * closuretrace check: the CI leak check. Runs a command traced (following what it forks and
+ * execs), then reports its leaked and stuck closures as compiler-style diagnostics on standard
+ * error, and exits non-zero when there are any, as valgrind --error-exitcode and LeakSanitizer do.
+ *
+ * The trace goes to a temporary file (or --keep-trace FILE) and is read back by the same reader
+ * and model as report: one definition of what a leak is, and the file for graph when asked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check_diag.h"
+#include "check_run.h"
+#include "check_sarif.h"
+#include "check_supp.h"
+#include "commands.h"
+#include "leaks.h"
+#include "model.h"
+#include "record_errors.h"
+#include "trace_reader.h"
+#include "trace_writer.h"
+
+struct check_options {
+	int error_exitcode;
+	const char *suppressions, *sarif, *keep_trace;
+	bool allow_lost;
+	char **argv;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: closuretrace check [OPTIONS] -- COMMAND [ARGS...]\n"
+		"\n"
+		"Runs COMMAND traced, with every process it starts, and reports the closures\n"
+		"that leaked or are stuck when it exits as FILE:LINE: error: diagnostics on\n"
+		"standard error. The command's input and output are left alone.\n"
+		"\n"
+		"      --error-exitcode N   exit status when closures leaked (default 1; 0: never "
+		"fail\n"
+		"                           on leaks)\n"
+		"      --suppressions FILE  hide the diagnostics that FILE names (see the man "
+		"page)\n"
+		"      --sarif FILE         also write the diagnostics as SARIF 2.1.0\n"
+		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
+		"      --allow-lost         do not fail when events were lost (the verdict is\n"
+		"                           then incomplete)\n"
+		"  -h, --help               this help\n"
+		"\n"
+		"Exit status: the command's own when it failed (128+N when signal N killed it),\n"
+		"else N (1) when closures leaked or events were lost, else 0; 2 bad usage,\n"
+		"3 BPF refused or no closure probes.\n");
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "closuretrace check: %s%s%s; see 'closuretrace check --help'\n", msg,
+		arg ? ": " : "", arg ? arg : "");
+	return EXIT_USAGE;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_options(int argc, char **argv, struct check_options *o)
+{
+	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST };
+	static const struct option longopts[] = {
+		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
+		{"suppressions", required_argument, NULL, OPT_SUPP},
+		{"sarif", required_argument, NULL, OPT_SARIF},
+		{"keep-trace", required_argument, NULL, OPT_KEEP},
+		{"allow-lost", no_argument, NULL, OPT_LOST},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	long v;
+	int c;
+
+	*o = (struct check_options){.error_exitcode = EXIT_LEAKS};
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_EXITCODE:
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 255)
+				return usage_error("--error-exitcode needs a number from 0 to 255",
+						   optarg);
+			o->error_exitcode = (int)v;
+			break;
+		case OPT_SUPP:
+			o->suppressions = optarg;
+			break;
+		case OPT_SARIF:
+			o->sarif = optarg;
+			break;
+		case OPT_KEEP:
+			o->keep_trace = optarg;
+			break;
+		case OPT_LOST:
+			o->allow_lost = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			return usage_error(optopt ? "an option is missing its argument"
+						  : "unknown option",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		return usage_error("give the command to check: closuretrace check -- COMMAND",
+				   NULL);
+	o->argv = argv + optind;
+	return -1;
+}
+
+/* A temporary trace file, removed once read. */
+static FILE *temp_trace(char *path, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+	FILE *f;
+
+	snprintf(path, len, "%s/closuretrace-check-XXXXXX.json", dir && *dir ? dir : "/tmp");
+	fd = mkostemps(path, 5, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(path);
+	}
+	return f;
+}
+
+/* The verdict of the trace at path, as diagnostics. 0, or -1 after printing why. */
+static int judge(const char *path, struct model **m, struct check_diags *d)
+{
+	struct trace_info info = {0};
+	struct leaks_summary leaks;
+	int ret;
+
+	*m = model_new(false);
+	if (!*m)
+		return -1;
+	ret = trace_read(path, &model_sink, *m, &info);
+	trace_info_clear(&info);
+	if (ret)
+		return -1;
+	model_end(*m);
+	leaks_analyze(*m, &leaks);
+	return check_diags_collect(*m, d);
+}
+
+static void summary(const struct check_diags *d, const struct check_run *r, size_t shown)
+{
+	unsigned long closures = d->closures - d->suppressed_closures;
+
+	if (!shown)
+		fprintf(stderr, "closuretrace: no leaks");
+	else
+		fprintf(stderr, "closuretrace: %zu error%s: %lu closure%s leaked or stuck", shown,
+			shown == 1 ? "" : "s", closures, closures == 1 ? "" : "s");
+	if (d->suppressed_closures)
+		fprintf(stderr, " (%lu suppressed)", d->suppressed_closures);
+	fprintf(stderr, "; %llu events, %llu lost\n", (unsigned long long)r->events,
+		(unsigned long long)r->lost);
+}
+
+/* The exit status once the diagnostics are out: the command's failure first. */
+static int verdict(const struct check_options *o, const struct check_run *r, size_t shown)
+{
+	if (r->exit_code > 0)
+		return r->exit_code;
+	if (r->lost && !o->allow_lost) {
+		fprintf(stderr,
+			"closuretrace: %llu events were lost: the verdict is incomplete; rerun, or "
+			"accept it with --allow-lost\n",
+			(unsigned long long)r->lost);
+		return o->error_exitcode ? o->error_exitcode : EXIT_LEAKS;
+	}
+	return shown ? o->error_exitcode : EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_options o;
+	struct check_supp supp = {0};
+	struct check_diags diags = {0};
+	struct check_run run;
+	struct model *m = NULL;
+	char temp[4096] = "";
+	const char *trace_path;
+	size_t shown = 0;
+	FILE *out;
+	int ret = parse_options(argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	if (o.suppressions && check_supp_load(&supp, o.suppressions))
+		return EXIT_USAGE;
+	out = o.keep_trace ? trace_open(o.keep_trace) : temp_trace(temp, sizeof(temp));
+	trace_path = o.keep_trace ? o.keep_trace : temp;
+	if (!out) {
+		fprintf(stderr, "closuretrace: cannot write the trace %s: %s\n", trace_path,
+			strerror(errno));
+		ret = o.keep_trace ? EXIT_USAGE : EXIT_ENVIRONMENT;
+		goto out;
+	}
+	ret = check_run(o.argv, out, &run);
+	if (fclose(out) && ret < 0) {
+		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,
+			strerror(errno));
+		ret = EXIT_ENVIRONMENT;
+	}
+	if (ret >= 0)
+		goto out;
+
+	if (run.signal) {
+		/* Whatever was in flight when it died would read as leaks: report the death. */
+		fprintf(stderr,
+			"closuretrace: %s was killed by signal %d (%s); its closures were not "
+			"checked\n",
+			o.argv[0], run.signal, strsignal(run.signal));
+		ret = 128 + run.signal;
+		goto out;
+	}
+	if (!run.probes) {
+		char what[4200];
+
+		snprintf(what, sizeof(what), "%s or the programs it ran", o.argv[0]);
+		ret = run.exit_code > 0 ? run.exit_code : no_probes_error(what);
+		goto out;
+	}
+	if (judge(trace_path, &m, &diags)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (o.suppressions)
+		check_diags_suppress(&diags, &supp);
+	for (size_t i = 0; i < diags.n; i++)
+		shown += !diags.v[i].suppressed;
+	check_diags_print(&diags, stderr);
+	if (o.sarif && check_sarif_write(&diags, o.sarif)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	summary(&diags, &run, shown);
+	if (run.exit_code > 0)
+		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
+			run.exit_code);
+	ret = verdict(&o, &run, shown);
+out:
+	check_diags_free(&diags);
+	model_free(m);
+	check_supp_free(&supp);
+	if (temp[0])
+		unlink(temp);
+	return ret;
+}
