@@ -21,12 +21,13 @@ long objects_find(const struct objects *o, const char *path)
 
 long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added)
 {
-	long i = objects_find(o, path);
 	struct object *v;
 
 	*added = false;
-	if (i >= 0)
-		return i;
+	/* The same file at another bias is another process of check's (follow mode): both count. */
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->v[i].path, path) && (o->v[i].bias == bias || !o->v[i].elf))
+			return (long)i;
 	v = realloc(o->v, (o->n + 1) * sizeof(*v));
 	if (!v)
 		return -1;

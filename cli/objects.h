@@ -25,8 +25,8 @@ struct objects {
 };
 
 /*
- * Adds path (if it is not known yet) with its bias; returns its index, and sets *added when it
- * is new. Returns -1 on allocation failure.
+ * Adds path with its bias (if that pair is not known yet); returns its index, and sets *added
+ * when it is new. Returns -1 on allocation failure.
  */
 long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added);
 
