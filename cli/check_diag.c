@@ -77,8 +77,6 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 
 	d->rule = CHECK_LEAK;
 	d->at = site_of(m, at);
-	d->key[0] = at;
-	d->key[3] = l->nblames ? l->blames[0].kind + 1 : 0;
 	if (l->nblames)
 		snprintf(d->message, sizeof(d->message), "closure leaked: %s",
 			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
@@ -101,8 +99,6 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 
 	d->rule = CHECK_STUCK;
 	d->at = site_of(m, at);
-	d->key[0] = at;
-	d->key[3] = 100 + l->state;
 	if (l->state == MODEL_SYNCING)
 		snprintf(d->message, sizeof(d->message),
 			 "closure stuck: inside closure_sync at exit, %lld references still "
@@ -129,9 +125,27 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 static struct check_diag *find_same(struct check_diags *out, const struct check_diag *d)
 {
 	for (size_t i = 0; i < out->n; i++)
-		if (out->v[i].rule == d->rule && !memcmp(out->v[i].key, d->key, sizeof(d->key)))
+		if (out->v[i].rule == d->rule && !strcmp(out->v[i].key, d->key))
 			return &out->v[i];
 	return NULL;
+}
+
+/*
+ * What makes two diagnostics the same: the places by file and line (by address when unknown: the
+ * processes of one check each load the program at their own address) and what is said.
+ */
+static char *fold_key(struct model *m, const struct model_life *l, const struct check_diag *d)
+{
+	char at[512], init[512], *key;
+	uint64_t at_ip = d->rule == CHECK_STUCK
+				 ? (l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip)
+				 : (l->nblames ? l->blames[0].site : l->init_ip);
+
+	if (asprintf(&key, "%s|%s|%s|%s", model_site_text(m, at_ip, at, sizeof(at)),
+		     model_site_text(m, l->init_ip, init, sizeof(init)), d->closure,
+		     d->message) < 0)
+		return NULL;
+	return key;
 }
 
 static int strcmp_null(const char *a, const char *b)
@@ -153,35 +167,39 @@ static int by_place(const void *pa, const void *pb)
 
 int check_diags_collect(struct model *m, struct check_diags *out)
 {
-	char fn[256];
-
 	memset(out, 0, sizeof(*out));
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		struct check_diag d = {0}, *same, *v;
+		char fn[256];
 
 		if (l->finished || (!l->stuck && l->verdict != VERDICT_LEAKED))
 			continue;
 		out->closures++;
 		d.init = site_of(m, l->init_ip);
-		d.key[1] = l->init_ip;
-		d.key[2] = l->first_fn;
 		d.count = 1;
+		d.closure = model_life_function(m, l, fn, sizeof(fn));
 		if (l->stuck)
 			describe_stuck(&d, m, l);
 		else
 			describe_leak(&d, m, l);
+		d.key = fold_key(m, l, &d);
+		if (!d.key)
+			return -1;
 		same = find_same(out, &d);
 		if (same) {
 			same->count++;
+			free(d.key);
 			continue;
 		}
+		d.closure = strdup(d.closure);
 		v = realloc(out->v, (out->n + 1) * sizeof(*v));
-		if (!v)
+		if (!v || !d.closure) {
+			free(d.key);
+			free((char *)d.closure);
 			return -1;
+		}
 		out->v = v;
-		v[out->n] = d;
-		v[out->n].closure = strdup(model_life_function(m, l, fn, sizeof(fn)));
-		out->n++;
+		v[out->n++] = d;
 	}
 	qsort(out->v, out->n, sizeof(*out->v), by_place);
 	return 0;
@@ -189,8 +207,10 @@ int check_diags_collect(struct model *m, struct check_diags *out)
 
 void check_diags_free(struct check_diags *d)
 {
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		free((char *)d->v[i].closure);
+		free(d->v[i].key);
+	}
 	free(d->v);
 	memset(d, 0, sizeof(*d));
 }

@@ -26,7 +26,7 @@ struct check_diag {
 	struct check_site init; /* the closure's init site */
 	const char *closure;	/* what the closure does: its continuation, else its function */
 	char message[640];
-	uint64_t key[4]; /* site, init site, continuation, blame kind: equal keys fold */
+	char *key; /* site, init site, closure function, blame: equal keys fold (owned) */
 	unsigned count;
 	struct check_note notes[CHECK_MAX_NOTES];
 	unsigned nnotes;
