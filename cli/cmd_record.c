@@ -15,7 +15,7 @@
 #include "commands.h"
 #include "elf_probes.h"
 #include "launch.h"
-#include "record_errors.h"
+#include "record_shared.h"
 #include "session.h"
 #include "trace_writer.h"
 
@@ -60,7 +60,7 @@ static int usage_error(const char *msg, const char *arg)
 	return EXIT_USAGE;
 }
 
-static int parse_size(const char *s, size_t *out)
+int parse_size(const char *s, size_t *out)
 {
 	char *end;
 	unsigned long long v = strtoull(s, &end, 10);

@@ -1,0 +1,23 @@
+/*
+ * What record shares with check: the messages for a refused environment, so that both say the
+ * same thing (each prints one line saying what to do and returns EXIT_ENVIRONMENT), and option
+ * parsing.
+ */
+#ifndef CLOSURETRACE_RECORD_SHARED_H
+#define CLOSURETRACE_RECORD_SHARED_H
+
+#include <stddef.h>
+
+/* No permission to use BPF and uprobes. */
+int permission_error(void);
+
+/* what (a binary, a process) has no closure probes. */
+int no_probes_error(const char *what);
+
+/* The BPF programs would not load (err: -errno). */
+int load_error(int err);
+
+/* A ring-buffer size: a power of two from 4K to 2G, with K, M or G. 0, or -1 when it is not. */
+int parse_size(const char *s, size_t *out);
+
+#endif
