@@ -99,11 +99,12 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 
 	d->rule = CHECK_STUCK;
 	d->at = site_of(m, at);
+	int64_t waits_for = l->held_other + l->held_children + l->held_waitlist;
+
 	if (l->state == MODEL_SYNCING)
 		snprintf(d->message, sizeof(d->message),
-			 "closure stuck: inside closure_sync at exit, %lld references still "
-			 "outstanding",
-			 (long long)(l->remaining > 0 ? l->remaining - 1 : 0));
+			 "closure stuck: inside closure_sync at exit, waiting for %lld %s",
+			 (long long)waits_for, waits_for == 1 ? "reference" : "references");
 	else
 		snprintf(d->message, sizeof(d->message),
 			 "closure stuck: on a waitlist that was never woken (%s)",

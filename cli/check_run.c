@@ -9,11 +9,9 @@
 #include "check_run.h"
 #include "commands.h"
 #include "launch.h"
-#include "record_errors.h"
+#include "record_shared.h"
 #include "session.h"
 #include "trace_writer.h"
-
-#define BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 1M events in flight */
 
 /* Waits for the command and records how it ended. */
 static void reap(pid_t pid, struct check_run *r)
@@ -29,7 +27,7 @@ static void reap(pid_t pid, struct check_run *r)
 		r->signal = WTERMSIG(status);
 }
 
-int check_run(char **argv, FILE *out, struct check_run *r)
+int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 {
 	static const char *const reasons[] = {"exit", "signal", "duration"};
 	struct launch child = {.gate = -1};
@@ -58,7 +56,7 @@ int check_run(char **argv, FILE *out, struct check_run *r)
 	s.follow = true;
 	s.quiet = true;
 	s.exe = exe;
-	err = session_load(&s, BUFFER_SIZE);
+	err = session_load(&s, buffer_size);
 	if (err) {
 		ret = load_error(err);
 		goto out_session;

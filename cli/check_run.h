@@ -6,6 +6,7 @@
 #define CLOSURETRACE_CHECK_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -17,10 +18,10 @@ struct check_run {
 };
 
 /*
- * Runs argv to its end, writing the trace to out (which stays open). Returns -1 when the command
- * ran (see *r), or an exit status after printing why (3: the environment refused; 2: no such
- * command).
+ * Runs argv to its end with a ring buffer of buffer_size bytes, writing the trace to out (which
+ * stays open). Returns -1 when the command ran (see *r), or an exit status after printing why (3:
+ * the environment refused; 2: no such command).
  */
-int check_run(char **argv, FILE *out, struct check_run *r);
+int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r);
 
 #endif

@@ -23,12 +23,15 @@
 #include "commands.h"
 #include "leaks.h"
 #include "model.h"
-#include "record_errors.h"
+#include "record_shared.h"
 #include "trace_reader.h"
 #include "trace_writer.h"
 
+#define DEFAULT_BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 700k events */
+
 struct check_options {
 	int error_exitcode;
+	size_t buffer_size;
 	const char *suppressions, *sarif, *keep_trace;
 	bool allow_lost;
 	char **argv;
@@ -52,6 +55,8 @@ static void usage(FILE *out)
 		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
 		"      --allow-lost         do not fail when events were lost (the verdict is\n"
 		"                           then incomplete)\n"
+		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
+		"                           default 64M)\n"
 		"  -h, --help               this help\n"
 		"\n"
 		"Exit status: the command's own when it failed (128+N when signal N killed it),\n"
@@ -76,6 +81,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{"sarif", required_argument, NULL, OPT_SARIF},
 		{"keep-trace", required_argument, NULL, OPT_KEEP},
 		{"allow-lost", no_argument, NULL, OPT_LOST},
+		{"buffer-size", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -83,10 +89,11 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	long v;
 	int c;
 
-	*o = (struct check_options){.error_exitcode = EXIT_LEAKS};
+	*o = (struct check_options){.error_exitcode = EXIT_LEAKS,
+				    .buffer_size = DEFAULT_BUFFER_SIZE};
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_EXITCODE:
 			v = strtol(optarg, &end, 10);
@@ -106,6 +113,12 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_LOST:
 			o->allow_lost = true;
+			break;
+		case 'b':
+			if (parse_size(optarg, &o->buffer_size))
+				return usage_error(
+					"--buffer-size must be a power of two from 4K to 2G",
+					optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -179,15 +192,20 @@ static void summary(const struct check_diags *d, const struct check_run *r, size
 /* The exit status once the diagnostics are out: the command's failure first. */
 static int verdict(const struct check_options *o, const struct check_run *r, size_t shown)
 {
+	if (r->lost && o->allow_lost)
+		fprintf(stderr,
+			"closuretrace: warning: %llu events were lost: the verdict is incomplete\n",
+			(unsigned long long)r->lost);
+	else if (r->lost)
+		fprintf(stderr,
+			"closuretrace: %llu events were lost: the verdict is incomplete; rerun "
+			"with a "
+			"larger --buffer-size, or accept it with --allow-lost\n",
+			(unsigned long long)r->lost);
 	if (r->exit_code > 0)
 		return r->exit_code;
-	if (r->lost && !o->allow_lost) {
-		fprintf(stderr,
-			"closuretrace: %llu events were lost: the verdict is incomplete; rerun, or "
-			"accept it with --allow-lost\n",
-			(unsigned long long)r->lost);
+	if (r->lost && !o->allow_lost)
 		return o->error_exitcode ? o->error_exitcode : EXIT_LEAKS;
-	}
 	return shown ? o->error_exitcode : EXIT_OK;
 }
 
@@ -216,7 +234,7 @@ int cmd_check(int argc, char **argv)
 		ret = o.keep_trace ? EXIT_USAGE : EXIT_ENVIRONMENT;
 		goto out;
 	}
-	ret = check_run(o.argv, out, &run);
+	ret = check_run(o.argv, o.buffer_size, out, &run);
 	if (fclose(out) && ret < 0) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,
 			strerror(errno));

@@ -1,0 +1,148 @@
+/*
+ * check's test program: single-threaded closures in known shapes, so that every verdict is exact.
+ * Lines that a test expects in a diagnostic carry a marker comment (LEAK_A, ...).
+ *
+ *   ck_prog clean            20 closures under one parent, all finished; echoes its input's size
+ *   ck_prog leak_a [N]       as clean, and N (1) of them take one reference too many
+ *   ck_prog leak_b           as clean, and one of another kind misses its put
+ *   ck_prog both             leak_a and leak_b
+ *   ck_prog exit N           leak_a, then exit with status N
+ *   ck_prog segv             a few closures, then a NULL write
+ *   ck_prog wait PIDFILE     writes its pid to PIDFILE, then sleeps (to be killed)
+ *   ck_prog stuck            sleeps in closure_sync while another thread makes it exit
+ *   ck_prog many N           N closures at full speed (to overflow a small ring buffer)
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <closure.h>
+
+#define ROUNDS 20
+
+/* Leaked closures stay reachable from here, so that LeakSanitizer does not count them. */
+static struct closure *kept[64];
+static unsigned nkept;
+
+/* Single-threaded: a closure has finished as soon as its last reference is put. */
+static void keep(struct closure *cl)
+{
+	if (!closure_nr_remaining(cl))
+		free(cl);
+	else if (nkept < sizeof(kept) / sizeof(kept[0]))
+		kept[nkept++] = cl;
+}
+
+/* Kind A: takes a reference and puts it back; with extra, takes one more (the planted leak). */
+static void request_a(struct closure *parent, int extra)
+{
+	struct closure *cl = malloc(sizeof(*cl));
+
+	closure_init(cl, parent); /* INIT_A */
+	closure_get(cl);
+	if (extra)
+		closure_get(cl); /* LEAK_A */
+	closure_put(cl);
+	closure_return(cl);
+	keep(cl);
+}
+
+/* Kind B: takes a reference and puts it back, unless told to forget the put. */
+static void request_b(struct closure *parent, int forget)
+{
+	struct closure *cl = malloc(sizeof(*cl));
+
+	closure_init(cl, parent); /* INIT_B */
+	closure_get(cl);
+	if (!forget)
+		closure_put(cl); /* LEAK_B */
+	closure_return(cl);
+	keep(cl);
+}
+
+/* ROUNDS of each kind under one parent; leak_a of kind A and leak_b of kind B leak. */
+static void batch(unsigned leak_a, unsigned leak_b)
+{
+	struct closure *parent = malloc(sizeof(*parent));
+
+	closure_init(parent, NULL); /* INIT_PARENT */
+	for (unsigned i = 0; i < ROUNDS; i++) {
+		request_a(parent, i < leak_a);
+		request_b(parent, i < leak_b);
+	}
+	closure_return(parent);
+	keep(parent);
+}
+
+/* Output a test compares byte for byte: stdout, stderr, and what came in on stdin. */
+static void chatter(void)
+{
+	char buf[4096];
+	size_t n, total = 0;
+
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		total += n;
+	printf("ck_prog: stdin had %zu bytes\n", total);
+	fputs("ck_prog: no newline at the end", stdout);
+	fprintf(stderr, "ck_prog: to stderr\n");
+}
+
+static void *exit_soon(void *arg)
+{
+	(void)arg;
+	usleep(100 * 1000);
+	exit(0);
+}
+
+static void stuck(void)
+{
+	struct closure cl;
+	pthread_t t;
+
+	closure_init_stack(&cl);
+	closure_get(&cl); /* TAKE_STUCK */
+	pthread_create(&t, NULL, exit_soon, NULL);
+	closure_sync(&cl); /* SYNC_STUCK */
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "clean";
+
+	if (!strcmp(mode, "clean")) {
+		chatter();
+		batch(0, 0);
+	} else if (!strcmp(mode, "leak_a")) {
+		batch(argc > 2 ? (unsigned)atoi(argv[2]) : 1, 0);
+	} else if (!strcmp(mode, "leak_b")) {
+		batch(0, 1);
+	} else if (!strcmp(mode, "both")) {
+		batch(1, 1);
+	} else if (!strcmp(mode, "exit") && argc > 2) {
+		batch(1, 0);
+		return atoi(argv[2]);
+	} else if (!strcmp(mode, "segv")) {
+		batch(0, 0);
+		*(volatile int *)(uintptr_t)argc = 0; /* argc is small: an unmapped page */
+	} else if (!strcmp(mode, "wait") && argc > 2) {
+		FILE *f = fopen(argv[2], "w");
+
+		batch(0, 0);
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+		sleep(30);
+	} else if (!strcmp(mode, "many") && argc > 2) {
+		for (int i = atoi(argv[2]); i > 0; i -= 2 * ROUNDS)
+			batch(0, 0);
+	} else if (!strcmp(mode, "stuck")) {
+		stuck();
+	} else {
+		fprintf(stderr, "usage: ck_prog clean|leak_a [N]|leak_b|both|exit N|segv|wait "
+				"PIDFILE|stuck|many N\n");
+		return 2;
+	}
+	return 0;
+}
