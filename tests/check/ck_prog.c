@@ -102,7 +102,7 @@ static void stuck(void)
 	struct closure cl;
 	pthread_t t;
 
-	closure_init_stack(&cl);
+	closure_init_stack(&cl); /* INIT_STUCK */
 	closure_get(&cl); /* TAKE_STUCK */
 	pthread_create(&t, NULL, exit_soon, NULL);
 	closure_sync(&cl); /* SYNC_STUCK */

@@ -1,0 +1,361 @@
+#!/bin/bash
+# closuretrace check, for real: check_test.sh CASE CLOSURETRACE CK_PROG SRCDIR
+# Each case asserts exact exit statuses and exact diagnostics. Needs root and BPF; elsewhere the
+# BPF cases print SKIP and exit 77 (a failure when CLOSURETRACE_NO_SKIP=1).
+set -u
+CASE=$1 CT=$2 PROG=$3 SRC=$4
+SOURCE=$SRC/ck_prog.c
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+# A NULL write must end in SIGSEGV, not in AddressSanitizer's report, in the ASan build.
+export ASAN_OPTIONS=handle_segv=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+
+fail() {
+	echo "FAIL [$CASE]: $*"
+	[ -f err ] && { echo "--- stderr:"; cat err; }
+	exit 1
+}
+
+skip_without_bpf() {
+	local why=
+	[ "$(id -u)" = 0 ] || why="not root"
+	[ -e /sys/kernel/btf/vmlinux ] || why="no kernel BTF"
+	[ -e /sys/bus/event_source/devices/uprobe ] || why="no uprobes"
+	[ -z "$why" ] && return
+	if [ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ]; then
+		fail "BPF unavailable ($why) and CLOSURETRACE_NO_SKIP=1"
+	fi
+	echo "SKIP: $why"
+	exit 77
+}
+
+# The line of SOURCE that carries a marker comment.
+line_of() {
+	grep -n "/\* $1 \*/" "$SOURCE" | cut -d: -f1
+}
+
+# Runs closuretrace check with the given arguments; stdout to out, stderr to err, status in RC.
+run() {
+	"$CT" check "$@" >out 2>err </dev/null
+	RC=$?
+}
+
+expect_rc() {
+	[ "$RC" = "$1" ] || fail "exit status $RC, expected $1"
+}
+
+# The error lines and notes, summary excluded.
+diagnostics() {
+	grep -E '^[^ ]+: (error|note): ' err
+}
+
+expect_diagnostics() {
+	local want
+	want=$(printf '%s\n' "$@")
+	[ "$(diagnostics)" = "$want" ] || fail "diagnostics differ; expected:
+$want"
+}
+
+expect_summary() {
+	local last
+	last=$(grep '^closuretrace: ' err | grep -v ': error: ' | head -1)
+	[[ "$last" =~ ^"$1"\;\ [0-9]+\ events,\ 0\ lost$ ]] || fail "summary '$last', expected '$1; N events, 0 lost'"
+}
+
+LEAK_A=$(line_of LEAK_A)
+LEAK_B=$(line_of LEAK_B)
+INIT_A=$(line_of INIT_A)
+INIT_B=$(line_of INIT_B)
+INIT_PARENT=$(line_of INIT_PARENT)
+DIAG_A=(
+	"$SOURCE:$LEAK_A: error: closure leaked: took 1 reference; the finished closures of its kind take 0 here"
+	"$SOURCE:$INIT_A: note: the leaked closure (request_a) was initialised here, in request_a"
+	"$SOURCE:$INIT_PARENT: note: it keeps alive its parent (batch), initialised here")
+DIAG_B=(
+	"$SOURCE:$LEAK_B: error: closure leaked: put 0 references back; the finished closures of its kind put 1 here"
+	"$SOURCE:$INIT_B: note: the leaked closure (request_b) was initialised here, in request_b"
+	"$SOURCE:$INIT_PARENT: note: it keeps alive its parent (batch), initialised here")
+
+case_help() {
+	"$CT" check --help >out 2>err
+	RC=$?
+	expect_rc 0
+	grep -q '^usage: closuretrace check \[OPTIONS\] -- COMMAND \[ARGS...\]$' out || fail "no usage line"
+	grep -q -- '--suppressions FILE' out || fail "--suppressions not in --help"
+	"$CT" --help | grep -q '^  check ' || fail "check not in closuretrace --help"
+}
+
+case_usage_errors() {
+	run
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace check: give the command to check: closuretrace check -- COMMAND; see 'closuretrace check --help'" ] || fail "no command"
+	run --error-exitcode 300 -- true
+	expect_rc 2
+	grep -q -- "--error-exitcode needs a number from 0 to 255: 300" err || fail "bad --error-exitcode"
+	run --frobnicate -- true
+	expect_rc 2
+	grep -q "unknown option: --frobnicate" err || fail "unknown option"
+	run -- ./no-such-program
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace: cannot run ./no-such-program: No such file or directory" ] || fail "no such program"
+}
+
+case_clean() {
+	skip_without_bpf
+	run -- "$PROG" clean
+	expect_rc 0
+	[ -z "$(diagnostics)" ] || fail "diagnostics on a clean run"
+	expect_summary "closuretrace: no leaks"
+}
+
+case_leak_a() {
+	skip_without_bpf
+	run -- "$PROG" leak_a
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}"
+	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
+}
+
+case_leak_b() {
+	skip_without_bpf
+	run -- "$PROG" leak_b
+	expect_rc 1
+	expect_diagnostics "${DIAG_B[@]}"
+	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
+}
+
+# Identical leaks (same site, same kind) are one diagnostic with a count.
+case_fold() {
+	skip_without_bpf
+	run -- "$PROG" leak_a 3
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[0]} [3 closures]" "${DIAG_A[@]:1}"
+	expect_summary "closuretrace: 1 error: 3 closures leaked or stuck"
+	run -- "$PROG" both
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}" "${DIAG_B[@]}"
+	expect_summary "closuretrace: 2 errors: 2 closures leaked or stuck"
+}
+
+# The command's failure comes first; then --error-exitcode.
+case_exit_status() {
+	skip_without_bpf
+	run -- "$PROG" exit 5
+	expect_rc 5
+	expect_diagnostics "${DIAG_A[@]}"
+	grep -qx "closuretrace: $PROG exited with status 5" err || fail "exit status not said"
+	run --error-exitcode 42 -- "$PROG" leak_a
+	expect_rc 42
+	run --error-exitcode 0 -- "$PROG" leak_a
+	expect_rc 0
+	expect_diagnostics "${DIAG_A[@]}"
+	run --error-exitcode 42 -- "$PROG" clean
+	expect_rc 0
+}
+
+case_segv() {
+	skip_without_bpf
+	run -- "$PROG" segv
+	expect_rc 139
+	[ "$(cat err)" = "closuretrace: $PROG was killed by signal 11 (Segmentation fault); its closures were not checked" ] || fail "crash not reported"
+}
+
+case_killed() {
+	skip_without_bpf
+	"$CT" check -- "$PROG" wait "$WORK/pid" >out 2>err </dev/null &
+	local check=$!
+	for _ in $(seq 1 200); do
+		[ -s pid ] && break
+		sleep 0.05
+	done
+	[ -s pid ] || fail "ck_prog never started"
+	kill -KILL "$(cat pid)"
+	wait $check
+	RC=$?
+	expect_rc 137
+	[ "$(cat err)" = "closuretrace: $PROG was killed by signal 9 (Killed); its closures were not checked" ] || fail "kill not reported"
+}
+
+case_stuck() {
+	skip_without_bpf
+	run -- "$PROG" stuck
+	expect_rc 1
+	expect_diagnostics \
+		"$SOURCE:$(line_of SYNC_STUCK): error: closure stuck: inside closure_sync at exit, waiting for 1 reference" \
+		"$SOURCE:$(line_of INIT_STUCK): note: the stuck closure (stuck) was initialised here, in stuck" \
+		"$SOURCE:$(line_of TAKE_STUCK): note: took 1 reference, 1 not put back"
+	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
+}
+
+# stdin reaches the command, its stdout and stderr are byte for byte what they are without check.
+case_output_unchanged() {
+	skip_without_bpf
+	head -c 100000 /dev/urandom >in
+	"$PROG" clean <in >out.plain 2>err.plain
+	[ $? = 0 ] || fail "ck_prog clean failed on its own"
+	"$CT" check -- "$PROG" clean <in >out.check 2>err.check
+	RC=$?
+	expect_rc 0
+	cmp out.plain out.check || fail "stdout changed"
+	grep -q "stdin had 100000 bytes" out.check || fail "stdin did not reach the command"
+	local n
+	n=$(stat -c %s err.plain)
+	cmp <(head -c "$n" err.check) err.plain || fail "stderr changed"
+	[[ "$(tail -c +$((n + 1)) err.check)" =~ ^closuretrace:\ no\ leaks\;\ [0-9]+\ events,\ 0\ lost$ ]] ||
+		fail "check added more than its summary to stderr: $(tail -c +$((n + 1)) err.check)"
+}
+
+# Each entry hides exactly the diagnostics it names.
+case_suppressions() {
+	skip_without_bpf
+	printf '# the planted leak of kind A\nfun:request_a\n' >supp
+	run --suppressions supp -- "$PROG" both
+	expect_rc 1
+	expect_diagnostics "${DIAG_B[@]}"
+	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck (1 suppressed)"
+
+	printf '# by call site\nsite:ck_prog.c:%s   # the missing put\n' "$LEAK_B" >supp
+	run --suppressions supp -- "$PROG" both
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}"
+
+	printf 'src:*/check/ck_prog.c\n' >supp
+	run --suppressions supp -- "$PROG" both
+	expect_rc 0
+	[ -z "$(diagnostics)" ] || fail "src: glob hid nothing"
+	expect_summary "closuretrace: no leaks (2 suppressed)"
+
+	printf 'fun:request_?\n' >supp
+	run --suppressions supp -- "$PROG" both
+	expect_rc 0
+
+	# Names that match nothing hide nothing: another function, another line, the other rule.
+	printf 'fun:batch\nsite:ck_prog.c:1\nsite:other.c:%s\nstuck:fun:request_a\nsrc:*.h\n' \
+		"$LEAK_A" >supp
+	run --suppressions supp -- "$PROG" both
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}" "${DIAG_B[@]}"
+
+	printf 'leak:site:%s:%s\n' "$SOURCE" "$LEAK_A" >supp
+	run --suppressions supp -- "$PROG" leak_a 3
+	expect_rc 0
+	expect_summary "closuretrace: no leaks (3 suppressed)"
+}
+
+case_suppressions_bad() {
+	printf '# fine\nfun:x\nbogus:x\n' >supp
+	run --suppressions supp -- true
+	expect_rc 2
+	[ "$(cat err)" = "supp:3: error: not a suppression (fun:, src: or site:): 'bogus:x'" ] || fail "bad entry"
+	printf 'site:foo.c\n' >supp
+	run --suppressions supp -- true
+	expect_rc 2
+	[ "$(cat err)" = "supp:1: error: a site is FILE:LINE: 'site:foo.c'" ] || fail "bad site"
+	printf 'fun:\n' >supp
+	run --suppressions supp -- true
+	expect_rc 2
+	[ "$(cat err)" = "supp:1: error: empty pattern: 'fun:'" ] || fail "empty pattern"
+	run --suppressions no-such-file -- true
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace: cannot read the suppressions no-such-file: No such file or directory" ] || fail "missing file"
+}
+
+case_sarif() {
+	skip_without_bpf
+	printf 'fun:request_b\n' >supp
+	run --sarif out.sarif --suppressions supp -- "$PROG" both
+	expect_rc 1
+	python3 - "$SOURCE" "$LEAK_A" "$LEAK_B" <<'PY' || fail "SARIF"
+import json, sys
+source, leak_a, leak_b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+log = json.load(open("out.sarif"))
+assert log["version"] == "2.1.0", log["version"]
+assert log["$schema"].endswith("sarif-2.1.0.json"), log["$schema"]
+run, = log["runs"]
+driver = run["tool"]["driver"]
+assert driver["name"] == "closuretrace"
+rules = [r["id"] for r in driver["rules"]]
+assert rules == ["closure-leak", "closure-stuck"], rules
+results = run["results"]
+assert len(results) == 2, results
+lines = []
+for r in results:
+    assert r["ruleId"] in rules and r["level"] == "error", r
+    assert r["message"]["text"].startswith("closure leaked: "), r["message"]
+    loc, = r["locations"]
+    phys = loc["physicalLocation"]
+    assert phys["artifactLocation"]["uri"] == source, phys
+    lines.append((phys["region"]["startLine"], "suppressions" in r))
+    for rel in r["relatedLocations"]:
+        assert rel["physicalLocation"]["region"]["startLine"] > 0 and rel["message"]["text"]
+assert sorted(lines) == [(leak_a, False), (leak_b, True)], lines
+PY
+}
+
+case_keep_trace() {
+	skip_without_bpf
+	run --keep-trace kept.json -- "$PROG" leak_a
+	expect_rc 1
+	head -1 kept.json | grep -q '"type":"header"' || fail "no header"
+	tail -1 kept.json | grep -q '"type":"end".*"exit_code":0' || fail "no end record"
+	"$CT" report -i kept.json >report 2>&1 || fail "report failed on the kept trace"
+	grep -q "ck_prog.c:$LEAK_A" report || fail "report does not blame LEAK_A"
+}
+
+# A shell script that runs the leaking program: followed across fork and exec.
+case_nested() {
+	skip_without_bpf
+	printf '#!/bin/sh\necho script: start\n"%s" leak_a\necho script: end\n' "$PROG" >nested.sh
+	chmod +x nested.sh
+	run -- ./nested.sh
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}"
+	[ "$(cat out)" = "$(printf 'script: start\nscript: end')" ] || fail "script output changed"
+	run -- sh -c "\"$PROG\" clean >/dev/null; (\"$PROG\" leak_b); true"
+	expect_rc 1
+	expect_diagnostics "${DIAG_B[@]}"
+}
+
+# The same program twice, as two processes: one diagnostic, counted twice.
+case_nested_twice() {
+	skip_without_bpf
+	run -- bash -c "\"$PROG\" leak_a; \"$PROG\" leak_a"
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[0]} [2 closures]" "${DIAG_A[@]:1}"
+	expect_summary "closuretrace: 1 error: 2 closures leaked or stuck"
+}
+
+case_lost_flag() {
+	skip_without_bpf
+	run --buffer-size 4K -- "$PROG" many 200000
+	expect_rc 1
+	grep -qE "^closuretrace: [0-9]+ events were lost: the verdict is incomplete; rerun with a larger --buffer-size, or accept it with --allow-lost$" err ||
+		fail "lost events not said"
+	run --buffer-size 4K --allow-lost --error-exitcode 0 -- "$PROG" many 200000
+	expect_rc 0
+	grep -qE "^closuretrace: warning: [0-9]+ events were lost: the verdict is incomplete$" err ||
+		fail "lost events not said with --allow-lost"
+}
+
+case_not_root() {
+	local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	[ "$(id -u)" = 0 ] || as_nobody=()
+	"${as_nobody[@]}" "$CT" check -- "$PROG" clean >out 2>err </dev/null
+	RC=$?
+	expect_rc 3
+	[ "$(cat err)" = "closuretrace: not permitted to use BPF and uprobes; run as root, or give closuretrace CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)" ] ||
+		fail "remedy message"
+	[ -z "$(cat out)" ] || fail "the command ran without being traced"
+}
+
+case_no_probes() {
+	skip_without_bpf
+	run -- true
+	expect_rc 3
+	[ "$(cat err)" = "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" ] ||
+		fail "no-probes message"
+}
+
+"case_$CASE"
+echo "PASS [$CASE]"
