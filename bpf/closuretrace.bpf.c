@@ -42,8 +42,7 @@ static __always_inline __u64 wakeup_flag(void)
 									    : BPF_RB_NO_WAKEUP;
 }
 
-SEC("usdt")
-int on_op(struct pt_regs *ctx)
+static __always_inline int record_op(struct pt_regs *ctx)
 {
 	struct ct_event *e;
 	int n, i;
@@ -71,11 +70,10 @@ int on_op(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(on_module, const char *path, long base)
+static __always_inline int record_module(struct pt_regs *ctx)
 {
 	struct ct_module_event *e;
-	long len;
+	long len, path = 0, base = 0;
 
 	count(CT_STAT_HITS);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -87,9 +85,42 @@ int BPF_USDT(on_module, const char *path, long base)
 	e->probe_ip = 0;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_MODULE;
+	bpf_usdt_arg(ctx, 0, &path);
+	bpf_usdt_arg(ctx, 1, &base);
 	e->base = base;
-	len = bpf_probe_read_user_str(e->path, sizeof(e->path), path);
+	len = bpf_probe_read_user_str(e->path, sizeof(e->path), (const void *)path);
 	e->path_len = len > 0 ? len - 1 : 0;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
+}
+
+/*
+ * Two attachments of the same code. The *_multi programs are attached with one uprobe_multi link
+ * per object (the recorder sets their attach type before load): attaching and detaching then
+ * cost one RCU grace period per object, where libbpf 1.1's one perf event per call site costs one
+ * per site (80-250 ms each, measured). The plain ones are libbpf's attach_usdt, for kernels
+ * without uprobe_multi (before 6.6).
+ */
+SEC("usdt")
+int on_op(struct pt_regs *ctx)
+{
+	return record_op(ctx);
+}
+
+SEC("usdt")
+int on_module(struct pt_regs *ctx)
+{
+	return record_module(ctx);
+}
+
+SEC("usdt")
+int on_op_multi(struct pt_regs *ctx)
+{
+	return record_op(ctx);
+}
+
+SEC("usdt")
+int on_module_multi(struct pt_regs *ctx)
+{
+	return record_module(ctx);
 }
