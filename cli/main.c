@@ -53,8 +53,7 @@ int main(int argc, char **argv)
 		if (strcmp(name, commands[i].name))
 			continue;
 		if (!commands[i].run) {
-			fprintf(stderr, "closuretrace: '%s' is not built into this closuretrace\n",
-				name);
+			fprintf(stderr, "closuretrace: '%s' is not built into this closuretrace\n", name);
 			return EXIT_USAGE;
 		}
 		return commands[i].run(argc - 1, argv + 1);
