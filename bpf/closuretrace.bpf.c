@@ -30,8 +30,9 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void count(__u32 slot)
+static __always_inline void count_lost(void)
 {
+	__u32 slot = CT_STAT_LOST;
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
 
 	if (v)
@@ -82,30 +83,40 @@ static __always_inline __u64 read_arg(const __u64 *regs, struct __bpf_usdt_arg_s
 	return a->arg_signed ? (__u64)((long)v >> a->arg_bitshift) : v >> a->arg_bitshift;
 }
 
+/* Argument i of the hit, or 0 when the probe has fewer. */
+static __always_inline __u64 arg(const __u64 *regs, struct __bpf_usdt_spec *spec, int i)
+{
+	return i < spec->arg_cnt && i < BPF_USDT_MAX_ARG_CNT ? read_arg(regs, &spec->args[i]) : 0;
+}
+
 static __always_inline int record_op(struct pt_regs *ctx)
 {
 	int spec_id = __bpf_usdt_spec_id(ctx);
 	struct __bpf_usdt_spec *spec;
-	__u64 regs[NR_REGS];
+	__u64 regs[NR_REGS], ip;
 	struct ct_event *e;
-	int n, i;
 
-	count(CT_STAT_HITS);
 	spec = spec_id < 0 ? NULL : bpf_map_lookup_elem(&__bpf_usdt_specs, &spec_id);
+	if (!spec)
+		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(CT_STAT_LOST);
+		count_lost();
 		return 0;
 	}
-	e->ts = bpf_ktime_get_ns();
-	e->probe_ip = PT_REGS_IP(ctx);
-	e->tid = (__u32)bpf_get_current_pid_tgid();
 	__builtin_memcpy(regs, ctx, sizeof(regs));
-	n = spec ? spec->arg_cnt : 0;
-	e->kind = spec ? (__u16)spec->usdt_cookie : 0xffff;
-	e->nargs = n;
-	for (i = 0; i < CT_MAX_ARGS; i++)
-		e->args[i] = spec && i < n ? read_arg(regs, &spec->args[i]) : 0;
+	e->ts = bpf_ktime_get_ns();
+	ip = arg(regs, spec, 3);
+	e->ip = ip ? ip - 1 : PT_REGS_IP(ctx); /* docs/trace-format.md: the calling instruction */
+	e->cl = arg(regs, spec, 0);
+	e->count = (__u32)arg(regs, spec, 1);
+	e->flags = (__u32)arg(regs, spec, 2);
+	e->x4 = arg(regs, spec, 4);
+	e->x5 = arg(regs, spec, 5);
+	e->x6 = (__u8)arg(regs, spec, 6);
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->kind = (__u8)spec->usdt_cookie;
+	e->pad = 0;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
 }
@@ -115,14 +126,12 @@ static __always_inline int record_module(struct pt_regs *ctx)
 	struct ct_module_event *e;
 	long len, path = 0, base = 0;
 
-	count(CT_STAT_HITS);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(CT_STAT_LOST);
+		count_lost();
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
-	e->probe_ip = 0;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_MODULE;
 	bpf_usdt_arg(ctx, 0, &path);

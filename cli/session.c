@@ -395,7 +395,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 	const struct ct_event *e = data;
 
-	if (size >= sizeof(struct ct_module_event) && e->kind == CT_MODULE) {
+	if (size == sizeof(struct ct_module_event)) {
 		on_module(s, data);
 		return 0;
 	}
@@ -403,10 +403,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	trace_write_event(s->out, e, s->start_ns);
 	s->events++;
-	note_address(s, trace_event_ip(e));
+	note_address(s, e->ip);
 	switch (e->kind) {
 	case CT_INIT:
-		s->live += !e->args[5];
+		s->live += !e->x5;
 		break;
 	case CT_FINISH:
 		s->live--;
@@ -414,7 +414,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	case CT_CONTINUE_AT:
 	case CT_RUN:
 	case CT_DESTRUCTOR:
-		note_address(s, e->args[4]);
+		note_address(s, e->x4);
 		break;
 	}
 	return 0;

@@ -114,13 +114,6 @@ void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, 
 	fprintf(f, ",\"start_ns\":%" PRIu64 "}\n", start_ns);
 }
 
-uint64_t trace_event_ip(const struct ct_event *e)
-{
-	uint64_t ip = e->nargs > 3 ? e->args[3] : 0;
-
-	return ip ? ip - 1 : e->probe_ip;
-}
-
 /*
  * An event line, built by hand: it is the recorder's hot path (a million lines a second), and
  * the printf family parses its format string on every call.
@@ -210,7 +203,6 @@ static const char *bug_name(uint64_t bug)
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns)
 {
 	const char *name = trace_event_name(e->kind);
-	const __u64 *a = e->args;
 	struct line l;
 
 	if (!name)
@@ -223,67 +215,67 @@ void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns)
 	PUT(&l, ",\"ev\":\"");
 	put_str(&l, name);
 	PUT(&l, "\",\"cl\":");
-	put_addr(&l, a[0]);
+	put_addr(&l, e->cl);
 	PUT(&l, ",\"remaining\":");
-	put_u64(&l, a[1]);
-	put_flags(&l, a[2]);
+	put_u64(&l, e->count);
+	put_flags(&l, e->flags);
 	PUT(&l, ",\"ip\":");
-	put_addr(&l, trace_event_ip(e));
+	put_addr(&l, e->ip);
 	switch (e->kind) {
 	case CT_INIT:
 		PUT(&l, ",\"parent\":");
-		put_addr(&l, a[4]);
-		if (a[5])
+		put_addr(&l, e->x4);
+		if (e->x5)
 			PUT(&l, ",\"stack\":true");
 		else
 			PUT(&l, ",\"stack\":false");
 		break;
 	case CT_GET:
-		if (a[4])
+		if (e->x4)
 			PUT(&l, ",\"not_zero\":true");
 		else
 			PUT(&l, ",\"not_zero\":false");
 		break;
 	case CT_SUB:
 		PUT(&l, ",\"v\":");
-		put_i64(&l, (int64_t)a[4]);
+		put_i64(&l, (int64_t)e->x4);
 		break;
 	case CT_CONTINUE_AT:
 	case CT_RUN:
 		PUT(&l, ",\"fn\":");
-		put_addr(&l, a[4]);
+		put_addr(&l, e->x4);
 		PUT(&l, ",\"wq\":");
-		put_addr(&l, a[5]);
+		put_addr(&l, e->x5);
 		if (e->kind == CT_CONTINUE_AT) {
 			PUT(&l, ",\"how\":\"");
-			put_str(&l, how_name(a[6]));
+			put_str(&l, how_name(e->x6));
 			*l.p++ = '"';
 		}
 		break;
 	case CT_FINISH:
 		PUT(&l, ",\"parent\":");
-		put_addr(&l, a[4]);
+		put_addr(&l, e->x4);
 		break;
 	case CT_DESTRUCTOR:
 		PUT(&l, ",\"fn\":");
-		put_addr(&l, a[4]);
+		put_addr(&l, e->x4);
 		break;
 	case CT_WAIT:
 	case CT_WAKE:
 		PUT(&l, ",\"waitlist\":");
-		put_addr(&l, a[4]);
+		put_addr(&l, e->x4);
 		break;
 	case CT_SYNC_BEGIN:
 		PUT(&l, ",\"timeout_ms\":");
-		put_i64(&l, (int64_t)a[4]);
+		put_i64(&l, (int64_t)e->x4);
 		break;
 	case CT_SYNC_END:
 		PUT(&l, ",\"ret\":");
-		put_i64(&l, (int64_t)a[4]);
+		put_i64(&l, (int64_t)e->x4);
 		break;
 	case CT_BUG:
 		PUT(&l, ",\"bug\":\"");
-		put_str(&l, bug_name(a[4]));
+		put_str(&l, bug_name(e->x4));
 		*l.p++ = '"';
 		break;
 	}

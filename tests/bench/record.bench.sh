@@ -10,7 +10,7 @@
 set -uo pipefail
 build=${1:-build-bench}
 hits=${2:-1000000}
-runs=3
+runs=5
 ops=$build/tests/bench/bench_record_ops
 ct=$build/cli/closuretrace
 if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
@@ -27,40 +27,40 @@ trap 'rm -rf "$tmp"' EXIT
 ns_of() { sed -n 's/^ns_per_hit //p' "$1"; }
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-# run NAME CMD...: the median ns per hit over $runs runs.
-declare -A ns
-run() {
+# once NAME CMD...: one run, its ns per hit appended to $tmp/NAME.
+once() {
 	local name=$1
 	shift
-	for _ in $(seq $runs); do
-		"$@" >"$tmp/out" 2>"$tmp/err" || { echo "$name failed: $(tail -3 "$tmp/err")" >&2; return 1; }
-		ns_of "$tmp/out"
-	done | median >"$tmp/median"
-	ns[$name]=$(cat "$tmp/median")
+	"$@" >"$tmp/out" 2>"$tmp/err" || { echo "$name failed: $(tail -3 "$tmp/err")" >&2; exit 1; }
+	ns_of "$tmp/out" >>"$tmp/$name"
 }
 
-probes="usdt:$ops:closure:get,usdt:$ops:closure:put"
-run none "$ops" "$hits"
-run floor bpftrace -q -e "$probes { @ = count(); }" -c "$ops $hits"
-runs=1 # 10 us per event: once is enough
-run printf bpftrace -q -o "$tmp/printf.txt" -e "$probes { printf(\"%s %lx %d\\n\", probe, arg0, arg1); }" -c "$ops $hits"
-runs=3
 # record, with its CPU time: /usr/bin/time's CPU counts the traced child too, which prints its own.
-record_cpu=()
-for _ in $(seq $runs); do
-	/usr/bin/time -f "time %U %S %e" "$ct" record -o "$tmp/t.json" -- "$ops" "$hits" >"$tmp/out" 2>"$tmp/err" ||
-		{ echo "record failed: $(cat "$tmp/err")" >&2; exit 1; }
-	ns_of "$tmp/out" >>"$tmp/record_ns"
+record_once() {
+	once record /usr/bin/time -f "time %U %S %e" "$ct" record -o "$tmp/t.json" -- "$ops" "$hits"
 	read -r _ user sys wall < <(grep '^time ' "$tmp/err")
 	child=$(sed -n 's/^cpu_s //p' "$tmp/out")
 	summary=$(grep '^closuretrace: ' "$tmp/err")
 	events=$(echo "$summary" | sed -n 's/^closuretrace: \([0-9]*\) events.*/\1/p')
 	lost=$(echo "$summary" | sed -n 's/.* \([0-9]*\) lost.*/\1/p')
 	secs=$(echo "$summary" | sed -n 's/.* lost, \([0-9.]*\) s,.*/\1/p')
-	record_cpu+=("$(echo "$user $sys $child $wall $events $lost $secs" |
-		awk '{printf "%.3f %.3f %d %d %.0f %.1f", $1 + $2 - $3, $4, $5, $6, $5 / $7, ($1 + $2 - $3) / $7 * 100}')")
+	echo "$user $sys $child $wall $events $lost $secs" |
+		awk '{printf "  %.3f %.3f %d %d %.0f %.1f\n", $1 + $2 - $3, $4, $5, $6, $5 / $7, ($1 + $2 - $3) / $7 * 100}' >>"$tmp/record_cpu"
+}
+
+# Rounds interleave the configurations, so that the load of a shared machine falls on all alike.
+probes="usdt:$ops:closure:get,usdt:$ops:closure:put"
+for _ in $(seq $runs); do
+	once none "$ops" "$hits"
+	once floor bpftrace -q -e "$probes { @ = count(); }" -c "$ops $hits"
+	record_once
 done
-ns[record]=$(median <"$tmp/record_ns")
+# 10 us per event: one run is enough.
+once printf bpftrace -q -o "$tmp/printf.txt" -e "$probes { printf(\"%s %lx %d\\n\", probe, arg0, arg1); }" -c "$ops $hits"
+declare -A ns
+for name in none floor printf record; do
+	ns[$name]=$(median <"$tmp/$name")
+done
 bytes=$(stat -c %s "$tmp/t.json")
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -72,9 +72,9 @@ echo "  record / printf = $(ratio "${ns[record]}" "${ns[printf]}")"
 echo "  record / none   = $(ratio "${ns[record]}" "${ns[none]}")"
 echo "  floor / none    = $(ratio "${ns[floor]}" "${ns[none]}")"
 echo "recorder, per run: cpu_s wall_s events lost events_per_s cpu_percent_of_recording"
-for r in "${record_cpu[@]}"; do echo "  $r"; done
+cat "$tmp/record_cpu"
 echo "trace size: $bytes bytes ($(awk -v b="$bytes" -v h="$hits" 'BEGIN { printf "%.0f", b / h }') bytes per event)"
-for r in "${record_cpu[@]}"; do
-	set -- $r
-	[ "$4" = 0 ] || { echo "record lost $4 events"; exit 1; }
-done
+if awk '$4 != 0 { bad = 1 } END { exit !bad }' "$tmp/record_cpu"; then
+	echo "record lost events"
+	exit 1
+fi
