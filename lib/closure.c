@@ -190,6 +190,7 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
 
 	(void)r;
+	(void)ip; /* only the probe uses it */
 	probe_op1(get, cl, r, ip, 0);
 }
 

@@ -29,6 +29,7 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 {
 	char where[512];
 
+	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	probe_op1(bug, cl, remaining, ip, (long)bug);
 	describe_address(where, sizeof(where), ip);
