@@ -112,7 +112,7 @@ struct death_case {
 };
 
 #define RUNNING_DETAIL                                                                             \
-	"count reached zero while running (give up the running reference with continue_at, "     \
+	"count reached zero while running (give up the running reference with continue_at, "       \
 	"closure_return or closure_sync)"
 #define NOT_RUNNING_DETAIL                                                                         \
 	"not running: only the owner of the running reference may set a continuation"
@@ -120,8 +120,8 @@ struct death_case {
 static const struct death_case cases[] = {
 	{die_put_on_finished, "die_put_on_finished", "closure_put", "count would go below zero", 0,
 	 0},
-	{die_put_on_destructed, "die_put_on_destructed", "closure_put",
-	 "count would go below zero", 0, CLOSURE_DESTRUCTOR},
+	{die_put_on_destructed, "die_put_on_destructed", "closure_put", "count would go below zero",
+	 0, CLOSURE_DESTRUCTOR},
 	{die_put_running_ref, "die_put_running_ref", "closure_put", RUNNING_DETAIL, 1,
 	 CLOSURE_RUNNING},
 	{die_sub_running_ref, "die_sub_running_ref", "closure_sub", RUNNING_DETAIL, 2,
