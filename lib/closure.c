@@ -196,10 +196,10 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 
 static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
 {
-	cl->parent = parent;
 	cl->wq = NULL;
 	cl->next = NULL;
 	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
+	__atomic_store_n(&cl->parent, parent, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
