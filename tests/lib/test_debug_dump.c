@@ -234,7 +234,8 @@ static void test_dump_while_changing(void)
 	for (i = 0; i < 20000; i++) {
 		if (i % 2 == 0 && i > 0)
 			closure_put(&parent); /* the reference of the one we leak now */
-		closure_init(&cl, i % 2 ? &parent : NULL); /* again while listed: a leak, then reuse */
+		closure_init(&cl,
+			     i % 2 ? &parent : NULL); /* again while listed: a leak, then reuse */
 		set_closure_fn(&cl, dump_next_step, NULL);
 		closure_wait(&list, &cl);
 		closure_wake_up(&list);
