@@ -17,7 +17,15 @@
 #define TXT	 512
 #define FOLD_MIN 3 /* fewer finished siblings of a kind than this stay apart */
 
-enum { MARK_SHOW = 1, MARK_OPEN = 2, MARK_BELOW = 4 /* an unfinished closure below */ };
+enum {
+	MARK_SHOW = 1,
+	MARK_OPEN = 2,
+	MARK_BELOW = 4,	 /* an unfinished closure below */
+	MARK_FOLDED = 8, /* shown only as part of a "×N more like" node */
+};
+
+/* This many unfinished siblings that look alike: one is drawn, the others are counted. */
+#define LEAK_FOLD_MIN 20
 
 struct builder {
 	struct viz_input *in;
@@ -334,11 +342,123 @@ static void add_life(struct builder *b, Agnode_t *parent, struct model_life *l)
 }
 
 /* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
+/* Unfinished siblings look alike when of one kind, one verdict and one blamed site. */
+static int cmp_alike(const void *a, const void *b)
+{
+	const struct model_life *x = *(struct model_life *const *)a;
+	const struct model_life *y = *(struct model_life *const *)b;
+	uint64_t kx[5] = {x->kind->init_ip, x->kind->fn, x->verdict,
+			  x->nblames ? x->blames[0].site : 0, x->nblames ? x->blames[0].kind : 9};
+	uint64_t ky[5] = {y->kind->init_ip, y->kind->fn, y->verdict,
+			  y->nblames ? y->blames[0].site : 0, y->nblames ? y->blames[0].kind : 9};
+
+	for (int i = 0; i < 5; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool alike(const struct model_life *x, const struct model_life *y)
+{
+	return x->kind == y->kind && x->verdict == y->verdict && x->nblames == y->nblames &&
+	       (!x->nblames ||
+		(x->blames[0].site == y->blames[0].site && x->blames[0].kind == y->blames[0].kind));
+}
+
+/* The node that stands for the alike siblings of example that are not drawn. */
+static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t more, int64_t refs)
+{
+	struct model *m = b->in->m;
+	char name[32], func[TXT], site[TXT], ex[64];
+	Agnode_t *node;
+
+	snprintf(name, sizeof(name), "f%u", ++b->folded);
+	node = new_node(b, name);
+	label_reset(b);
+	put(b, "×%zu more like %s", more, model_life_name(example, ex, sizeof(ex)));
+	newline(b);
+	put_text(b, model_life_function(m, example, func, sizeof(func)));
+	newline(b);
+	if (example->verdict == VERDICT_KEPT_ALIVE) {
+		put_text(b, "kept alive by unfinished children");
+	} else {
+		put(b, "LEAKED: %" PRId64 " refs held in all", refs);
+		if (example->nblames) {
+			newline(b);
+			put(b, "blame: %s: %s",
+			    model_site_text(m, example->blames[0].site, site, sizeof(site)),
+			    leaks_blame_short(&example->blames[0]));
+		}
+	}
+	set(node, "label", b->label);
+	set(node, "style", "rounded,filled");
+	set(node, "peripheries", "2");
+	if (example->verdict == VERDICT_KEPT_ALIVE) {
+		set(node, "color", "darkorange");
+		set(node, "fillcolor", "#ffe8c8");
+	} else {
+		set(node, "color", "red");
+		set(node, "fillcolor", "#ffd8d8");
+		set(node, "fontcolor", "#8b0000");
+	}
+	return node;
+}
+
+/*
+ * Many unfinished siblings that look alike: the first of each such group is drawn, the others
+ * marked MARK_FOLDED and counted in *more (indexed like v). Returns how many were folded.
+ */
+static size_t fold_alike(struct model_life **v, size_t n, size_t *more, int64_t *refs)
+{
+	struct model_life **s = calloc(n + 1, sizeof(*s));
+	size_t folded = 0;
+
+	if (!s)
+		return 0;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_alike);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && alike(s[j], s[i]))
+			j++;
+		if (j - i >= LEAK_FOLD_MIN) {
+			/* s[i] is the earliest of the group: the one drawn. */
+			for (size_t k = i + 1; k < j; k++) {
+				s[k]->mark |= MARK_FOLDED;
+				s[i]->mark &= ~MARK_FOLDED;
+			}
+			for (size_t k = 0; k < n; k++)
+				if (v[k] == s[i]) {
+					more[k] = j - i - 1;
+					refs[k] = 0;
+					for (size_t q = i + 1; q < j; q++)
+						refs[k] +=
+							s[q]->remaining > 0 ? s[q]->remaining : 0;
+				}
+			folded += j - i - 1;
+		}
+		i = j;
+	}
+	free(s);
+	return folded;
+}
+
+/* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
 static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, apart = 0, *more = NULL;
+	int64_t *refs = NULL;
 
 	qsort(v, n, sizeof(*v), cmp_fold);
+	while (apart < n && !foldable(v[apart]))
+		apart++;
+	if (!b->opts->no_fold && apart >= LEAK_FOLD_MIN) {
+		more = calloc(apart, sizeof(*more));
+		refs = calloc(apart, sizeof(*refs));
+		if (more && refs)
+			fold_alike(v, apart, more, refs);
+	}
 	while (i < n) {
 		size_t j = i + 1;
 
@@ -353,9 +473,20 @@ static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v
 			i = j;
 			continue;
 		}
-		for (; i < j; i++)
+		for (; i < j; i++) {
+			if (v[i]->mark & MARK_FOLDED)
+				continue;
 			add_life(b, parent, v[i]);
+			if (more && i < apart && more[i]) {
+				Agnode_t *node = more_node(b, v[i], more[i], refs[i]);
+
+				if (parent)
+					edge(b, parent, node, v[i]);
+			}
+		}
 	}
+	free(more);
+	free(refs);
 }
 
 static int build(struct builder *b, struct model_life *root)
