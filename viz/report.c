@@ -199,6 +199,67 @@ static void text_life_line(struct model *m, const struct model_life *l, FILE *ou
 	fputc('\n', out);
 }
 
+/* Leaks grouped by what is blamed: the first thing to read when there are many. */
+struct leak_group {
+	uint64_t site;
+	enum blame_kind why;
+	const struct model_kind *kind;
+	uint64_t count;
+};
+
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct leak_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+static void text_leak_groups(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	struct leak_group *groups = calloc(in->leaks.leaked + 1, sizeof(*groups));
+	size_t n = 0;
+	char site[TXT], kind[3 * TXT];
+
+	if (!groups)
+		return;
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		struct leak_group key = {0, 0, l->kind, 1};
+		size_t i;
+
+		if (l->finished || l->verdict != VERDICT_LEAKED)
+			continue;
+		if (l->nblames) {
+			key.site = l->blames[0].site;
+			key.why = l->blames[0].kind;
+		}
+		for (i = 0; i < n; i++)
+			if (groups[i].site == key.site && groups[i].why == key.why &&
+			    groups[i].kind == key.kind)
+				break;
+		if (i < n)
+			groups[i].count++;
+		else
+			groups[n++] = key;
+	}
+	qsort(groups, n, sizeof(*groups), cmp_groups);
+	fprintf(out, "  by blamed call site:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct model_blame b = {.kind = groups[i].why, .site = groups[i].site};
+
+		fprintf(out, "  %8" PRIu64 "  %s: %s, in %s\n", groups[i].count,
+			site_with_func(m, groups[i].site, site, sizeof(site)),
+			leaks_blame_short(&b),
+			groups[i].kind ? kind_text(m, groups[i].kind, kind, sizeof(kind)) : "?");
+	}
+	free(groups);
+}
+
+/* Root causes told one by one; the rest are in the groups above and in --json. */
+#define MAX_LEAKS_TOLD 20
+
 static void text_leaks(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
@@ -213,9 +274,18 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	fprintf(out, "leaks: %" PRIu64 " root cause%s%s\n", in->leaks.leaked,
 		in->leaks.leaked == 1 ? "" : "s",
 		viz_incomplete(in) ? " (incomplete: see the warnings)" : "");
+	if (in->leaks.leaked > 1)
+		text_leak_groups(in, out);
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		if (l->finished || l->verdict != VERDICT_LEAKED)
 			continue;
+		if (nr == MAX_LEAKS_TOLD) {
+			fprintf(out,
+				"\n  ... and %" PRIu64 " more root causes ('closuretrace report "
+				"--json' lists every one)\n",
+				in->leaks.leaked - nr);
+			break;
+		}
 		fprintf(out, "\n  leak %u: ", ++nr);
 		text_life_line(m, l, out, "");
 		text_held(l, out);
