@@ -87,7 +87,7 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 		char d[32];
 
 		fprintf(out, "verdict: finished after %s\n",
-			model_duration_text(l->end_ts - l->start_ts, d, sizeof(d)));
+			model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
 		return;
 	}
 	if (l->verdict == VERDICT_KEPT_ALIVE) {
@@ -151,7 +151,7 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 		const struct trace_event *ev = &evs[i];
 		const struct model_sym *s = model_sym(m, ev->ip);
 
-		fprintf(out, "%14" PRIu64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
+		fprintf(out, "%14" PRId64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
 			ev->tid, trace_op_name(ev->op), ev->remaining, flags_text(ev->flags, fl),
 			model_site_text(m, ev->ip, site, sizeof(site)));
 		if (s && s->func && s->file)

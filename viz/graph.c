@@ -155,11 +155,12 @@ static void life_label(struct builder *b, struct model_life *l)
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	if (l->finished) {
-		put(b, "lifetime %s", model_duration_text(l->end_ts - l->start_ts, d, sizeof(d)));
+		put(b, "lifetime %s",
+		    model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
 		return;
 	}
 	put(b, "alive %s at the end",
-	    model_duration_text(model_last_ts(m) - l->start_ts, d, sizeof(d)));
+	    model_duration_text((uint64_t)(model_last_ts(m) - l->start_ts), d, sizeof(d)));
 	newline(b);
 	if (l->verdict == VERDICT_KEPT_ALIVE) {
 		put(b, "kept alive by %u unfinished child%s", l->live_children,
@@ -220,7 +221,7 @@ static Agnode_t *life_node(struct builder *b, struct model_life *l)
 
 static uint64_t life_ns(const struct model_life *l)
 {
-	return l->end_ts - l->start_ts;
+	return l->end_ts > l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
 }
 
 static int cmp_ns(const void *a, const void *b)

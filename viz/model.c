@@ -39,7 +39,8 @@ struct model {
 	struct model_kind **kind_slots;
 	size_t nkind_slots, nkinds;
 	struct model_life *first, *last;
-	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, last_ts, max_seen_ts;
+	uint64_t nr_lives, nr_finished, nr_events, nr_reordered;
+	int64_t last_ts, max_seen_ts;
 	struct trace_event *heap;
 	size_t heap_len;
 	bool watching;
@@ -296,7 +297,7 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 static void kind_add_finished(struct model *m, struct model_life *l)
 {
 	struct model_kind *k = kind_of(m, l->init_ip, l->first_fn);
-	uint64_t life = l->end_ts >= l->start_ts ? l->end_ts - l->start_ts : 0;
+	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
 
 	l->kind = k;
 	k->total++;
@@ -324,7 +325,7 @@ static void kind_add_finished(struct model *m, struct model_life *l)
 
 /* ---- lives ---- */
 
-static struct model_life *life_new(struct model *m, struct addr_slot *slot, uint64_t ts)
+static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t ts)
 {
 	struct model_life *l = xcalloc(1, sizeof(*l));
 
@@ -395,7 +396,7 @@ static void life_free(struct model *m, struct model_life *l)
 	free(l);
 }
 
-static void life_finished(struct model *m, struct model_life *l, uint64_t ts)
+static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 {
 	l->finished = true;
 	l->end_ts = ts;
@@ -420,7 +421,7 @@ static void settle_stack(struct model *m, struct model_life *l)
 		life_finished(m, l, l->end_ts);
 }
 
-static struct model_life *life_for_parent(struct model *m, uint64_t addr, uint64_t ts)
+static struct model_life *life_for_parent(struct model *m, uint64_t addr, int64_t ts)
 {
 	struct addr_slot *slot;
 
@@ -645,7 +646,7 @@ void model_end(struct model *m)
 		heap_pop(m, &out);
 		apply(m, &out);
 	}
-	m->last_ts = m->max_seen_ts;
+	m->last_ts = m->nr_events ? m->max_seen_ts : 0;
 	for (struct model_life *l = m->first, *next; l; l = next) {
 		next = l->next;
 		settle_stack(m, l);
@@ -663,6 +664,7 @@ struct model *model_new(bool keep_finished)
 	struct model *m = xcalloc(1, sizeof(*m));
 
 	m->keep_finished = keep_finished;
+	m->max_seen_ts = INT64_MIN;
 	m->heap = xcalloc(REORDER_WINDOW, sizeof(*m->heap));
 	return m;
 }
@@ -731,7 +733,7 @@ uint64_t model_nr_reordered(struct model *m)
 	return m->nr_reordered;
 }
 
-uint64_t model_last_ts(struct model *m)
+int64_t model_last_ts(struct model *m)
 {
 	return m->last_ts;
 }

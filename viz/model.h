@@ -66,7 +66,7 @@ struct model_life {
 	struct model_life *parent; /* borrowed; NULL when none or no longer in the model */
 	struct model_life *first_child, *last_child, *next_sibling, *prev_sibling;
 	struct model_life *next, *prev; /* every life, in creation order */
-	uint64_t start_ts, end_ts, last_ts;
+	int64_t start_ts, end_ts, last_ts;
 	int64_t remaining;
 	unsigned flags; /* TRACE_FLAG_* after the last event */
 	enum model_state state;
@@ -74,8 +74,8 @@ struct model_life {
 	enum trace_how how;
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
 	bool on_waitlist;
-	uint64_t waitlist, wait_ip, wait_ts;
-	uint64_t sync_ip, sync_ts;
+	uint64_t waitlist, wait_ip, sync_ip;
+	int64_t wait_ts, sync_ts;
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;
 	bool stack, before_recording, synced, finished, reused;
@@ -142,7 +142,7 @@ uint64_t model_nr_lives(struct model *m);	 /* every life seen, freed or not */
 uint64_t model_nr_finished(struct model *m);
 uint64_t model_nr_events(struct model *m);
 uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
-uint64_t model_last_ts(struct model *m);
+int64_t model_last_ts(struct model *m);	      /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
 struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth);

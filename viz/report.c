@@ -75,9 +75,9 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 
 static uint64_t age_at_end(struct model *m, const struct model_life *l)
 {
-	uint64_t end = model_last_ts(m);
+	int64_t end = model_last_ts(m);
 
-	return end > l->start_ts ? end - l->start_ts : 0;
+	return end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
 }
 
 /* Recording ended by a signal or --duration: the process may still have had work in flight. */
