@@ -125,7 +125,7 @@ struct model;
 /* A model. keep_finished: keep finished lives (graph, explain); report frees them as they finish.
  */
 struct model *model_new(bool keep_finished); /* new reference */
-void model_free(struct model *m);
+void model_free(struct model *m);	     /* frees every life, kind and symbol it handed out */
 
 /* Keep every event of the closures at addr, for explain. */
 void model_watch(struct model *m, uint64_t addr);
@@ -145,10 +145,10 @@ uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time
 int64_t model_last_ts(struct model *m);	      /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
-struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth);
+struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */
 unsigned model_lives_at(struct model *m, uint64_t addr);
 
-/* The watched events (model_watch) of one life, in time order; borrowed. */
+/* The watched events (model_watch) of one life, in time order; borrowed until the next call. */
 const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n);
 
 const struct model_sym *model_sym(struct model *m, uint64_t addr); /* borrowed, NULL: unknown */
@@ -166,7 +166,7 @@ static inline int64_t model_site_plain_put(const struct model_site *s)
 	return (int64_t)s->put - s->child_put;
 }
 
-/* Text helpers, for every presentation. Each writes into buf and returns it. */
+/* Text helpers, for every presentation. Each writes into buf (caller-owned) and returns it. */
 /* "file:line" of an address, else "func", else "0x..." */
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len);
 /* the function of an address, else "0x..." ("-" for 0) */
