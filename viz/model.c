@@ -409,7 +409,8 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */
 static void maybe_free(struct model *m, struct model_life *l)
 {
-	if (!m->keep_finished && l->finished &&
+	/* The watched address keeps its lives: explain tells finished ones too. */
+	if (!m->keep_finished && l->finished && !(m->watching && l->addr == m->watch_addr) &&
 	    !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
 		life_free(m, l);
 }
