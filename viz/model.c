@@ -24,6 +24,12 @@ struct addr_slot {
 	bool used;
 };
 
+struct pending {
+	int64_t ts;
+	uint64_t seq;
+	uint32_t slot;
+};
+
 struct watched {
 	unsigned nth;
 	struct trace_event ev;
@@ -41,8 +47,11 @@ struct model {
 	struct model_life *first, *last;
 	uint64_t nr_lives, nr_finished, nr_events, nr_reordered;
 	int64_t last_ts, max_seen_ts;
-	struct trace_event *heap;
-	size_t heap_len;
+	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
+	struct trace_event *held;
+	uint32_t *free_slots, nfree;
+	struct pending *ring;
+	size_t head, pending;
 	bool watching;
 	uint64_t watch_addr;
 	struct watched *watched;
@@ -576,77 +585,55 @@ static void apply(struct model *m, const struct trace_event *ev)
 		maybe_free(m, l);
 }
 
-/* ---- the reorder window: a min-heap on (ts, seq) ---- */
+/*
+ * ---- the reorder window ----
+ * Events arrive nearly in time order, so each key is inserted from the newest end of a sorted
+ * ring: in order, that is one step; an event a few places late moves a few keys (24 bytes each).
+ */
 
-static bool before(const struct trace_event *a, const struct trace_event *b)
+static bool before(const struct pending *a, const struct pending *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static void heap_push(struct model *m, const struct trace_event *ev)
+#define RING(i) m->ring[(m->head + (i)) & (REORDER_WINDOW - 1)]
+
+static void window_pop(struct model *m)
 {
-	size_t i = m->heap_len++;
+	struct pending oldest = RING(0);
 
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-
-		if (!before(ev, &m->heap[up]))
-			break;
-		m->heap[i] = m->heap[up];
-		i = up;
-	}
-	m->heap[i] = *ev;
-}
-
-static void heap_pop(struct model *m, struct trace_event *out)
-{
-	struct trace_event last;
-	size_t i = 0;
-
-	*out = m->heap[0];
-	last = m->heap[--m->heap_len];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= m->heap_len)
-			break;
-		if (c + 1 < m->heap_len && before(&m->heap[c + 1], &m->heap[c]))
-			c++;
-		if (!before(&m->heap[c], &last))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
-	}
-	if (m->heap_len)
-		m->heap[i] = last;
+	m->head = (m->head + 1) & (REORDER_WINDOW - 1);
+	m->pending--;
+	apply(m, &m->held[oldest.slot]);
+	m->free_slots[m->nfree++] = oldest.slot;
 }
 
 static void on_event(void *ctx, const struct trace_event *ev)
 {
 	struct model *m = ctx;
-	struct trace_event out;
+	struct pending key = {.ts = ev->ts, .seq = ev->seq};
+	size_t i;
 
 	if (ev->ts < m->max_seen_ts)
 		m->nr_reordered++;
 	else
 		m->max_seen_ts = ev->ts;
-	if (m->heap_len == REORDER_WINDOW) {
-		heap_pop(m, &out);
-		apply(m, &out);
-	}
-	heap_push(m, ev);
+	if (m->pending == REORDER_WINDOW)
+		window_pop(m);
+	key.slot = m->free_slots[--m->nfree];
+	m->held[key.slot] = *ev;
+	for (i = m->pending; i > 0 && before(&key, &RING(i - 1)); i--)
+		RING(i) = RING(i - 1);
+	RING(i) = key;
+	m->pending++;
 }
 
 const struct trace_sink model_sink = {.event = on_event, .sym = on_sym};
 
 void model_end(struct model *m)
 {
-	struct trace_event out;
-
-	while (m->heap_len) {
-		heap_pop(m, &out);
-		apply(m, &out);
-	}
+	while (m->pending)
+		window_pop(m);
 	m->last_ts = m->nr_events ? m->max_seen_ts : 0;
 	for (struct model_life *l = m->first, *next; l; l = next) {
 		next = l->next;
@@ -666,7 +653,11 @@ struct model *model_new(bool keep_finished)
 
 	m->keep_finished = keep_finished;
 	m->max_seen_ts = INT64_MIN;
-	m->heap = xcalloc(REORDER_WINDOW, sizeof(*m->heap));
+	m->held = xcalloc(REORDER_WINDOW, sizeof(*m->held));
+	m->ring = xcalloc(REORDER_WINDOW, sizeof(*m->ring));
+	m->free_slots = xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
+	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
+		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
 	return m;
 }
 
@@ -698,7 +689,9 @@ void model_free(struct model *m)
 	free(m->syms);
 	free(m->slots);
 	free(m->kind_slots);
-	free(m->heap);
+	free(m->held);
+	free(m->ring);
+	free(m->free_slots);
 	free(m->watched);
 	free(m->watch_out);
 	free(m);
