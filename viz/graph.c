@@ -193,6 +193,22 @@ static void set(Agnode_t *n, const char *attr, const char *value)
 	agset(n, (char *)attr, (char *)value);
 }
 
+/* Finished: quiet grey; kept alive: orange; leaked: red. */
+static void paint(Agnode_t *n, const struct model_life *l)
+{
+	if (l->finished) {
+		set(n, "color", "gray60");
+		set(n, "fontcolor", "gray35");
+	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
+		set(n, "color", "darkorange");
+		set(n, "fillcolor", "#ffe8c8");
+	} else {
+		set(n, "color", "red");
+		set(n, "fillcolor", "#ffd8d8");
+		set(n, "fontcolor", "#8b0000");
+	}
+}
+
 static Agnode_t *life_node(struct builder *b, struct model_life *l)
 {
 	char name[32];
@@ -202,19 +218,9 @@ static Agnode_t *life_node(struct builder *b, struct model_life *l)
 	n = new_node(b, name);
 	life_label(b, l);
 	set(n, "label", b->label);
-	if (l->finished) {
-		set(n, "color", "gray60");
-		set(n, "fontcolor", "gray35");
-	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
-		set(n, "color", "darkorange");
-		set(n, "fillcolor", "#ffe8c8");
-		set(n, "penwidth", "2");
-	} else {
-		set(n, "color", "red");
-		set(n, "fillcolor", "#ffd8d8");
-		set(n, "fontcolor", "#8b0000");
-		set(n, "penwidth", "2.5");
-	}
+	paint(n, l);
+	if (!l->finished)
+		set(n, "penwidth", l->verdict == VERDICT_KEPT_ALIVE ? "2" : "2.5");
 	l->node = n;
 	return n;
 }
@@ -394,14 +400,7 @@ static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t
 	set(node, "label", b->label);
 	set(node, "style", "rounded,filled");
 	set(node, "peripheries", "2");
-	if (example->verdict == VERDICT_KEPT_ALIVE) {
-		set(node, "color", "darkorange");
-		set(node, "fillcolor", "#ffe8c8");
-	} else {
-		set(node, "color", "red");
-		set(node, "fillcolor", "#ffd8d8");
-		set(node, "fontcolor", "#8b0000");
-	}
+	paint(node, example);
 	return node;
 }
 
