@@ -143,7 +143,13 @@ static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_
 			}
 			new &= ~CLOSURE_SLEEPING;
 		}
-	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, new, true, __ATOMIC_RELEASE,
+		/*
+		 * Release: our earlier writes go with the reference. Acquire: when this is the last
+		 * one, the writes of every earlier put (fn and its data) are visible to what runs
+		 * next. One ordering on the CAS rather than a fence, which ThreadSanitizer cannot
+		 * follow (GCC refuses atomic_thread_fence under -fsanitize=thread).
+		 */
+	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, new, true, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
 	fire_op_probe(cl, after, op);
 	if (outcome == NORMAL)
@@ -156,8 +162,6 @@ static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_
 		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
 		return;
 	}
-	/* Pairs with the release of every earlier put: fn and its data are visible. */
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (outcome == REQUEUE)
 		closure_queue_at(cl, op->ip);
 	else
@@ -186,17 +190,19 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
 
 	(void)r;
+	(void)ip; /* only the probe uses it */
 	probe_op1(get, cl, r, ip, 0);
 }
 
 static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
 {
-	cl->parent = parent;
-	cl->fn = NULL;
 	cl->wq = NULL;
 	cl->next = NULL;
-	cl->waitlist = NULL;
-	cl->ip = ip;
+	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
+	__atomic_store_n(&cl->parent, parent, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->fn, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	if (parent)
 		closure_get_at(parent, ip);
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
@@ -233,8 +239,9 @@ static void set_fn_at(struct closure *cl, closure_fn *fn, struct workqueue *wq, 
 		      uintptr_t ip)
 {
 	require_running(cl, name, ip);
-	cl->ip = ip;
-	cl->fn = fn;
+	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
+	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->fn, fn, __ATOMIC_RELAXED);
 	cl->wq = wq;
 }
 
@@ -316,7 +323,11 @@ void closure_call(struct closure *cl, closure_fn *fn, struct workqueue *wq, stru
 bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 {
 	uintptr_t ip = CALLER_IP();
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	/*
+	 * Acquire: pairs with the put of the waker that cleared WAITING, whose last touch of
+	 * cl->next came before it; we are about to link cl->next again.
+	 */
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 
 	/* Only the owner calls closure_wait(), so check-then-add is not racy. */
 	if (r & CLOSURE_WAITING) {
@@ -325,13 +336,19 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 		closure_bug(cl, CLOSURE_BUG_SECOND_WAITLIST, "closure_wait", r, ip,
 			    "already waiting on another waitlist");
 	}
-	cl->waitlist = list;
-	cl->waiting_on = ip;
+	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
+	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
 	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
 	probe_op1(wait, cl, r, ip, (uintptr_t)list);
 
+	/*
+	 * Acquire as well as release: if a waker took the list before we got on it, its writes
+	 * (the condition the caller checks next) are visible to us; otherwise it sees us and
+	 * wakes us. Both sides are read-modify-writes of list->head, so one of the two holds.
+	 */
 	cl->next = __atomic_load_n(&list->head, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&list->head, &cl->next, cl, true, __ATOMIC_RELEASE,
+	while (!__atomic_compare_exchange_n(&list->head, &cl->next, cl, true, __ATOMIC_ACQ_REL,
 					    __ATOMIC_RELAXED))
 		;
 	return true;
@@ -345,9 +362,12 @@ void closure_wake_up(struct closure_waitlist *list)
 				.a4 = (uintptr_t)list};
 	struct closure *cl, *reversed = NULL, *next;
 
-	/* The waker's earlier writes are visible to every closure it wakes. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	cl = __atomic_exchange_n(&list->head, NULL, __ATOMIC_ACQUIRE);
+	/*
+	 * Release: the waker's earlier writes are visible to a closure that waits after this
+	 * (closure_wait pairs with it), and each put below releases them to the closures woken.
+	 * Acquire: the waiters' links and fields are visible here.
+	 */
+	cl = __atomic_exchange_n(&list->head, NULL, __ATOMIC_ACQ_REL);
 	/* The list is LIFO; reverse it so that the first to wait is the first woken. */
 	for (; cl; cl = next) {
 		next = cl->next;

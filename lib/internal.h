@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdnoreturn.h>
 
+#define CLOSURE_INSIDE_LIBRARY /* it defines the functions closure.h wraps in macros */
 #include "closure.h"
 
 #pragma GCC visibility push(hidden)

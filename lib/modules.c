@@ -10,7 +10,8 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "closure.h"
+/* Not closure.h: its sys/sdt.h would come first, without semaphores. */
+#include "closure_config.h"
 
 #if CLOSURE_PROBES
 #define _SDT_HAS_SEMAPHORES 1
