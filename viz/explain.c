@@ -99,6 +99,8 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 	} else {
 		fprintf(out, "verdict: leaked, holds %" PRId64 " reference%s%s\n", l->remaining,
 			l->remaining == 1 ? "" : "s", l->stuck ? " (stuck)" : "");
+		if (!l->nblames && l->sure_why)
+			fprintf(out, "  blame: no call site (%s)\n", l->sure_why);
 		for (unsigned i = 0; i < l->nblames; i++)
 			fprintf(out, "  %s %s: %s\n", i ? "also: " : "blame:",
 				model_site_text(m, l->blames[i].site, site, sizeof(site)),
@@ -135,7 +137,7 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 	if (l->init_ip)
 		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
-		fprintf(out, ", created before recording");
+		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
 	if (l->parent_addr)
 		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
 	fputc('\n', out);

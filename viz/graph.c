@@ -146,7 +146,7 @@ static void life_label(struct builder *b, struct model_life *l)
 	if (l->init_ip)
 		put(b, "init %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
-		put_text(b, "created before recording");
+		put_text(b, model_origin_text(l, site, sizeof(site)));
 	newline(b);
 	put_text(b, model_life_name(l, name, sizeof(name)));
 	newline(b);

@@ -486,11 +486,16 @@ static void apply(struct model *m, const struct trace_event *ev)
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
 		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
 			return; /* the destructor of a life already folded into its kind */
-		/* First seen without its init: created before recording began. */
+		/* First seen without its init: created before recording began, or used again
+		 * after it finished (a bug, or its init was lost). */
+		bool again = slot->lives > 0;
+
 		if (l)
 			slot->life = NULL;
 		l = life_new(m, slot, ev->ts);
 		l->before_recording = true;
+		l->no_init = again;
+		l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
 	}
 	l->nevents++;
 	if (m->watching && ev->cl == m->watch_addr)
@@ -499,6 +504,8 @@ static void apply(struct model *m, const struct trace_event *ev)
 	latest = ev->ts >= l->last_ts;
 	if (ev->op != TRACE_SYNC_END && ev->op != TRACE_FINISH && ev->op != TRACE_DESTRUCTOR)
 		l->synced = false;
+	if (latest && (ev->op == TRACE_RUN || ev->op == TRACE_SYNC_BEGIN))
+		l->sync_timed_out = false;
 	switch (ev->op) {
 	case TRACE_INIT:
 		l->state = MODEL_RUNNING;
@@ -563,8 +570,11 @@ static void apply(struct model *m, const struct trace_event *ev)
 		}
 		break;
 	case TRACE_SYNC_END:
-		if (latest)
+		if (latest) {
 			l->state = MODEL_RUNNING;
+			l->sync_timed_out = ev->ret != 0;
+			l->sync_ip = ev->ip;
+		}
 		if (l->stack && ev->remaining == 1) {
 			l->synced = true;
 			l->end_ts = ev->ts;
@@ -812,6 +822,15 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 	return buf;
 }
 
+const char *model_origin_text(const struct model_life *l, char *buf, size_t len)
+{
+	if (l->no_init)
+		snprintf(buf, len, "no init: used after #%u finished", l->nth - 1);
+	else
+		snprintf(buf, len, "created before recording");
+	return buf;
+}
+
 const char *model_duration_text(uint64_t ns, char *buf, size_t len)
 {
 	if (ns < 1000)
@@ -856,7 +875,14 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 				 model_func_text(m, l->fn, fn, sizeof(fn)));
 		break;
 	case MODEL_RUNNING:
-		snprintf(buf, len, "running");
+		if (l->sync_timed_out)
+			snprintf(buf, len, "running: closure_sync at %s timed out",
+				 model_site_text(m, l->sync_ip, site, sizeof(site)));
+		else
+			snprintf(buf, len, "running");
+		break;
+	case MODEL_UNKNOWN:
+		snprintf(buf, len, "state unknown (first seen mid-life)");
 		break;
 	}
 	if (l->on_waitlist && !l->finished) {

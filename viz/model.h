@@ -19,6 +19,7 @@ enum model_state {
 	MODEL_SYNCING,	  /* inside closure_sync, sleeping until the count is back to 1 */
 	MODEL_FINISHED,
 	MODEL_DESTROYED, /* finished and its destructor ran */
+	MODEL_UNKNOWN,	 /* first seen mid-life, not running: what it waits for is not known */
 };
 
 /* References taken and put at one call site, on one closure (or summed over a kind). */
@@ -79,6 +80,8 @@ struct model_life {
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;
 	bool stack, before_recording, synced, finished, reused;
+	bool sync_timed_out; /* the last closure_sync returned -ETIME */
+	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
 	char bug[16];
 	uint64_t nevents;
 	struct model_site *sites;
@@ -175,6 +178,9 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
 /* What a closure does: its continuation's function, else the function of its init site. */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
+/* Where a life without an init came from: "created before recording", or that it was used
+ * again after its last life finished without a new init (a bug, or a lost init). */
+const char *model_origin_text(const struct model_life *l, char *buf, size_t len);
 /* "12.5 µs" */
 const char *model_duration_text(uint64_t ns, char *buf, size_t len);
 /* "running", "continuing at fn", "inside closure_sync", ... */

@@ -48,7 +48,7 @@ static const char *kind_text(struct model *m, const struct model_kind *k, char *
 	char func[TXT], site[TXT], cont[TXT];
 
 	if (!k->init_ip)
-		snprintf(func, sizeof(func), "(created before recording)");
+		snprintf(func, sizeof(func), "(no init in the trace)");
 	else
 		snprintf(func, sizeof(func), "%s (%s)",
 			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
@@ -176,8 +176,9 @@ static void text_held(const struct model_life *l, FILE *out)
 		fprintf(out, "%s %" PRId64 " by unfinished children", sep, l->held_children),
 			sep = ",";
 	if (l->held_other)
-		fprintf(out, "%s %" PRId64 " taken with closure_get", sep, l->held_other),
-			sep = ",";
+		fprintf(out, "%s %" PRId64 " %s", sep, l->held_other,
+			l->before_recording ? "of unknown origin (no init)"
+					    : "taken with closure_get");
 	fputc('\n', out);
 }
 
@@ -191,7 +192,7 @@ static void text_life_line(struct model *m, const struct model_life *l, FILE *ou
 	if (l->init_ip)
 		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
-		fprintf(out, ", created before recording");
+		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
 	fprintf(out, ": %s, alive %s at the end", model_state_text(m, l, state, sizeof(state)),
 		model_duration_text(age_at_end(m, l), age, sizeof(age)));
 	if (l->reused)
@@ -205,6 +206,7 @@ struct leak_group {
 	enum blame_kind why;
 	const struct model_kind *kind;
 	uint64_t count;
+	bool blamed;
 };
 
 static int cmp_groups(const void *a, const void *b)
@@ -226,7 +228,7 @@ static void text_leak_groups(struct viz_input *in, FILE *out)
 	if (!groups)
 		return;
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		struct leak_group key = {0, 0, l->kind, 1};
+		struct leak_group key = {0, 0, l->kind, 1, l->nblames > 0};
 		size_t i;
 
 		if (l->finished || l->verdict != VERDICT_LEAKED)
@@ -237,7 +239,7 @@ static void text_leak_groups(struct viz_input *in, FILE *out)
 		}
 		for (i = 0; i < n; i++)
 			if (groups[i].site == key.site && groups[i].why == key.why &&
-			    groups[i].kind == key.kind)
+			    groups[i].kind == key.kind && groups[i].blamed == key.blamed)
 				break;
 		if (i < n)
 			groups[i].count++;
@@ -250,8 +252,10 @@ static void text_leak_groups(struct viz_input *in, FILE *out)
 		struct model_blame b = {.kind = groups[i].why, .site = groups[i].site};
 
 		fprintf(out, "  %8" PRIu64 "  %s: %s, in %s\n", groups[i].count,
-			site_with_func(m, groups[i].site, site, sizeof(site)),
-			leaks_blame_short(&b),
+			groups[i].blamed ? site_with_func(m, groups[i].site, site, sizeof(site))
+					 : "no call site",
+			groups[i].blamed ? leaks_blame_short(&b)
+					 : "references taken before its events",
 			groups[i].kind ? kind_text(m, groups[i].kind, kind, sizeof(kind)) : "?");
 	}
 	free(groups);
@@ -289,6 +293,8 @@ static void text_leaks(struct viz_input *in, FILE *out)
 		fprintf(out, "\n  leak %u: ", ++nr);
 		text_life_line(m, l, out, "");
 		text_held(l, out);
+		if (!l->nblames && l->sure_why)
+			fprintf(out, "    blame: no call site (%s)\n", l->sure_why);
 		if (l->nblames) {
 			fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
 				site_with_func(m, l->blames[0].site, site, sizeof(site)),
@@ -376,8 +382,10 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "state", json_string(model_state_text(m, l, buf, sizeof(buf))));
 	json_object_set_new(o, "remaining", json_integer(l->remaining));
 	json_object_set_new(o, "age_ns", json_integer((json_int_t)age_at_end(m, l)));
-	if (l->before_recording)
+	if (l->before_recording && !l->no_init)
 		json_object_set_new(o, "created_before_recording", json_true());
+	if (l->no_init)
+		json_object_set_new(o, "used_after_finish_without_init", json_true());
 	if (l->reused)
 		json_object_set_new(o, "address_reused", json_true());
 	return o;
