@@ -495,6 +495,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l = life_new(m, slot, ev->ts);
 		l->before_recording = true;
 		l->no_init = again;
+		l->first_ip = ev->ip;
 		l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
 	}
 	l->nevents++;
@@ -818,7 +819,10 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 		return model_func_text(m, l->first_fn, buf, len);
 	if (l->init_ip)
 		return model_func_text(m, l->init_ip, buf, len);
-	snprintf(buf, len, "(unknown function)");
+	if (l->first_ip && model_sym(m, l->first_ip) && model_sym(m, l->first_ip)->func)
+		snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
+	else
+		snprintf(buf, len, "(unknown function)");
 	return buf;
 }
 

@@ -60,9 +60,10 @@ struct model_kind;
 
 struct model_life {
 	uint64_t addr;
-	unsigned nth;	  /* ADDR#nth */
-	uint64_t seq;	  /* creation order */
-	uint64_t init_ip; /* 0 when created before recording */
+	unsigned nth;	   /* ADDR#nth */
+	uint64_t seq;	   /* creation order */
+	uint64_t init_ip;  /* 0 when created before recording */
+	uint64_t first_ip; /* without an init: the call site of its first event */
 	uint64_t parent_addr;
 	struct model_life *parent; /* borrowed; NULL when none or no longer in the model */
 	struct model_life *first_child, *last_child, *next_sibling, *prev_sibling;
