@@ -1,9 +1,10 @@
 /*
  * Writes a synthetic closuretrace trace for the viz benchmark, in the layout the recorder writes:
  * requests, each the parent of a few bios that take a reference and put it on completion. One
- * request in 1000 (--leak-every) loses a bio's put (a leak). Addresses come from a small pool, so they are reused.
- *   viz_tracegen --events N [--fanout K] > trace.json     about N events
- *   viz_tracegen --closures N [--fanout K] > trace.json   about N closures
+ * request in 1000 (--leak-every N; 0: none) loses a bio's put (a leak). Addresses come from a
+ * small pool, so they are reused.
+ *   viz_tracegen --events N [--fanout K] [--leak-every N] > trace.json     about N events
+ *   viz_tracegen --closures N [--fanout K] [--leak-every N] > trace.json   about N closures
  */
 #include <inttypes.h>
 #include <stdbool.h>
