@@ -290,7 +290,7 @@ static void text_leaks(struct viz_input *in, FILE *out)
 				in->leaks.leaked - nr);
 			break;
 		}
-		fprintf(out, "\n  leak %u: ", ++nr);
+		fprintf(out, "\n  leak %u%s: ", ++nr, viz_incomplete(in) ? " (incomplete)" : "");
 		text_life_line(m, l, out, "");
 		text_held(l, out);
 		if (!l->nblames && l->sure_why)
@@ -458,6 +458,13 @@ static json_t *jstuck(struct model *m, const struct model_life *l)
 	return o;
 }
 
+/* Every verdict says whether the trace it stands on is complete. */
+static json_t *verdict(struct viz_input *in, json_t *o)
+{
+	json_object_set_new(o, "complete", json_boolean(!viz_incomplete(in)));
+	return o;
+}
+
 static int json_report(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
@@ -513,11 +520,11 @@ static int json_report(struct viz_input *in, FILE *out)
 		if (l->finished)
 			continue;
 		if (l->verdict == VERDICT_LEAKED)
-			json_array_append_new(leaks, jleak(m, l));
+			json_array_append_new(leaks, verdict(in, jleak(m, l)));
 		else if (l->verdict == VERDICT_KEPT_ALIVE)
-			json_array_append_new(kept, jlife(m, l));
+			json_array_append_new(kept, verdict(in, jlife(m, l)));
 		if (l->stuck)
-			json_array_append_new(stuck, jstuck(m, l));
+			json_array_append_new(stuck, verdict(in, jstuck(m, l)));
 	}
 	json_object_set_new(root, "leaks", leaks);
 	json_object_set_new(root, "kept_alive", kept);
