@@ -518,6 +518,8 @@ static void graph_attrs(struct builder *b)
 {
 	Agraph_t *g = b->g;
 	char title[TXT + 64];
+	const char *dir;
+	size_t dirlen;
 
 	agattr(g, AGRAPH, "rankdir", "TB");
 	agattr(g, AGRAPH, "fontname", "Helvetica");
@@ -542,6 +544,14 @@ static void graph_attrs(struct builder *b)
 		 viz_incomplete(b->in) ? " (incomplete: see the report)" : "");
 	label_reset(b);
 	put_text(b, title);
+	/* Long absolute paths crowd every node: the directory they share is said once. */
+	dir = model_common_dir(b->in->m, &dirlen);
+	if (dir) {
+		snprintf(title, sizeof(title), "source files under %.*s", (int)dirlen, dir);
+		newline(b);
+		put_text(b, title);
+		model_strip_files(b->in->m, dirlen);
+	}
 	agattr(g, AGRAPH, "label", b->label);
 }
 

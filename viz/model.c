@@ -37,6 +37,7 @@ struct watched {
 
 struct model {
 	bool keep_finished;
+	size_t strip; /* leading bytes of absolute file names that site texts leave out */
 	struct addr_slot *slots;
 	size_t nslots, used_slots;
 	struct model_sym *syms;
@@ -775,6 +776,42 @@ const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned
 
 /* ---- text ---- */
 
+static const char *shown_file(struct model *m, const char *file)
+{
+	return file[0] == '/' && strlen(file) > m->strip ? file + m->strip : file;
+}
+
+const char *model_common_dir(struct model *m, size_t *len)
+{
+	const char *first = NULL;
+	size_t common = 0;
+
+	for (size_t i = 0; i < m->nsyms_slots; i++) {
+		const char *f = m->syms[i].file;
+		size_t n = 0;
+
+		if (!m->syms[i].addr || !f || f[0] != '/')
+			continue;
+		if (!first) {
+			first = f;
+			common = strlen(f);
+			continue;
+		}
+		while (n < common && f[n] && f[n] == first[n])
+			n++;
+		common = n;
+	}
+	while (common && first[common - 1] != '/')
+		common--; /* whole directories only */
+	*len = common;
+	return common > 1 ? first : NULL;
+}
+
+void model_strip_files(struct model *m, size_t bytes)
+{
+	m->strip = bytes;
+}
+
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 {
 	const struct model_sym *s = model_sym(m, ip);
@@ -782,9 +819,9 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 	if (!ip)
 		snprintf(buf, len, "(unknown site)");
 	else if (s && s->file && s->line > 0)
-		snprintf(buf, len, "%s:%ld", s->file, s->line);
+		snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
 	else if (s && s->file)
-		snprintf(buf, len, "%s", s->file);
+		snprintf(buf, len, "%s", shown_file(m, s->file));
 	else if (s && s->func)
 		snprintf(buf, len, "%s", s->func);
 	else

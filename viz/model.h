@@ -170,6 +170,12 @@ static inline int64_t model_site_plain_put(const struct model_site *s)
 	return (int64_t)s->put - s->child_put;
 }
 
+/* The directory (with its last '/') that every absolute file name in the symbols starts with: the
+ * first *len bytes of the string returned (borrowed); NULL when there is none. model_strip_files()
+ * leaves that many bytes out of site texts. */
+const char *model_common_dir(struct model *m, size_t *len);
+void model_strip_files(struct model *m, size_t bytes);
+
 /* Text helpers, for every presentation. Each writes into buf (caller-owned) and returns it. */
 /* "file:line" of an address, else "func", else "0x..." */
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len);
