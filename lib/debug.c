@@ -10,18 +10,18 @@
 #include "internal.h"
 #include "probes.h"
 
-/* "func+0x1c in ./prog", or the address alone when no symbol covers it. */
+/* "func+0x1c in ./prog", or the address alone when no symbol covers it; hex always with 0x. */
 static void describe_address(char *buf, size_t size, uintptr_t addr)
 {
 	Dl_info info;
 
 	if (addr && dladdr((void *)addr, &info) && info.dli_sname)
-		snprintf(buf, size, "%s+%#lx in %s", info.dli_sname,
+		snprintf(buf, size, "%s+0x%lx in %s", info.dli_sname,
 			 (unsigned long)(addr - (uintptr_t)info.dli_saddr), info.dli_fname);
 	else if (addr && dladdr((void *)addr, &info) && info.dli_fname)
-		snprintf(buf, size, "%#lx in %s", (unsigned long)addr, info.dli_fname);
+		snprintf(buf, size, "0x%lx in %s", (unsigned long)addr, info.dli_fname);
 	else
-		snprintf(buf, size, "%#lx", (unsigned long)addr);
+		snprintf(buf, size, "0x%lx", (unsigned long)addr);
 }
 
 noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
@@ -29,10 +29,11 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 {
 	char where[512];
 
+	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	probe_op1(bug, cl, remaining, ip, (long)bug);
 	describe_address(where, sizeof(where), ip);
-	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags %#x), called from %s\n", op,
+	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s\n", op,
 		(void *)cl, detail, remaining & CLOSURE_REMAINING_MASK,
 		remaining & ~CLOSURE_REMAINING_MASK, where);
 	fflush(stderr);
@@ -98,9 +99,10 @@ int closure_debug_dump(FILE *out)
 		describe_address(fn, sizeof(fn),
 				 (uintptr_t)__atomic_load_n(&cl->fn, __ATOMIC_RELAXED));
 		fprintf(out, "%p: %s -> %s p %p r %u %s%s%s%s", (void *)cl, ip, fn,
-			(void *)cl->parent, r & CLOSURE_REMAINING_MASK,
-			r & CLOSURE_RUNNING ? "R" : "", r & CLOSURE_SLEEPING ? "S" : "",
-			r & CLOSURE_DESTRUCTOR ? "D" : "", r & CLOSURE_WAITING ? "W" : "");
+			(void *)__atomic_load_n(&cl->parent, __ATOMIC_RELAXED),
+			r & CLOSURE_REMAINING_MASK, r & CLOSURE_RUNNING ? "R" : "",
+			r & CLOSURE_SLEEPING ? "S" : "", r & CLOSURE_DESTRUCTOR ? "D" : "",
+			r & CLOSURE_WAITING ? "W" : "");
 		if (r & CLOSURE_WAITING) {
 			describe_address(waiting, sizeof(waiting),
 					 __atomic_load_n(&cl->waiting_on, __ATOMIC_RELAXED));

@@ -10,12 +10,11 @@
 #include <limits.h>
 #include <unistd.h>
 
-/* Not closure.h: it includes sys/sdt.h without semaphores, and that header is read only once. */
+/* Not closure.h: its sys/sdt.h would come first, without semaphores. */
 #include "closure_config.h"
 
 #if CLOSURE_PROBES
 #define _SDT_HAS_SEMAPHORES 1
-#define STAP_SDT_ARG_CONSTRAINT nr
 #include <sys/sdt.h>
 
 unsigned short closure_module_semaphore __attribute__((unused, section(".probes")));

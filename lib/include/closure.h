@@ -200,6 +200,7 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 		return;
 	}
 	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);
+	__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
 }
 
 /* Drop v at once: references and flags (v = 1 is closure_put). */
@@ -253,6 +254,41 @@ void closure_sync(struct closure *cl);
 
 /* closure_sync(), giving up after timeout_ms: 0 when synced, -ETIME on timeout. */
 int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
+
+/*
+ * Each operation records its call site as a return address (docs/probes.md, arg3). Kernel-style
+ * code ends a function with continue_at() or closure_return(), which the compiler turns into a
+ * tail call, whose return address is in the caller's caller (often a workqueue worker inside
+ * libclosure). An empty asm after the call keeps it a real call, so the call site is the caller.
+ */
+#ifndef CLOSURE_INSIDE_LIBRARY
+#define CLOSURE_NOT_TAIL(call)                                                                     \
+	({                                                                                         \
+		call;                                                                              \
+		__asm__ volatile("");                                                              \
+	})
+#define CLOSURE_NOT_TAIL_RET(type, call)                                                           \
+	({                                                                                         \
+		type closure_ret_ = call;                                                          \
+		__asm__ volatile("");                                                              \
+		closure_ret_;                                                                      \
+	})
+#define closure_sub(cl, v)                CLOSURE_NOT_TAIL(closure_sub(cl, v))
+#define closure_init(cl, parent)          CLOSURE_NOT_TAIL(closure_init(cl, parent))
+#define closure_init_stack(cl)            CLOSURE_NOT_TAIL(closure_init_stack(cl))
+#define set_closure_fn(cl, fn, wq)        CLOSURE_NOT_TAIL(set_closure_fn(cl, fn, wq))
+#define closure_queue(cl)                 CLOSURE_NOT_TAIL(closure_queue(cl))
+#define continue_at(cl, fn, wq)           CLOSURE_NOT_TAIL(continue_at(cl, fn, wq))
+#define continue_at_nobarrier(cl, fn, wq) CLOSURE_NOT_TAIL(continue_at_nobarrier(cl, fn, wq))
+#define closure_return(cl)                CLOSURE_NOT_TAIL(closure_return(cl))
+#define closure_return_with_destructor(cl, destructor)                                             \
+	CLOSURE_NOT_TAIL(closure_return_with_destructor(cl, destructor))
+#define closure_call(cl, fn, wq, parent) CLOSURE_NOT_TAIL(closure_call(cl, fn, wq, parent))
+#define closure_wait(list, cl)           CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
+#define closure_wake_up(list)            CLOSURE_NOT_TAIL(closure_wake_up(list))
+#define closure_sync(cl)                 CLOSURE_NOT_TAIL(closure_sync(cl))
+#define closure_sync_timeout(cl, ms)     CLOSURE_NOT_TAIL_RET(int, closure_sync_timeout(cl, ms))
+#endif
 
 /*
  * Wait on the waitlist until cond is true: the closure-based wait_event(). cond is evaluated

@@ -1,0 +1,63 @@
+/* closuretrace explain ADDR[#N]: the life of one closure, operation by operation. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "commands.h"
+#include "viz.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: closuretrace explain [-i TRACE] ADDR[#N]\n"
+		"\n"
+		"The life of the closure at ADDR in TRACE (default closuretrace.json), one line\n"
+		"per operation: time, thread, operation, count after it, call site. An address\n"
+		"used again is a new life: ADDR#N names the Nth (default: the last).\n"
+		"\n"
+		"  -i, --input TRACE   the trace to read ('-': standard input)\n");
+}
+
+int cmd_explain(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *input = "closuretrace.json";
+	struct viz_input in;
+	uint64_t addr;
+	unsigned nth;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (viz_parse_closure(argv[optind], &addr, &nth)) {
+		fprintf(stderr,
+			"closuretrace explain: want an address like 0x7ffc5e2a0010 or "
+			"0x7ffc5e2a0010#2, not '%s'\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (viz_load(input, false, addr, &in))
+		return EXIT_USAGE;
+	rc = render_explain(&in, addr, nth, stdout);
+	viz_unload(&in);
+	return rc ? EXIT_USAGE : EXIT_OK;
+}

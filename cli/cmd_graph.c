@@ -1,0 +1,101 @@
+/* closuretrace graph: the closure trees of a trace as a picture (Graphviz, in-process). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "viz.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: closuretrace graph [-i TRACE] [-T svg|png|pdf|dot] [-o FILE] [--leaks]\n"
+		"                          [--root ADDR[#N]] [--no-fold]\n"
+		"\n"
+		"Draw the parent/child trees of the closures in TRACE (default "
+		"closuretrace.json):\n"
+		"leaked closures red, the closures they keep alive orange, finished ones grey;\n"
+		"finished siblings of the same kind fold into one counted node.\n"
+		"\n"
+		"  -i, --input TRACE   the trace to read ('-': standard input)\n"
+		"  -T, --format FMT    svg (default), png, pdf, or dot (structure, no layout)\n"
+		"  -o, --output FILE   write there instead of standard output\n"
+		"      --leaks         only unfinished closures and their ancestors\n"
+		"      --root ADDR[#N] only the tree below that closure (#N: its Nth life)\n"
+		"      --no-fold       one node per closure, however many\n");
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"input", required_argument, NULL, 'i'},  {"format", required_argument, NULL, 'T'},
+		{"output", required_argument, NULL, 'o'}, {"leaks", no_argument, NULL, 'l'},
+		{"root", required_argument, NULL, 'r'},	  {"no-fold", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+	};
+	struct render_graph_opts opts = {.format = "svg"};
+	const char *input = "closuretrace.json", *output = NULL;
+	struct viz_input in;
+	FILE *out = stdout;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:T:o:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'T':
+			opts.format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'l':
+			opts.leaks_only = true;
+			break;
+		case 'n':
+			opts.no_fold = true;
+			break;
+		case 'r':
+			if (viz_parse_closure(optarg, &opts.root_addr, &opts.root_nth)) {
+				fprintf(stderr,
+					"closuretrace graph: --root wants an address like "
+					"0x7ffc5e2a0010 or 0x7ffc5e2a0010#2, not '%s'\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "closuretrace graph: unexpected argument '%s'\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (strcmp(opts.format, "svg") && strcmp(opts.format, "png") &&
+	    strcmp(opts.format, "pdf") && strcmp(opts.format, "dot")) {
+		fprintf(stderr, "closuretrace graph: -T wants svg, png, pdf or dot, not '%s'\n",
+			opts.format);
+		return EXIT_USAGE;
+	}
+	if (viz_load(input, true, 0, &in))
+		return EXIT_USAGE;
+	if (output && !(out = fopen(output, "wb"))) {
+		perror(output);
+		viz_unload(&in);
+		return EXIT_USAGE;
+	}
+	rc = render_graph(&in, &opts, out);
+	if (out != stdout && fclose(out)) {
+		perror(output);
+		rc = EXIT_USAGE;
+	}
+	viz_unload(&in);
+	return rc ? EXIT_USAGE : EXIT_OK;
+}

@@ -1,0 +1,227 @@
+/*
+ * The enforced rules: each broken rule prints exactly one line on stderr,
+ *   closure BUG: OP(ADDR): DETAIL (count N, flags 0xF), called from FUNC+0xOFF in PROGRAM
+ * and aborts. Each case runs in a child process; the test checks that the child died of SIGABRT
+ * and every field of the line (the "called from" site names the case's own function, found by
+ * dladdr because the program is linked with -rdynamic).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <closure.h>
+
+#include "check.h"
+
+/* Globals, so that their addresses are the same in the child and here. */
+struct closure victim;
+struct closure_waitlist list_a = CLOSURE_WAITLIST_INIT, list_b = CLOSURE_WAITLIST_INIT;
+
+void never_runs(struct closure *cl)
+{
+	(void)cl;
+}
+
+void nothing(struct closure *cl)
+{
+	(void)cl;
+}
+
+/* The cases: global and not inlined, so that each is the symbol around its call site. */
+__attribute__((noinline)) void die_put_on_finished(void)
+{
+	closure_init(&victim, NULL);
+	closure_return(&victim);
+	closure_put(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_put_on_destructed(void)
+{
+	closure_init(&victim, NULL);
+	closure_return_with_destructor(&victim, nothing);
+	closure_put(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_put_running_ref(void)
+{
+	closure_init(&victim, NULL);
+	closure_put(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_sub_running_ref(void)
+{
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	closure_sub(&victim, 2);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_zero_while_waiting(void)
+{
+	closure_init(&victim, NULL);
+	closure_wait(&list_a, &victim);
+	continue_at(&victim, never_runs, NULL);
+	closure_put(&victim); /* the list's reference, put by hand */
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_second_waitlist(void)
+{
+	closure_init(&victim, NULL);
+	closure_wait(&list_a, &victim);
+	closure_wait(&list_b, &victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_continue_at_not_running(void)
+{
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	continue_at(&victim, never_runs, NULL);
+	continue_at(&victim, never_runs, NULL); /* we gave running up already */
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_return_twice(void)
+{
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	closure_return(&victim);
+	closure_return(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_clear_flag_not_set(void)
+{
+	closure_init(&victim, NULL);
+	closure_sub(&victim, CLOSURE_WAITING);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_sync_not_running(void)
+{
+	/* Two references out, so that sync does not take its fast path (count <= 1). */
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	closure_get(&victim);
+	continue_at(&victim, never_runs, NULL);
+	closure_sync(&victim); /* only the owner of the running reference may sync */
+	NO_TAIL_CALL();
+}
+
+struct death_case {
+	void (*run)(void);
+	const char *func; /* its name, as "called from" gives it */
+	const char *op, *detail;
+	unsigned count;
+	uint32_t flags;
+};
+
+#define RUNNING_DETAIL                                                                             \
+	"count reached zero while running (give up the running reference with continue_at, "       \
+	"closure_return or closure_sync)"
+#define NOT_RUNNING_DETAIL                                                                         \
+	"not running: only the owner of the running reference may set a continuation"
+
+static const struct death_case cases[] = {
+	{die_put_on_finished, "die_put_on_finished", "closure_put", "count would go below zero", 0,
+	 0},
+	{die_put_on_destructed, "die_put_on_destructed", "closure_put", "count would go below zero",
+	 0, CLOSURE_DESTRUCTOR},
+	{die_put_running_ref, "die_put_running_ref", "closure_put", RUNNING_DETAIL, 1,
+	 CLOSURE_RUNNING},
+	{die_sub_running_ref, "die_sub_running_ref", "closure_sub", RUNNING_DETAIL, 2,
+	 CLOSURE_RUNNING},
+	{die_zero_while_waiting, "die_zero_while_waiting", "closure_put",
+	 "count reached zero while on a waitlist", 1, CLOSURE_WAITING},
+	{die_second_waitlist, "die_second_waitlist", "closure_wait",
+	 "already waiting on another waitlist", 2, CLOSURE_RUNNING | CLOSURE_WAITING},
+	{die_continue_at_not_running, "die_continue_at_not_running", "continue_at",
+	 NOT_RUNNING_DETAIL, 1, 0},
+	{die_return_twice, "die_return_twice", "closure_return", NOT_RUNNING_DETAIL, 1, 0},
+	{die_clear_flag_not_set, "die_clear_flag_not_set", "closure_sub",
+	 "a flag was set twice or cleared while not set", 1, CLOSURE_RUNNING},
+	{die_sync_not_running, "die_sync_not_running", "closure_sync",
+	 "a flag was set twice or cleared while not set", 2, 0},
+};
+
+static const char *program; /* argv[0], which dladdr gives as the executable's name */
+
+/* Runs c in a child; returns what it wrote on stderr (malloc'd) and how it ended. */
+static char *run_child(const struct death_case *c, int *status)
+{
+	struct rlimit no_core = {0, 0};
+	int fds[2];
+	size_t len = 0, cap = 4096;
+	char *out = malloc(cap);
+	ssize_t n;
+	pid_t pid;
+
+	CHECK(out);
+	CHECK_EQ(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core); /* an expected abort: no core file */
+		dup2(fds[1], STDERR_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		c->run();
+		fprintf(stderr, "%s: survived\n", c->func);
+		_exit(0);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], out + len, cap - len - 1)) > 0) {
+		len += n;
+		if (len + 1 == cap)
+			CHECK(out = realloc(out, cap *= 2));
+	}
+	out[len] = '\0';
+	close(fds[0]);
+	CHECK_EQ(waitpid(pid, status, 0), pid);
+	return out;
+}
+
+static void check_case(const struct death_case *c)
+{
+	char want[512], *out, *rest, *end;
+	int status;
+
+	out = run_child(c, &status);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+		check_fail("%s: wanted death by SIGABRT, got status %#x, stderr:\n%s", c->func,
+			   status, out);
+
+	/* Up to the call site's offset, the line is known exactly. */
+	snprintf(want, sizeof(want),
+		 "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s+0x", c->op,
+		 (void *)&victim, c->detail, c->count, c->flags, c->func);
+	if (strncmp(out, want, strlen(want)))
+		check_fail("%s: stderr\n  \"%s\"\nwanted a line starting\n  \"%s\"", c->func, out,
+			   want);
+	rest = out + strlen(want);
+	CHECK(strtoul(rest, &end, 16) > 0); /* a return address inside the function */
+	CHECK(end > rest);
+	snprintf(want, sizeof(want), " in %s\n", program);
+	CHECK_STR_EQ(end, want); /* and then nothing: one line */
+	printf("ok: %s: %.*s", c->func, (int)strlen(out), out);
+	free(out);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	(void)argc;
+	program = argv[0];
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_case(&cases[i]);
+	printf("test_death: ok\n");
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* The life of one closure, operation by operation: time, thread, op, count after, call site. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "viz.h"
+
+#define TXT 512
+
+static const char *flags_text(unsigned flags, char *buf)
+{
+	char *p = buf;
+
+	if (flags & TRACE_FLAG_RUNNING)
+		*p++ = 'R';
+	if (flags & TRACE_FLAG_WAITING)
+		*p++ = 'W';
+	if (flags & TRACE_FLAG_DESTRUCTOR)
+		*p++ = 'D';
+	if (flags & TRACE_FLAG_SLEEPING)
+		*p++ = 'S';
+	if (p == buf)
+		*p++ = '-';
+	*p = 0;
+	return buf;
+}
+
+/* What an operation did, beyond the count: its extra fields, in words. */
+static void detail(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	char a[TXT], b[TXT];
+
+	buf[0] = 0;
+	switch (ev->op) {
+	case TRACE_INIT:
+		if (ev->stack)
+			snprintf(buf, len, "stack closure");
+		else if (ev->parent)
+			snprintf(buf, len, "parent 0x%" PRIx64, ev->parent);
+		break;
+	case TRACE_SUB:
+		snprintf(buf, len, "v %" PRId64, ev->v);
+		break;
+	case TRACE_CONTINUE_AT:
+		if (ev->how == TRACE_HOW_RETURN)
+			snprintf(buf, len, "closure_return");
+		else if (ev->how == TRACE_HOW_DESTRUCTOR)
+			snprintf(buf, len, "return with destructor %s",
+				 model_func_text(m, ev->fn, a, sizeof(a)));
+		else
+			snprintf(buf, len, "%s%s%s%s",
+				 ev->how == TRACE_HOW_NOBARRIER ? "nobarrier: " : "",
+				 model_func_text(m, ev->fn, a, sizeof(a)), ev->wq ? " on wq " : "",
+				 ev->wq ? (snprintf(b, sizeof(b), "0x%" PRIx64, ev->wq), b) : "");
+		break;
+	case TRACE_RUN:
+		snprintf(buf, len, "%s", model_func_text(m, ev->fn, a, sizeof(a)));
+		break;
+	case TRACE_DESTRUCTOR:
+		snprintf(buf, len, "%s", model_func_text(m, ev->fn, a, sizeof(a)));
+		break;
+	case TRACE_WAIT:
+	case TRACE_WAKE:
+		snprintf(buf, len, "waitlist 0x%" PRIx64, ev->waitlist);
+		break;
+	case TRACE_SYNC_BEGIN:
+		if (ev->timeout_ms >= 0)
+			snprintf(buf, len, "timeout %" PRId64 " ms", ev->timeout_ms);
+		break;
+	case TRACE_SYNC_END:
+		if (ev->ret)
+			snprintf(buf, len, "timed out");
+		break;
+	case TRACE_BUG:
+		snprintf(buf, len, "%s", ev->bug);
+		break;
+	default:
+		break;
+	}
+}
+
+static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE *out)
+{
+	struct model *m = in->m;
+	char site[TXT], why[2 * TXT], name[64];
+
+	if (l->finished) {
+		char d[32];
+
+		fprintf(out, "verdict: finished after %s\n",
+			model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
+		return;
+	}
+	if (l->verdict == VERDICT_KEPT_ALIVE) {
+		fprintf(out, "verdict: unfinished, kept alive by its unfinished children:");
+		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+			if (!c->finished)
+				fprintf(out, " %s", model_life_name(c, name, sizeof(name)));
+		fputc('\n', out);
+	} else {
+		fprintf(out, "verdict: leaked, holds %" PRId64 " reference%s%s\n", l->remaining,
+			l->remaining == 1 ? "" : "s", l->stuck ? " (stuck)" : "");
+		if (!l->nblames && l->sure_why)
+			fprintf(out, "  blame: no call site (%s)\n", l->sure_why);
+		for (unsigned i = 0; i < l->nblames; i++)
+			fprintf(out, "  %s %s: %s\n", i ? "also: " : "blame:",
+				model_site_text(m, l->blames[i].site, site, sizeof(site)),
+				leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
+		if (l->nblames)
+			fprintf(out, "  sure: %s (%s)\n", leaks_sure_text(l->sure), l->sure_why);
+	}
+	if (viz_incomplete(in))
+		fprintf(out, "  (incomplete: the trace %s)\n",
+			in->info.lost > 0 ? "lost events" : "was cut short");
+}
+
+int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
+{
+	struct model *m = in->m;
+	struct model_life *l = model_find(m, addr, nth);
+	const struct trace_event *evs;
+	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT];
+	unsigned lives = model_lives_at(m, addr);
+	size_t n;
+
+	if (!l) {
+		if (nth && lives)
+			fprintf(stderr,
+				"closuretrace explain: 0x%" PRIx64 " had %u li%s, not #%u\n", addr,
+				lives, lives == 1 ? "fe" : "ves", nth);
+		else
+			fprintf(stderr, "closuretrace explain: no closure at 0x%" PRIx64 " in %s\n",
+				addr, in->path);
+		return 2;
+	}
+	fprintf(out, "%s %s", model_life_name(l, name, sizeof(name)),
+		model_life_function(m, l, func, sizeof(func)));
+	if (l->init_ip)
+		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
+	else
+		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
+	if (l->parent_addr)
+		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
+	fputc('\n', out);
+	if (!nth && lives > 1)
+		fprintf(out,
+			"(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
+			"#N)\n",
+			addr, lives, addr);
+	fprintf(out, "%14s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
+		"site (function)");
+	evs = model_watched(m, addr, l->nth, &n);
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_event *ev = &evs[i];
+		const struct model_sym *s = model_sym(m, ev->ip);
+
+		fprintf(out, "%14" PRId64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
+			ev->tid, trace_op_name(ev->op), ev->remaining, flags_text(ev->flags, fl),
+			model_site_text(m, ev->ip, site, sizeof(site)));
+		if (s && s->func && s->file)
+			fprintf(out, " (%s)", s->func);
+		detail(m, ev, d, sizeof(d));
+		if (d[0])
+			fprintf(out, "  %s", d);
+		fputc('\n', out);
+	}
+	fprintf(out, "state at the end: %s\n", model_state_text(m, l, state, sizeof(state)));
+	verdict_lines(in, l, out);
+	return 0;
+}

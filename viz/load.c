@@ -1,0 +1,66 @@
+/* Loading a trace for the presentations: read, rebuild, judge, and say what is incomplete. */
+#include "viz.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	in->m = model_new(keep_finished);
+	if (watch)
+		model_watch(in->m, watch);
+	if (trace_read(path, &model_sink, in->m, &in->info)) {
+		viz_unload(in);
+		return -1;
+	}
+	model_end(in->m);
+	leaks_analyze(in->m, &in->leaks);
+	if (!in->info.has_end)
+		fprintf(stderr,
+			"%s: warning: no end record: the trace was cut short; read up to line "
+			"%" PRIu64 "\n",
+			path, in->info.lines);
+	if (in->info.lost > 0)
+		fprintf(stderr, "%s: warning: %lld events were lost: every verdict is incomplete\n",
+			path, in->info.lost);
+	return 0;
+}
+
+void viz_unload(struct viz_input *in)
+{
+	model_free(in->m);
+	in->m = NULL;
+	trace_info_clear(&in->info);
+}
+
+bool viz_incomplete(const struct viz_input *in)
+{
+	return !in->info.has_end || in->info.lost > 0;
+}
+
+int viz_parse_closure(const char *s, uint64_t *addr, unsigned *nth)
+{
+	char *end;
+	unsigned long long v;
+
+	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
+		return -1;
+	errno = 0;
+	v = strtoull(s + 2, &end, 16);
+	if (errno || end == s + 2)
+		return -1;
+	*addr = v;
+	*nth = 0;
+	if (*end == '#') {
+		unsigned long n = strtoul(end + 1, &end, 10);
+
+		if (!n || n > 1000000000UL)
+			return -1;
+		*nth = (unsigned)n;
+	}
+	return *end ? -1 : 0;
+}

@@ -1,0 +1,196 @@
+/*
+ * The model: every closure's life rebuilt from a trace. An init at an address starts a new life
+ * (ADDR#N is the Nth life at ADDR), so reused addresses and stack closures stay apart. Counts come
+ * from the events themselves ("remaining" after each operation), and a small reorder window puts
+ * events from different CPUs back into time order.
+ */
+#ifndef CLOSURETRACE_MODEL_H
+#define CLOSURETRACE_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace_reader.h"
+
+enum model_state {
+	MODEL_RUNNING,	  /* somebody owns the running reference */
+	MODEL_CONTINUING, /* gave it up: fn runs (or it finishes, fn 0) when the others are put */
+	MODEL_SYNCING,	  /* inside closure_sync, sleeping until the count is back to 1 */
+	MODEL_FINISHED,
+	MODEL_DESTROYED, /* finished and its destructor ran */
+	MODEL_UNKNOWN,	 /* first seen mid-life, not running: what it waits for is not known */
+};
+
+/* References taken and put at one call site, on one closure (or summed over a kind). */
+struct model_site {
+	uint64_t ip;
+	uint32_t taken, put;		 /* get / put and sub, as the events say */
+	uint32_t child_taken, child_put; /* of which: a child's init and the put when it finished */
+};
+
+/* What leaks.c concludes about an unfinished life. */
+enum model_verdict {
+	VERDICT_NONE,	    /* finished */
+	VERDICT_LEAKED,	    /* a root cause */
+	VERDICT_KEPT_ALIVE, /* only unfinished children hold it */
+};
+
+enum blame_kind {
+	BLAME_EXCESS_TAKE, /* took more than the finished closures of its kind do */
+	BLAME_MISSING_PUT, /* put fewer than the finished closures of its kind do */
+	BLAME_UNMATCHED,   /* took references that were never put (nothing to compare with) */
+	BLAME_RUNNING,	   /* the running reference was never given up */
+	BLAME_WAITLIST,	   /* waits on a waitlist that nobody woke */
+};
+
+enum blame_sure { SURE_LOW, SURE_MEDIUM, SURE_HIGH };
+
+struct model_blame {
+	enum blame_kind kind;
+	uint64_t site;	 /* a call site, or for BLAME_RUNNING a continuation fn */
+	double refs;	 /* how many outstanding references this explains */
+	double expected; /* per finished closure of the kind (EXCESS_TAKE, MISSING_PUT) */
+	double actual;
+};
+
+#define MODEL_MAX_BLAMES 4
+
+struct model_kind;
+
+struct model_life {
+	uint64_t addr;
+	unsigned nth;	   /* ADDR#nth */
+	uint64_t seq;	   /* creation order */
+	uint64_t init_ip;  /* 0 when created before recording */
+	uint64_t first_ip; /* without an init: the call site of its first event */
+	uint64_t parent_addr;
+	struct model_life *parent; /* borrowed; NULL when none or no longer in the model */
+	struct model_life *first_child, *last_child, *next_sibling, *prev_sibling;
+	struct model_life *next, *prev; /* every life, in creation order */
+	int64_t start_ts, end_ts, last_ts;
+	int64_t remaining;
+	unsigned flags; /* TRACE_FLAG_* after the last event */
+	enum model_state state;
+	uint64_t fn, wq, first_fn; /* current continuation; the first one names the kind */
+	enum trace_how how;
+	uint64_t running_from; /* init site, or the fn that run handed the running ref */
+	bool on_waitlist;
+	uint64_t waitlist, wait_ip, sync_ip;
+	int64_t wait_ts, sync_ts;
+	uint64_t release_ip; /* who let it go (the finish event's ip) */
+	uint64_t destructor_fn;
+	bool stack, before_recording, synced, finished, reused;
+	bool sync_timed_out; /* the last closure_sync returned -ETIME */
+	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
+	char bug[16];
+	uint64_t nevents;
+	struct model_site *sites;
+	unsigned nsites, capsites;
+	struct model_kind *kind; /* set when it finished or at the end */
+
+	/* Filled by leaks_analyze() for unfinished lives. */
+	enum model_verdict verdict;
+	bool stuck;
+	unsigned live_children;
+	int64_t held_running, held_waitlist, held_children, held_other;
+	struct model_blame blames[MODEL_MAX_BLAMES];
+	unsigned nblames;
+	enum blame_sure sure;
+	const char *sure_why; /* static text */
+
+	/* Scratch for the presentations. */
+	unsigned mark;
+	void *node;
+};
+
+#define MODEL_EXACT_SAMPLES 64
+
+/* A kind: same init site, same first continuation. Lifetimes of its finished closures. */
+struct model_kind {
+	uint64_t init_ip, fn;
+	uint64_t total, finished, unfinished;
+	uint64_t samples[MODEL_EXACT_SAMPLES]; /* exact lifetimes while there are few */
+	uint32_t *hist;			       /* log-linear histogram beyond that */
+	uint64_t max_ns;
+	struct model_site *sites; /* plain references summed over its finished closures */
+	unsigned nsites, capsites;
+	struct model_kind *next;
+};
+
+struct model_sym {
+	uint64_t addr;
+	char *func, *file;
+	long line;
+};
+
+struct model;
+
+/* A model. keep_finished: keep finished lives (graph, explain); report frees them as they finish.
+ */
+struct model *model_new(bool keep_finished); /* new reference */
+void model_free(struct model *m);	     /* frees every life, kind and symbol it handed out */
+
+/* Keep every event of the closures at addr, for explain. */
+void model_watch(struct model *m, uint64_t addr);
+
+/* The sink that feeds the model from trace_read(); ctx is the model. */
+extern const struct trace_sink model_sink;
+
+/* After the last event: drain the reorder window, settle stack closures. */
+void model_end(struct model *m);
+
+struct model_life *model_lives(struct model *m); /* borrowed: the first life; follow ->next */
+struct model_kind *model_kinds(struct model *m); /* borrowed: follow ->next */
+uint64_t model_nr_lives(struct model *m);	 /* every life seen, freed or not */
+uint64_t model_nr_finished(struct model *m);
+uint64_t model_nr_events(struct model *m);
+uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
+int64_t model_last_ts(struct model *m);	      /* the latest event time */
+
+/* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
+struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */
+unsigned model_lives_at(struct model *m, uint64_t addr);
+
+/* The watched events (model_watch) of one life, in time order; borrowed until the next call. */
+const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n);
+
+const struct model_sym *model_sym(struct model *m, uint64_t addr); /* borrowed, NULL: unknown */
+
+/* Lifetime percentile (0..100) of a kind's finished closures, in ns. */
+uint64_t model_kind_percentile(const struct model_kind *k, double p);
+
+/* Plain (non-child) references of a site. */
+static inline int64_t model_site_plain_taken(const struct model_site *s)
+{
+	return (int64_t)s->taken - s->child_taken;
+}
+static inline int64_t model_site_plain_put(const struct model_site *s)
+{
+	return (int64_t)s->put - s->child_put;
+}
+
+/* The directory (with its last '/') that every absolute file name in the symbols starts with: the
+ * first *len bytes of the string returned (borrowed); NULL when there is none. model_strip_files()
+ * leaves that many bytes out of site texts. */
+const char *model_common_dir(struct model *m, size_t *len);
+void model_strip_files(struct model *m, size_t bytes);
+
+/* Text helpers, for every presentation. Each writes into buf (caller-owned) and returns it. */
+/* "file:line" of an address, else "func", else "0x..." */
+const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len);
+/* the function of an address, else "0x..." ("-" for 0) */
+const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t len);
+/* "0x7ffc5e2a0010#2" */
+const char *model_life_name(const struct model_life *l, char *buf, size_t len);
+/* What a closure does: its continuation's function, else the function of its init site. */
+const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
+/* Where a life without an init came from: "created before recording", or that it was used
+ * again after its last life finished without a new init (a bug, or a lost init). */
+const char *model_origin_text(const struct model_life *l, char *buf, size_t len);
+/* "12.5 µs" */
+const char *model_duration_text(uint64_t ns, char *buf, size_t len);
+/* "running", "continuing at fn", "inside closure_sync", ... */
+const char *model_state_text(struct model *m, const struct model_life *l, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,563 @@
+/*
+ * The report, in the spirit of perf report: totals, closures by kind with lifetime percentiles,
+ * leaks (root causes first, each with its blamed call site and the chain to its root), stuck
+ * closures, and what makes the verdicts incomplete. --json gives the same as one JSON document.
+ */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "viz.h"
+
+#define TXT 512
+
+static int cmp_kinds(const void *a, const void *b)
+{
+	const struct model_kind *x = *(const struct model_kind *const *)a;
+	const struct model_kind *y = *(const struct model_kind *const *)b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	if (x->init_ip != y->init_ip)
+		return x->init_ip < y->init_ip ? -1 : 1;
+	return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+static struct model_kind **sorted_kinds(struct model *m, size_t *n)
+{
+	struct model_kind **v, *k;
+	size_t count = 0;
+
+	for (k = model_kinds(m); k; k = k->next)
+		count++;
+	v = calloc(count + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	count = 0;
+	for (k = model_kinds(m); k; k = k->next)
+		v[count++] = k;
+	qsort(v, count, sizeof(*v), cmp_kinds);
+	*n = count;
+	return v;
+}
+
+/* "func (file:line) → cont" */
+static const char *kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len)
+{
+	char func[TXT], site[TXT], cont[TXT];
+
+	if (!k->init_ip)
+		snprintf(func, sizeof(func), "(no init in the trace)");
+	else
+		snprintf(func, sizeof(func), "%s (%s)",
+			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
+			 model_site_text(m, k->init_ip, site, sizeof(site)));
+	if (k->fn)
+		snprintf(buf, len, "%s -> %s", func, model_func_text(m, k->fn, cont, sizeof(cont)));
+	else
+		snprintf(buf, len, "%s", func);
+	return buf;
+}
+
+static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_t len)
+{
+	char site[TXT], func[TXT];
+	const struct model_sym *s = model_sym(m, ip);
+
+	model_site_text(m, ip, site, sizeof(site));
+	if (s && s->func && s->file)
+		snprintf(buf, len, "%s (%s)", site, model_func_text(m, ip, func, sizeof(func)));
+	else
+		snprintf(buf, len, "%s", site);
+	return buf;
+}
+
+static uint64_t age_at_end(struct model *m, const struct model_life *l)
+{
+	int64_t end = model_last_ts(m);
+
+	return end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
+}
+
+/* Recording ended by a signal or --duration: the process may still have had work in flight. */
+static bool stopped_early(const struct trace_info *info)
+{
+	return info->has_end && info->reason && strcmp(info->reason, "exit");
+}
+
+/* ---- text ---- */
+
+static void text_header(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	const struct trace_info *info = &in->info;
+	char d[64];
+
+	fprintf(out, "# closuretrace report of %s\n", in->path);
+	fprintf(out, "# pid %lld%s%s, %" PRIu64 " events", info->pid, info->exe ? " " : "",
+		info->exe ? info->exe : "", model_nr_events(m));
+	if (info->has_end)
+		fprintf(out, ", %s, stopped: %s",
+			model_duration_text((uint64_t)info->duration_ns, d, sizeof(d)),
+			info->reason ? info->reason : "?");
+	fputc('\n', out);
+	if (!info->has_end)
+		fprintf(out,
+			"# warning: the trace was cut short (no end record): closures in flight "
+			"when it stopped look unfinished\n");
+	if (info->lost > 0)
+		fprintf(out,
+			"# warning: %lld events were lost: every verdict below is incomplete\n",
+			info->lost);
+	if (stopped_early(info))
+		fprintf(out,
+			"# note: recording stopped (%s) before the process exited: closures in "
+			"flight "
+			"then look unfinished\n",
+			info->reason);
+	if (model_nr_reordered(m))
+		fprintf(out,
+			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
+			"put back in order\n",
+			model_nr_reordered(m));
+	fprintf(out, "\n");
+	fprintf(out,
+		"closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: %" PRIu64
+		" leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck)\n\n",
+		model_nr_lives(m), model_nr_finished(m), in->leaks.unfinished, in->leaks.leaked,
+		in->leaks.kept_alive, in->leaks.stuck);
+}
+
+static void text_kinds(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	size_t n = 0;
+	struct model_kind **kinds = sorted_kinds(m, &n);
+	char p50[32], p90[32], p99[32], max[32], kind[3 * TXT];
+
+	fprintf(out,
+		"closures by kind (init site -> continuation), lifetimes of the finished ones:\n");
+	fprintf(out, "%8s %8s %10s %10s %10s %10s %10s  %s\n", "count", "finished", "unfinished",
+		"p50", "p90", "p99", "max", "kind");
+	for (size_t i = 0; kinds && i < n; i++) {
+		struct model_kind *k = kinds[i];
+
+		if (k->finished) {
+			model_duration_text(model_kind_percentile(k, 50), p50, sizeof(p50));
+			model_duration_text(model_kind_percentile(k, 90), p90, sizeof(p90));
+			model_duration_text(model_kind_percentile(k, 99), p99, sizeof(p99));
+			model_duration_text(k->max_ns, max, sizeof(max));
+		} else {
+			strcpy(p50, "-");
+			strcpy(p90, "-");
+			strcpy(p99, "-");
+			strcpy(max, "-");
+		}
+		fprintf(out, "%8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10s %10s %10s %10s  %s\n",
+			k->total, k->finished, k->unfinished, p50, p90, p99, max,
+			kind_text(m, k, kind, sizeof(kind)));
+	}
+	fputc('\n', out);
+	free(kinds);
+}
+
+static void text_held(const struct model_life *l, FILE *out)
+{
+	const char *sep = "";
+
+	fprintf(out, "    holds %" PRId64 " reference%s:", l->remaining < 0 ? 0 : l->remaining,
+		l->remaining == 1 ? "" : "s");
+	if (l->held_running)
+		fprintf(out, "%s running", sep), sep = ",";
+	if (l->held_waitlist)
+		fprintf(out, "%s waitlist", sep), sep = ",";
+	if (l->held_children)
+		fprintf(out, "%s %" PRId64 " by unfinished children", sep, l->held_children),
+			sep = ",";
+	if (l->held_other)
+		fprintf(out, "%s %" PRId64 " %s", sep, l->held_other,
+			l->before_recording ? "of unknown origin (no init)"
+					    : "taken with closure_get");
+	fputc('\n', out);
+}
+
+static void text_life_line(struct model *m, const struct model_life *l, FILE *out,
+			   const char *indent)
+{
+	char name[64], func[TXT], site[TXT], state[2 * TXT], age[32];
+
+	fprintf(out, "%s%s %s", indent, model_life_name(l, name, sizeof(name)),
+		model_life_function(m, l, func, sizeof(func)));
+	if (l->init_ip)
+		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
+	else
+		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
+	fprintf(out, ": %s, alive %s at the end", model_state_text(m, l, state, sizeof(state)),
+		model_duration_text(age_at_end(m, l), age, sizeof(age)));
+	if (l->reused)
+		fprintf(out, " (its address was initialised again while it was unfinished)");
+	fputc('\n', out);
+}
+
+/* Leaks grouped by what is blamed: the first thing to read when there are many. */
+struct leak_group {
+	uint64_t site;
+	enum blame_kind why;
+	const struct model_kind *kind;
+	uint64_t count;
+	bool blamed;
+};
+
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct leak_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+static void text_leak_groups(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	struct leak_group *groups = calloc(in->leaks.leaked + 1, sizeof(*groups));
+	size_t n = 0;
+	char site[TXT], kind[3 * TXT];
+
+	if (!groups)
+		return;
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		struct leak_group key = {0, 0, l->kind, 1, l->nblames > 0};
+		size_t i;
+
+		if (l->finished || l->verdict != VERDICT_LEAKED)
+			continue;
+		if (l->nblames) {
+			key.site = l->blames[0].site;
+			key.why = l->blames[0].kind;
+		}
+		for (i = 0; i < n; i++)
+			if (groups[i].site == key.site && groups[i].why == key.why &&
+			    groups[i].kind == key.kind && groups[i].blamed == key.blamed)
+				break;
+		if (i < n)
+			groups[i].count++;
+		else
+			groups[n++] = key;
+	}
+	qsort(groups, n, sizeof(*groups), cmp_groups);
+	fprintf(out, "  by blamed call site:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct model_blame b = {.kind = groups[i].why, .site = groups[i].site};
+
+		fprintf(out, "  %8" PRIu64 "  %s: %s, in %s\n", groups[i].count,
+			groups[i].blamed ? site_with_func(m, groups[i].site, site, sizeof(site))
+					 : "no call site",
+			groups[i].blamed ? leaks_blame_short(&b)
+					 : "references taken before its events",
+			groups[i].kind ? kind_text(m, groups[i].kind, kind, sizeof(kind)) : "?");
+	}
+	free(groups);
+}
+
+/* Root causes told one by one; the rest are in the groups above and in --json. */
+#define MAX_LEAKS_TOLD 20
+
+static void text_leaks(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	char name[64], site[TXT], why[2 * TXT];
+	unsigned nr = 0;
+
+	if (!in->leaks.leaked) {
+		fprintf(out, "leaks: none%s\n\n",
+			viz_incomplete(in) ? " found (the trace is incomplete)" : "");
+		return;
+	}
+	fprintf(out, "leaks: %" PRIu64 " root cause%s%s\n", in->leaks.leaked,
+		in->leaks.leaked == 1 ? "" : "s",
+		viz_incomplete(in) ? " (incomplete: see the warnings)" : "");
+	if (in->leaks.leaked > 1)
+		text_leak_groups(in, out);
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		if (l->finished || l->verdict != VERDICT_LEAKED)
+			continue;
+		if (nr == MAX_LEAKS_TOLD) {
+			fprintf(out,
+				"\n  ... and %" PRIu64 " more root causes ('closuretrace report "
+				"--json' lists every one)\n",
+				in->leaks.leaked - nr);
+			break;
+		}
+		fprintf(out, "\n  leak %u%s: ", ++nr, viz_incomplete(in) ? " (incomplete)" : "");
+		text_life_line(m, l, out, "");
+		text_held(l, out);
+		if (!l->nblames && l->sure_why)
+			fprintf(out, "    blame: no call site (%s)\n", l->sure_why);
+		if (l->nblames) {
+			fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
+				site_with_func(m, l->blames[0].site, site, sizeof(site)),
+				leaks_blame_text(m, &l->blames[0], why, sizeof(why)),
+				leaks_sure_text(l->sure), l->sure_why);
+			for (unsigned i = 1; i < l->nblames; i++)
+				fprintf(out, "    also:  %s: %s\n",
+					site_with_func(m, l->blames[i].site, site, sizeof(site)),
+					leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
+		}
+		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+			if (!c->finished)
+				fprintf(out, "    held by child %s\n",
+					model_life_name(c, name, sizeof(name)));
+		if (l->parent) {
+			fprintf(out, "    chain to the root:\n");
+			for (struct model_life *p = l->parent; p; p = p->parent) {
+				text_life_line(m, p, out, "      <- ");
+				if (p->verdict == VERDICT_KEPT_ALIVE && !p->finished)
+					fprintf(out,
+						"         kept alive by its unfinished children\n");
+			}
+		}
+	}
+	fputc('\n', out);
+}
+
+static void text_stuck(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	char site[TXT], name[64];
+
+	if (!in->leaks.stuck)
+		return;
+	fprintf(out, "stuck: %" PRIu64 "\n", in->leaks.stuck);
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		if (l->finished || !l->stuck)
+			continue;
+		text_life_line(m, l, out, "  ");
+		if (l->on_waitlist)
+			fprintf(out, "    waits on waitlist 0x%" PRIx64 " (closure_wait at %s)\n",
+				l->waitlist, site_with_func(m, l->wait_ip, site, sizeof(site)));
+		if (l->state == MODEL_SYNCING) {
+			fprintf(out,
+				"    waits in closure_sync (at %s) for %" PRId64 " reference%s",
+				site_with_func(m, l->sync_ip, site, sizeof(site)), l->remaining,
+				l->remaining == 1 ? "" : "s");
+			for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+				if (!c->finished)
+					fprintf(out, ", child %s",
+						model_life_name(c, name, sizeof(name)));
+			if (l->held_other)
+				fprintf(out, ", %" PRId64 " taken with closure_get", l->held_other);
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+}
+
+/* ---- JSON ---- */
+
+static json_t *jsite(struct model *m, uint64_t ip)
+{
+	char buf[TXT];
+	const struct model_sym *s = model_sym(m, ip);
+	json_t *o = json_object();
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, ip);
+	json_object_set_new(o, "ip", json_string(buf));
+	json_object_set_new(o, "site", json_string(model_site_text(m, ip, buf, sizeof(buf))));
+	if (s && s->func)
+		json_object_set_new(o, "function", json_string(s->func));
+	return o;
+}
+
+static json_t *jlife(struct model *m, const struct model_life *l)
+{
+	char buf[2 * TXT];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "closure", json_string(model_life_name(l, buf, sizeof(buf))));
+	json_object_set_new(o, "function",
+			    json_string(model_life_function(m, l, buf, sizeof(buf))));
+	json_object_set_new(o, "init", l->init_ip ? jsite(m, l->init_ip) : json_null());
+	json_object_set_new(o, "state", json_string(model_state_text(m, l, buf, sizeof(buf))));
+	json_object_set_new(o, "remaining", json_integer(l->remaining));
+	json_object_set_new(o, "age_ns", json_integer((json_int_t)age_at_end(m, l)));
+	if (l->before_recording && !l->no_init)
+		json_object_set_new(o, "created_before_recording", json_true());
+	if (l->no_init)
+		json_object_set_new(o, "used_after_finish_without_init", json_true());
+	if (l->reused)
+		json_object_set_new(o, "address_reused", json_true());
+	return o;
+}
+
+static const char *blame_kind_name(enum blame_kind k)
+{
+	static const char *const names[] = {"excess_take", "missing_put", "unmatched_take",
+					    "running_ref", "never_woken"};
+	return names[k];
+}
+
+static json_t *jleak(struct model *m, const struct model_life *l)
+{
+	char buf[2 * TXT];
+	json_t *o = jlife(m, l), *held = json_object(), *blames = json_array(),
+	       *chain = json_array(), *children = json_array();
+
+	json_object_set_new(held, "running", json_integer(l->held_running));
+	json_object_set_new(held, "waitlist", json_integer(l->held_waitlist));
+	json_object_set_new(held, "children", json_integer(l->held_children));
+	json_object_set_new(held, "get", json_integer(l->held_other));
+	json_object_set_new(o, "held", held);
+	for (unsigned i = 0; i < l->nblames; i++) {
+		const struct model_blame *b = &l->blames[i];
+		json_t *jb = jsite(m, b->site);
+
+		json_object_set_new(jb, "why", json_string(blame_kind_name(b->kind)));
+		json_object_set_new(jb, "refs", json_real(b->refs));
+		json_object_set_new(jb, "text",
+				    json_string(leaks_blame_text(m, b, buf, sizeof(buf))));
+		json_array_append_new(blames, jb);
+	}
+	json_object_set_new(o, "blame", blames);
+	json_object_set_new(o, "sure", json_string(leaks_sure_text(l->sure)));
+	json_object_set_new(o, "sure_why", json_string(l->sure_why ? l->sure_why : ""));
+	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished)
+			json_array_append_new(children,
+					      json_string(model_life_name(c, buf, sizeof(buf))));
+	json_object_set_new(o, "held_by_children", children);
+	for (struct model_life *p = l->parent; p; p = p->parent) {
+		json_t *jp = json_object();
+
+		json_object_set_new(jp, "closure",
+				    json_string(model_life_name(p, buf, sizeof(buf))));
+		json_object_set_new(jp, "verdict",
+				    json_string(p->finished			   ? "finished"
+						: p->verdict == VERDICT_KEPT_ALIVE ? "kept_alive"
+										   : "leaked"));
+		json_array_append_new(chain, jp);
+	}
+	json_object_set_new(o, "chain", chain);
+	return o;
+}
+
+static json_t *jstuck(struct model *m, const struct model_life *l)
+{
+	json_t *o = jlife(m, l);
+
+	if (l->on_waitlist) {
+		char buf[64];
+
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->waitlist);
+		json_object_set_new(o, "waitlist", json_string(buf));
+		json_object_set_new(o, "wait", jsite(m, l->wait_ip));
+	}
+	if (l->state == MODEL_SYNCING)
+		json_object_set_new(o, "sync", jsite(m, l->sync_ip));
+	return o;
+}
+
+/* Every verdict says whether the trace it stands on is complete. */
+static json_t *verdict(struct viz_input *in, json_t *o)
+{
+	json_object_set_new(o, "complete", json_boolean(!viz_incomplete(in)));
+	return o;
+}
+
+static int json_report(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	json_t *root = json_object(), *totals = json_object(), *jkinds = json_array(),
+	       *leaks = json_array(), *kept = json_array(), *stuck = json_array(),
+	       *warnings = json_array();
+	struct model_kind **kinds;
+	size_t n = 0;
+	char buf[3 * TXT];
+
+	json_object_set_new(root, "trace", json_string(in->path));
+	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
+	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
+	json_object_set_new(root, "lost", json_integer(in->info.lost));
+	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
+	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
+	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
+	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
+	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
+	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
+	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
+	json_object_set_new(root, "totals", totals);
+	kinds = sorted_kinds(m, &n);
+	for (size_t i = 0; kinds && i < n; i++) {
+		struct model_kind *k = kinds[i];
+		json_t *jk = json_object();
+
+		json_object_set_new(jk, "kind", json_string(kind_text(m, k, buf, sizeof(buf))));
+		json_object_set_new(jk, "init", k->init_ip ? jsite(m, k->init_ip) : json_null());
+		json_object_set_new(jk, "continuation",
+				    k->fn ? json_string(model_func_text(m, k->fn, buf, sizeof(buf)))
+					  : json_null());
+		json_object_set_new(jk, "count", json_integer((json_int_t)k->total));
+		json_object_set_new(jk, "finished", json_integer((json_int_t)k->finished));
+		json_object_set_new(jk, "unfinished", json_integer((json_int_t)k->unfinished));
+		if (k->finished) {
+			json_t *lt = json_object();
+
+			json_object_set_new(lt, "p50",
+					    json_integer((json_int_t)model_kind_percentile(k, 50)));
+			json_object_set_new(lt, "p90",
+					    json_integer((json_int_t)model_kind_percentile(k, 90)));
+			json_object_set_new(lt, "p99",
+					    json_integer((json_int_t)model_kind_percentile(k, 99)));
+			json_object_set_new(lt, "max", json_integer((json_int_t)k->max_ns));
+			json_object_set_new(jk, "lifetime_ns", lt);
+		}
+		json_array_append_new(jkinds, jk);
+	}
+	free(kinds);
+	json_object_set_new(root, "kinds", jkinds);
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		if (l->finished)
+			continue;
+		if (l->verdict == VERDICT_LEAKED)
+			json_array_append_new(leaks, verdict(in, jleak(m, l)));
+		else if (l->verdict == VERDICT_KEPT_ALIVE)
+			json_array_append_new(kept, verdict(in, jlife(m, l)));
+		if (l->stuck)
+			json_array_append_new(stuck, verdict(in, jstuck(m, l)));
+	}
+	json_object_set_new(root, "leaks", leaks);
+	json_object_set_new(root, "kept_alive", kept);
+	json_object_set_new(root, "stuck", stuck);
+	if (!in->info.has_end)
+		json_array_append_new(warnings, json_string("truncated: no end record"));
+	if (in->info.lost > 0) {
+		snprintf(buf, sizeof(buf), "%lld events lost: the verdicts are incomplete",
+			 in->info.lost);
+		json_array_append_new(warnings, json_string(buf));
+	}
+	if (stopped_early(&in->info)) {
+		snprintf(
+			buf, sizeof(buf),
+			"recording stopped (%s) before the process exited: closures in flight then "
+			"look unfinished",
+			in->info.reason);
+		json_array_append_new(warnings, json_string(buf));
+	}
+	json_object_set_new(root, "warnings", warnings);
+	json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	fputc('\n', out);
+	json_decref(root);
+	return 0;
+}
+
+int render_report(struct viz_input *in, FILE *out, bool json)
+{
+	if (json)
+		return json_report(in, out);
+	text_header(in, out);
+	text_kinds(in, out);
+	text_leaks(in, out);
+	text_stuck(in, out);
+	return 0;
+}

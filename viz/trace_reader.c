@@ -1,0 +1,680 @@
+/*
+ * The trace reader: JSON Lines in, one record at a time. Every line is parsed on its own, so an
+ * error names its line and memory does not grow with the trace.
+ *
+ * Speed: jansson parses about 0.6 M lines/s here, too slow for big traces. The recorder writes flat
+ * objects (strings without escapes, integers, booleans), so a small strict parser reads those; a
+ * line it does not fully understand (escapes, nested values, non-ASCII, numbers with fractions)
+ * goes to jansson, which accepts it or gives the error. The fast path accepts only valid JSON, so
+ * malformed input is caught either way.
+ */
+#include "trace_reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum value_kind { V_STR, V_INT, V_BOOL, V_NULL, V_OTHER };
+
+/* A key and its value; strings point into the line or into a jansson value (not terminated). */
+struct field {
+	const char *key;
+	size_t klen;
+	enum value_kind kind;
+	const char *s;
+	size_t slen;
+	long long i;
+};
+
+#define MAX_FIELDS 32
+
+struct reader {
+	const char *path;
+	uint64_t line;
+	const struct trace_sink *sink;
+	void *ctx;
+	struct trace_info *info;
+	bool seen_header;
+	uint64_t seq;
+};
+
+static const char *const op_names[TRACE_NR_OPS] = {
+	[TRACE_INIT] = "init",
+	[TRACE_GET] = "get",
+	[TRACE_PUT] = "put",
+	[TRACE_SUB] = "sub",
+	[TRACE_CONTINUE_AT] = "continue_at",
+	[TRACE_RUN] = "run",
+	[TRACE_FINISH] = "finish",
+	[TRACE_DESTRUCTOR] = "destructor",
+	[TRACE_WAIT] = "wait",
+	[TRACE_WAKE] = "wake",
+	[TRACE_SYNC_BEGIN] = "sync_begin",
+	[TRACE_SYNC_END] = "sync_end",
+	[TRACE_BUG] = "bug",
+};
+
+const char *trace_op_name(enum trace_op op)
+{
+	return op < TRACE_NR_OPS ? op_names[op] : "?";
+}
+
+static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%llu: error: ", r->path, (unsigned long long)r->line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* ---- the fast path: a strict parser for flat objects ---- */
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+/* A string without escapes or non-ASCII; NULL when the line needs jansson. */
+static const char *fast_string(const char *p, const char *end, const char **s, size_t *len)
+{
+	const char *q = ++p;
+
+	while (q < end && *q != '"') {
+		unsigned char c = (unsigned char)*q;
+
+		if (c < 0x20 || c >= 0x80 || c == '\\')
+			return NULL;
+		q++;
+	}
+	if (q >= end)
+		return NULL;
+	*s = p;
+	*len = (size_t)(q - p);
+	return q + 1;
+}
+
+static const char *fast_value(const char *p, const char *end, struct field *f)
+{
+	if (*p == '"') {
+		f->kind = V_STR;
+		return fast_string(p, end, &f->s, &f->slen);
+	}
+	if (*p == '-' || (*p >= '0' && *p <= '9')) {
+		bool neg = *p == '-';
+		unsigned long long v = 0;
+		int digits = 0;
+
+		if (neg)
+			p++;
+		if (p >= end || *p < '0' || *p > '9')
+			return NULL;
+		if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
+			return NULL; /* a leading zero: let jansson say so */
+		while (p < end && *p >= '0' && *p <= '9') {
+			v = v * 10 + (unsigned)(*p++ - '0');
+			if (++digits > 18)
+				return NULL;
+		}
+		if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
+			return NULL;
+		f->kind = V_INT;
+		f->i = neg ? -(long long)v : (long long)v;
+		return p;
+	}
+	if (end - p >= 4 && !memcmp(p, "true", 4)) {
+		f->kind = V_BOOL;
+		f->i = 1;
+		return p + 4;
+	}
+	if (end - p >= 5 && !memcmp(p, "false", 5)) {
+		f->kind = V_BOOL;
+		f->i = 0;
+		return p + 5;
+	}
+	if (end - p >= 4 && !memcmp(p, "null", 4)) {
+		f->kind = V_NULL;
+		return p + 4;
+	}
+	return NULL;
+}
+
+/* Returns the number of fields, or -1 when the line is not a simple flat object. */
+static int fast_parse(const char *p, const char *end, struct field *fields)
+{
+	int n = 0;
+
+	p = skip_ws(p, end);
+	if (p >= end || *p != '{')
+		return -1;
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return skip_ws(p + 1, end) == end ? 0 : -1;
+	for (;;) {
+		struct field *f;
+
+		if (n == MAX_FIELDS || p >= end || *p != '"')
+			return -1;
+		f = &fields[n++];
+		p = fast_string(p, end, &f->key, &f->klen);
+		if (!p)
+			return -1;
+		p = skip_ws(p, end);
+		if (p >= end || *p != ':')
+			return -1;
+		p = skip_ws(p + 1, end);
+		if (p >= end || !(p = fast_value(p, end, f)))
+			return -1;
+		p = skip_ws(p, end);
+		if (p >= end)
+			return -1;
+		if (*p == '}')
+			break;
+		if (*p != ',')
+			return -1;
+		p = skip_ws(p + 1, end);
+	}
+	return skip_ws(p + 1, end) == end ? n : -1;
+}
+
+/* ---- the general path: jansson ---- */
+
+static int slow_parse(struct reader *r, const char *line, size_t len, struct field *fields,
+		      json_t **root)
+{
+	json_error_t err;
+	const char *key;
+	json_t *value;
+	int n = 0;
+
+	*root = json_loadb(line, len, 0, &err);
+	if (!*root)
+		return fail(r, "invalid JSON: %s (column %d)", err.text, err.column), -2;
+	if (!json_is_object(*root))
+		return fail(r, "a record must be a JSON object"), -2;
+	json_object_foreach(*root, key, value)
+	{
+		struct field *f;
+
+		if (n == MAX_FIELDS)
+			break; /* records we know have far fewer; the rest are unknown fields */
+		f = &fields[n++];
+		f->key = key;
+		f->klen = strlen(key);
+		switch (json_typeof(value)) {
+		case JSON_STRING:
+			f->kind = V_STR;
+			f->s = json_string_value(value);
+			f->slen = json_string_length(value);
+			break;
+		case JSON_INTEGER:
+			f->kind = V_INT;
+			f->i = json_integer_value(value);
+			break;
+		case JSON_TRUE:
+		case JSON_FALSE:
+			f->kind = V_BOOL;
+			f->i = json_is_true(value);
+			break;
+		case JSON_NULL:
+			f->kind = V_NULL;
+			break;
+		default:
+			f->kind = V_OTHER;
+		}
+	}
+	return n;
+}
+
+/* ---- decoding records ---- */
+
+static bool key_is(const struct field *f, const char *key)
+{
+	return f->klen == strlen(key) && !memcmp(f->key, key, f->klen);
+}
+
+static const struct field *find(const struct field *fields, int n, const char *key)
+{
+	for (int i = 0; i < n; i++)
+		if (key_is(&fields[i], key))
+			return &fields[i];
+	return NULL;
+}
+
+static bool str_is(const struct field *f, const char *s)
+{
+	return f->kind == V_STR && f->slen == strlen(s) && !memcmp(f->s, s, f->slen);
+}
+
+static int want_int(struct reader *r, const struct field *f, long long *out)
+{
+	if (f->kind != V_INT)
+		return fail(r, "\"%.*s\" must be an integer", (int)f->klen, f->key);
+	*out = f->i;
+	return 0;
+}
+
+static int want_addr(struct reader *r, const struct field *f, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (f->kind != V_STR || f->slen < 3 || f->slen > 18 || f->s[0] != '0' || f->s[1] != 'x')
+		goto bad;
+	for (i = 2; i < f->slen; i++) {
+		char c = f->s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			goto bad;
+		v = v << 4 | d;
+	}
+	*out = v;
+	return 0;
+bad:
+	return fail(r, "\"%.*s\" must be an address string like \"0x7ffc5e2a0010\"", (int)f->klen,
+		    f->key);
+}
+
+static int want_bool(struct reader *r, const struct field *f, bool *out)
+{
+	if (f->kind != V_BOOL)
+		return fail(r, "\"%.*s\" must be true or false", (int)f->klen, f->key);
+	*out = f->i;
+	return 0;
+}
+
+static enum trace_op op_from(const struct field *f)
+{
+	for (int op = 0; op < TRACE_NR_OPS; op++)
+		if (str_is(f, op_names[op]))
+			return (enum trace_op)op;
+	return TRACE_NR_OPS;
+}
+
+static unsigned flags_from(const struct field *f)
+{
+	unsigned flags = 0;
+
+	for (size_t i = 0; i < f->slen; i++) {
+		switch (f->s[i]) {
+		case 'R':
+			flags |= TRACE_FLAG_RUNNING;
+			break;
+		case 'W':
+			flags |= TRACE_FLAG_WAITING;
+			break;
+		case 'D':
+			flags |= TRACE_FLAG_DESTRUCTOR;
+			break;
+		case 'S':
+			flags |= TRACE_FLAG_SLEEPING;
+			break;
+		}
+	}
+	return flags;
+}
+
+static int decode_event(struct reader *r, const struct field *fields, int n)
+{
+	struct trace_event ev = {.remaining = -1, .timeout_ms = -1};
+	bool have_ts = false, have_ev = false, have_cl = false, have_remaining = false;
+	long long v = 0;
+	int rc = 0;
+
+	for (int i = 0; i < n && !rc; i++) {
+		const struct field *f = &fields[i];
+
+		/* Dispatch on the first letter: this runs for every event of a big trace. */
+		switch (f->key[0]) {
+		case 't':
+			if (key_is(f, "ts")) {
+				rc = want_int(r, f, &v);
+				ev.ts = v;
+				have_ts = true;
+			} else if (key_is(f, "tid")) {
+				rc = want_int(r, f, &v);
+				ev.tid = v;
+			} else if (key_is(f, "timeout_ms")) {
+				rc = want_int(r, f, &v);
+				ev.timeout_ms = v;
+			} else if (key_is(f, "type")) {
+				continue;
+			}
+			break;
+		case 'e':
+			if (key_is(f, "ev")) {
+				if (f->kind != V_STR)
+					rc = fail(r, "\"ev\" must be a string");
+				ev.op = op_from(f);
+				have_ev = true;
+			}
+			break;
+		case 'c':
+			if (key_is(f, "cl")) {
+				rc = want_addr(r, f, &ev.cl);
+				have_cl = true;
+			}
+			break;
+		case 'r':
+			if (key_is(f, "remaining")) {
+				rc = want_int(r, f, &v);
+				if (!rc && v < 0)
+					rc = fail(r, "\"remaining\" must not be negative");
+				ev.remaining = v;
+				have_remaining = true;
+			} else if (key_is(f, "ret")) {
+				rc = want_int(r, f, &v);
+				ev.ret = v;
+			}
+			break;
+		case 'f':
+			if (key_is(f, "flags")) {
+				if (f->kind != V_STR)
+					rc = fail(r, "\"flags\" must be a string of letters");
+				else
+					ev.flags = flags_from(f);
+			} else if (key_is(f, "fn")) {
+				rc = want_addr(r, f, &ev.fn);
+			}
+			break;
+		case 'i':
+			if (key_is(f, "ip"))
+				rc = want_addr(r, f, &ev.ip);
+			break;
+		case 'p':
+			if (key_is(f, "parent"))
+				rc = want_addr(r, f, &ev.parent);
+			break;
+		case 's':
+			if (key_is(f, "stack"))
+				rc = want_bool(r, f, &ev.stack);
+			break;
+		case 'n':
+			if (key_is(f, "not_zero"))
+				rc = want_bool(r, f, &ev.not_zero);
+			break;
+		case 'v':
+			if (key_is(f, "v")) {
+				rc = want_int(r, f, &v);
+				ev.v = v;
+			}
+			break;
+		case 'w':
+			if (key_is(f, "wq"))
+				rc = want_addr(r, f, &ev.wq);
+			else if (key_is(f, "waitlist"))
+				rc = want_addr(r, f, &ev.waitlist);
+			break;
+		case 'h':
+			if (key_is(f, "how")) {
+				if (str_is(f, "return"))
+					ev.how = TRACE_HOW_RETURN;
+				else if (str_is(f, "destructor"))
+					ev.how = TRACE_HOW_DESTRUCTOR;
+				else if (str_is(f, "nobarrier"))
+					ev.how = TRACE_HOW_NOBARRIER;
+				else
+					ev.how = TRACE_HOW_CONTINUE_AT;
+			}
+			break;
+		case 'b':
+			if (key_is(f, "bug") && f->kind == V_STR)
+				snprintf(ev.bug, sizeof(ev.bug), "%.*s", (int)f->slen, f->s);
+			break;
+		}
+	}
+	if (rc)
+		return rc;
+	if (!have_ev)
+		return fail(r, "event without \"ev\"");
+	if (ev.op == TRACE_NR_OPS)
+		return 0; /* an operation added later: not ours to judge */
+	if (!have_ts)
+		return fail(r, "event without \"ts\"");
+	if (!have_cl)
+		return fail(r, "event without \"cl\"");
+	if (!have_remaining)
+		return fail(r, "event without \"remaining\"");
+	ev.seq = r->seq++;
+	ev.line = r->line;
+	r->info->events_read++;
+	if (r->sink->event)
+		r->sink->event(r->ctx, &ev);
+	return 0;
+}
+
+static char *dup_field(const struct field *f)
+{
+	return f && f->kind == V_STR ? strndup(f->s, f->slen) : NULL;
+}
+
+static int decode_sym(struct reader *r, const struct field *fields, int n)
+{
+	const struct field *addr = find(fields, n, "addr"), *line = find(fields, n, "line");
+	struct trace_sym sym = {.line = 0};
+	char *func, *file, *obj;
+	long long v = 0;
+
+	if (!addr)
+		return fail(r, "sym record without \"addr\"");
+	if (want_addr(r, addr, &sym.addr))
+		return -1;
+	if (line && line->kind != V_NULL && want_int(r, line, &v))
+		return -1;
+	sym.line = (long)v;
+	func = dup_field(find(fields, n, "func"));
+	file = dup_field(find(fields, n, "file"));
+	obj = dup_field(find(fields, n, "obj"));
+	sym.func = func;
+	sym.file = file;
+	sym.obj = obj;
+	if (r->sink->sym)
+		r->sink->sym(r->ctx, &sym);
+	free(func);
+	free(file);
+	free(obj);
+	return 0;
+}
+
+static int decode_header(struct reader *r, const struct field *fields, int n)
+{
+	const struct field *format = find(fields, n, "format"),
+			   *version = find(fields, n, "version");
+	const struct field *pid = find(fields, n, "pid");
+	long long v = 0;
+
+	if (!format || !str_is(format, "closuretrace"))
+		return fail(r, "not a closuretrace trace: the header's \"format\" is not "
+			       "\"closuretrace\"");
+	if (!version)
+		return fail(r, "the header has no \"version\"");
+	if (want_int(r, version, &v))
+		return -1;
+	if (v > TRACE_FORMAT_VERSION)
+		return fail(r,
+			    "trace format version %lld is newer than this closuretrace reads "
+			    "(version %d); use a newer closuretrace",
+			    v, TRACE_FORMAT_VERSION);
+	r->info->version = (long)v;
+	if (pid && pid->kind == V_INT)
+		r->info->pid = pid->i;
+	r->info->exe = dup_field(find(fields, n, "exe"));
+	return 0;
+}
+
+static int decode_end(struct reader *r, const struct field *fields, int n)
+{
+	const struct field *f;
+	struct trace_info *info = r->info;
+
+	info->has_end = true;
+	if ((f = find(fields, n, "events")) && want_int(r, f, &info->end_events))
+		return -1;
+	if ((f = find(fields, n, "lost")) && want_int(r, f, &info->lost))
+		return -1;
+	if ((f = find(fields, n, "duration_ns")) && want_int(r, f, &info->duration_ns))
+		return -1;
+	free(info->reason);
+	info->reason = dup_field(find(fields, n, "reason"));
+	return 0;
+}
+
+static int decode(struct reader *r, const struct field *fields, int n)
+{
+	const struct field *type = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (key_is(&fields[i], "type"))
+			type = &fields[i];
+	if (!type || type->kind != V_STR)
+		return fail(r, "a record without a \"type\" string");
+	if (!r->seen_header) {
+		if (!str_is(type, "header"))
+			return fail(r, "not a closuretrace trace: the first line is not a header");
+		r->seen_header = true;
+		return decode_header(r, fields, n);
+	}
+	if (str_is(type, "event"))
+		return decode_event(r, fields, n);
+	if (str_is(type, "sym"))
+		return decode_sym(r, fields, n);
+	if (str_is(type, "end"))
+		return decode_end(r, fields, n);
+	if (str_is(type, "header"))
+		return fail(r, "a second header");
+	return 0; /* module, or a record type added later */
+}
+
+static bool blank(const char *p, const char *end)
+{
+	return skip_ws(p, end) == end;
+}
+
+/* One line. tail: the file's last line, without a newline; returns 1 when it is cut short. */
+static int read_line(struct reader *r, const char *line, size_t len, bool tail)
+{
+	struct field fields[MAX_FIELDS];
+	json_t *root = NULL;
+	int n, rc;
+
+	r->line++;
+	if (blank(line, line + len))
+		return 0;
+	n = fast_parse(line, line + len, fields);
+	if (n < 0) {
+		if (tail && !r->info->has_end) {
+			/* A killed recorder leaves half a line: that is truncation, not bad input.
+			 */
+			json_error_t err;
+
+			root = json_loadb(line, len, 0, &err);
+			if (!root) {
+				r->line--; /* not a line: the last full one came before */
+				return 1;
+			}
+			json_decref(root);
+		}
+		n = slow_parse(r, line, len, fields, &root);
+		if (n < 0) {
+			json_decref(root);
+			return -1;
+		}
+	}
+	rc = decode(r, fields, n);
+	json_decref(root);
+	return rc;
+}
+
+static int read_stream(struct reader *r, FILE *f)
+{
+	size_t cap = 1 << 20, len = 0, start;
+	char *buf = malloc(cap);
+	int rc = 0;
+
+	if (!buf)
+		return fail(r, "out of memory");
+	for (;;) {
+		size_t got;
+		char *nl;
+
+		if (len == cap) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger) {
+				rc = fail(r, "out of memory (a line longer than %zu bytes)", cap);
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		if (!got)
+			break;
+		len += got;
+		/* Lines that end inside what was just read; the rest waits for more. */
+		start = 0;
+		while ((nl = memchr(buf + start, '\n', len - start))) {
+			if ((rc = read_line(r, buf + start, (size_t)(nl - buf) - start, false)))
+				goto out;
+			start = (size_t)(nl - buf) + 1;
+		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
+	}
+	if (ferror(f)) {
+		rc = fail(r, "read error: %s", strerror(errno));
+	} else if (len) {
+		rc = read_line(r, buf, len, true);
+		if (rc > 0) {
+			r->info->has_end = false;
+			rc = 0;
+		}
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info)
+{
+	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info};
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	int rc;
+
+	memset(info, 0, sizeof(*info));
+	if (!f) {
+		fprintf(stderr, "%s: error: %s\n", path, strerror(errno));
+		return -1;
+	}
+	rc = read_stream(&r, f);
+	info->lines = r.line;
+	if (!rc && !r.seen_header) {
+		fprintf(stderr, "%s: error: empty file: not a closuretrace trace\n", path);
+		rc = -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	return rc ? -1 : 0;
+}
+
+void trace_info_clear(struct trace_info *info)
+{
+	free(info->exe);
+	free(info->reason);
+	memset(info, 0, sizeof(*info));
+}

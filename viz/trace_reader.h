@@ -1,0 +1,107 @@
+/*
+ * Reading a closuretrace trace (docs/trace-format.md): a streaming reader that hands each record to
+ * callbacks, one line at a time, so memory does not grow with the number of events.
+ */
+#ifndef CLOSURETRACE_TRACE_READER_H
+#define CLOSURETRACE_TRACE_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The version of the trace format this reader knows; a newer one is refused. */
+#define TRACE_FORMAT_VERSION 1
+
+enum trace_op {
+	TRACE_INIT,
+	TRACE_GET,
+	TRACE_PUT,
+	TRACE_SUB,
+	TRACE_CONTINUE_AT,
+	TRACE_RUN,
+	TRACE_FINISH,
+	TRACE_DESTRUCTOR,
+	TRACE_WAIT,
+	TRACE_WAKE,
+	TRACE_SYNC_BEGIN,
+	TRACE_SYNC_END,
+	TRACE_BUG,
+	TRACE_NR_OPS,
+};
+
+/* continue_at's "how" */
+enum trace_how {
+	TRACE_HOW_CONTINUE_AT,
+	TRACE_HOW_RETURN,
+	TRACE_HOW_DESTRUCTOR,
+	TRACE_HOW_NOBARRIER
+};
+
+/* Flag letters of an event, as bits. */
+enum {
+	TRACE_FLAG_RUNNING = 1,
+	TRACE_FLAG_WAITING = 2,
+	TRACE_FLAG_DESTRUCTOR = 4,
+	TRACE_FLAG_SLEEPING = 8,
+};
+
+/* One event, plain values only (no pointers), so that it can be copied and queued. */
+struct trace_event {
+	int64_t ts;   /* ns since start_ns: negative for an event caught just before it */
+	uint64_t seq; /* position in the file: breaks ties between equal timestamps */
+	uint64_t line;
+	int64_t tid;
+	enum trace_op op;
+	uint64_t cl;
+	int64_t remaining;
+	unsigned flags;
+	uint64_t ip;
+	uint64_t parent; /* init, finish */
+	bool stack;	 /* init */
+	bool not_zero;	 /* get */
+	int64_t v;	 /* sub */
+	uint64_t fn, wq; /* continue_at, run, destructor (fn) */
+	enum trace_how how;
+	uint64_t waitlist;  /* wait, wake */
+	int64_t timeout_ms; /* sync_begin */
+	int64_t ret;	    /* sync_end */
+	char bug[16];	    /* bug */
+};
+
+/* A sym record; the strings are borrowed for the duration of the callback (NULL: not known). */
+struct trace_sym {
+	uint64_t addr;
+	const char *func, *file, *obj;
+	long line;
+};
+
+/* What the header and the trailer said, and how the reading went. */
+struct trace_info {
+	long version;
+	long long pid;
+	char *exe; /* owned by the info; freed by trace_info_clear() */
+	bool has_end;
+	long long end_events, lost, duration_ns;
+	char *reason; /* owned; NULL when not given */
+	uint64_t events_read;
+	uint64_t lines;
+};
+
+struct trace_sink {
+	void (*event)(void *ctx, const struct trace_event *ev);
+	void (*sym)(void *ctx, const struct trace_sym *sym);
+};
+
+/*
+ * Read the trace at path ("-" for standard input), calling sink for every event and sym record
+ * in file order. Returns 0, or -1 after printing "FILE:LINE: error: ..." on stderr (bad input).
+ * A trace without its end record is read to its last full line and info->has_end is false.
+ * info is filled (caller owns it and frees it with trace_info_clear()).
+ */
+int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info);
+
+void trace_info_clear(struct trace_info *info);
+
+/* "init", "get", ... for an op (static strings). */
+const char *trace_op_name(enum trace_op op);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * The presentations of a trace: the report, the graph, the life of one closure. Each loads the
+ * trace into a model (viz_load), then renders it.
+ */
+#ifndef CLOSURETRACE_VIZ_H
+#define CLOSURETRACE_VIZ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "leaks.h"
+#include "model.h"
+#include "trace_reader.h"
+
+struct viz_input {
+	const char *path;
+	struct model *m; /* owned */
+	struct trace_info info;
+	struct leaks_summary leaks;
+};
+
+/*
+ * Read path into a model and judge it. keep_finished: keep every life (graph, explain); watch:
+ * keep the events of the closures at that address (0: none). Warns on stderr when the trace was cut
+ * short or lost events. Returns 0, or -1 after printing the error (bad input).
+ */
+int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in);
+/* Frees what viz_load put in in (the model and the info); in itself is the caller's. */
+void viz_unload(struct viz_input *in);
+
+/* Whether the verdicts are incomplete (lost events or a truncated trace). */
+bool viz_incomplete(const struct viz_input *in);
+
+/* The text report (perf report's spirit), or with json one JSON document. in is borrowed. */
+int render_report(struct viz_input *in, FILE *out, bool json);
+
+struct render_graph_opts {
+	const char *format; /* "svg", "png", "pdf", "dot" */
+	bool leaks_only;    /* only leaked closures and their ancestors */
+	bool no_fold;
+	uint64_t root_addr; /* 0: every tree */
+	unsigned root_nth;  /* 0: the last life at root_addr */
+};
+
+/* Draw the closure trees with libgvc. Returns 0, or 2 after printing why (no such root ...). */
+int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out);
+
+/* The life of ADDR#nth (nth 0: the last), one line per operation. Returns 0, or 2 when unknown. */
+int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out);
+
+/* Parse "0x7ffc5e2a0010" or "0x7ffc5e2a0010#2"; returns 0, or -1. */
+int viz_parse_closure(const char *s, uint64_t *addr, unsigned *nth);
+
+#endif
