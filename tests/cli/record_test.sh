@@ -299,6 +299,22 @@ err_no_uprobes)
 		unshare -m sh -c 'mount -t tmpfs none /sys/bus/event_source/devices && exec "$0" record -- "$1" counts 1' "$ct" "$workload"
 	echo ok
 	;;
+blockio | blockio_static | blockio_leak)
+	# The demo counts its own operations (--counts); the recorder must see exactly those.
+	needs_bpf
+	demo=$wdir/../../examples/blockio
+	args=(--requests 300 --threads 2 --counts)
+	[ $case_name = blockio_static ] && demo=$demo-static
+	[ $case_name = blockio_leak ] && args+=(--leak)
+	[ -x "$demo" ] || fail "$demo not built"
+	"$ct" record -o t.json -- "$demo" "${args[@]}" >expected.txt 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	$check counts t.json >got.txt
+	diff -u expected.txt got.txt || fail "counts differ from blockio --counts"
+	grep -qx "lost=0" end.txt || fail "lost: $(cat end.txt)"
+	$check sites t.json || fail "call sites"
+	echo "ok: $(paste -sd' ' got.txt)"
+	;;
 output_old)
 	needs_bpf
 	"$ct" record -- "$workload" counts 1 >/dev/null 2>err.txt || fail "record: $(cat err.txt)"

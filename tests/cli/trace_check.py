@@ -5,6 +5,9 @@
   trace_check.py counts TRACE              events by kind, in docs/probes.md order
   trace_check.py syms TRACE SOURCE OBJ     every event ip inside OBJ has a sym record whose
                                            file is SOURCE and whose line carries a SITE marker
+  trace_check.py sites TRACE               every event ip has a sym record with func, file and
+                                           line, the file not closure.h (inlined fast paths
+                                           resolve to their caller)
   trace_check.py events TRACE CL           "ev remaining" of every event on closure CL
 """
 import json
@@ -75,6 +78,23 @@ def syms(path, source, obj):
     print(f"{checked} call sites resolved to SITE lines")
 
 
+def sites(path):
+    recs = load(path)
+    by_addr = {r["addr"]: r for r in recs if r["type"] == "sym"}
+    bad = set()
+    ips = {r["ip"] for r in recs if r["type"] == "event"}
+    for ip in ips:
+        s = by_addr.get(ip)
+        if (s is None or not s.get("func") or not s.get("file") or not s.get("line")
+                or s["file"].endswith("closure.h")):
+            bad.add(f"{ip}: {s}")
+    for line in sorted(bad):
+        print(line)
+    if bad or not ips:
+        sys.exit(f"{path}: {len(bad)} of {len(ips)} call sites unresolved")
+    print(f"{len(ips)} call sites resolved")
+
+
 def events(path, cl):
     for r in load(path):
         if r["type"] == "event" and r["cl"] == cl:
@@ -83,4 +103,4 @@ def events(path, cl):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"valid": valid, "counts": counts, "syms": syms, "events": events}[cmd](*args)
+    {"valid": valid, "counts": counts, "syms": syms, "sites": sites, "events": events}[cmd](*args)
