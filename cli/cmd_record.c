@@ -329,6 +329,9 @@ int cmd_record(int argc, char **argv)
 	s.verbose = o.verbose;
 	s.launched = !o.pid;
 	s.exe = exe;
+	/* libbpf's per-site perf events even where uprobe_multi works: to test that path. */
+	s.use_libbpf =
+		getenv("CLOSURETRACE_ATTACH") && !strcmp(getenv("CLOSURETRACE_ATTACH"), "perf");
 	err = session_load(&s, o.buffer_size);
 	if (err) {
 		ret = load_error(err);

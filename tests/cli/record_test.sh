@@ -146,6 +146,7 @@ usage_errors)
 counts_launched) counts_case "$workload" ;;
 counts_O0) counts_case "$wdir/ct_workload_O0" ;;
 counts_static) counts_case "$wdir/ct_workload_static" ;;
+counts_perf_attach) CLOSURETRACE_ATTACH=perf counts_case "$workload" ;;
 sym_lines) syms_case "$workload" ;;
 sym_lines_O0) syms_case "$wdir/ct_workload_O0" ;;
 sym_lines_static) syms_case "$wdir/ct_workload_static" ;;
