@@ -1,3 +1,5 @@
+
+
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * closuretrace's kernel side: one program for every closure operation probe (the attachment's
@@ -29,9 +31,9 @@ struct {
 } stats SEC(".maps");
 
 /*
- * Follow mode (check): probes are attached for every process (pid -1) and filtered here by the
- * set of traced processes: the launched command, added when it execs, and every process forked
- * by a traced one. A pid-filtered attach would not follow fork (tech-notes section 1).
+ * Follow mode (check): probes are attached for every process and filtered here by the set of
+ * traced processes: the launched command, added when it execs, and every process forked by a
+ * traced one. A pid-filtered attach would not follow fork (tech-notes section 1).
  */
 const volatile bool follow = false;
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* the tracer's pid namespace */
@@ -51,8 +53,9 @@ static __always_inline bool wanted(void)
 	return !follow || bpf_map_lookup_elem(&traced, &tgid);
 }
 
-static __always_inline void count(__u32 slot)
+static __always_inline void count_lost(void)
 {
+	__u32 slot = CT_STAT_LOST;
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
 
 	if (v)
@@ -65,60 +68,137 @@ static __always_inline __u64 wakeup_flag(void)
 									    : BPF_RB_NO_WAKEUP;
 }
 
-SEC("usdt")
-int on_op(struct pt_regs *ctx)
+/*
+ * One argument, as usdt.bpf.h's bpf_usdt_arg() reads it, but from a spec looked up once per hit
+ * rather than once per argument (9 map lookups per event otherwise).
+ */
+/*
+ * A register by its offset in struct pt_regs, from a copy of the registers made once per hit
+ * with plain context loads: a helper call (bpf_probe_read_kernel, as usdt.bpf.h does) per
+ * argument doubled the cost of an event.
+ */
+#define NR_REGS (sizeof(struct pt_regs) / sizeof(__u64))
+
+static __always_inline __u64 read_reg(const __u64 *regs, short off)
 {
+	__u32 i = (__u32)off / sizeof(__u64);
+
+	return i < NR_REGS ? regs[i] : 0;
+}
+
+static __always_inline __u64 read_arg(const __u64 *regs, struct __bpf_usdt_arg_spec *a)
+{
+	__u64 v = 0;
+
+	switch (a->arg_type) {
+	case BPF_USDT_ARG_CONST:
+		v = a->val_off;
+		break;
+	case BPF_USDT_ARG_REG:
+		v = read_reg(regs, a->reg_off);
+		break;
+	case BPF_USDT_ARG_REG_DEREF:
+		v = read_reg(regs, a->reg_off);
+		bpf_probe_read_user(&v, sizeof(v), (void *)v + a->val_off);
+		break;
+	}
+	v <<= a->arg_bitshift;
+	return a->arg_signed ? (__u64)((long)v >> a->arg_bitshift) : v >> a->arg_bitshift;
+}
+
+/* Argument i of the hit, or 0 when the probe has fewer. */
+static __always_inline __u64 arg(const __u64 *regs, struct __bpf_usdt_spec *spec, int i)
+{
+	return i < spec->arg_cnt && i < BPF_USDT_MAX_ARG_CNT ? read_arg(regs, &spec->args[i]) : 0;
+}
+
+static __always_inline int record_op(struct pt_regs *ctx)
+{
+	int spec_id = __bpf_usdt_spec_id(ctx);
+	struct __bpf_usdt_spec *spec;
+	__u64 regs[NR_REGS], ip;
 	struct ct_event *e;
-	int n, i;
 
 	if (!wanted())
 		return 0;
-	count(CT_STAT_HITS);
+	spec = spec_id < 0 ? NULL : bpf_map_lookup_elem(&__bpf_usdt_specs, &spec_id);
+	if (!spec)
+		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(CT_STAT_LOST);
+		count_lost();
 		return 0;
 	}
+	__builtin_memcpy(regs, ctx, sizeof(regs));
 	e->ts = bpf_ktime_get_ns();
-	e->probe_ip = PT_REGS_IP(ctx);
+	ip = arg(regs, spec, 3);
+	e->ip = ip ? ip - 1 : PT_REGS_IP(ctx); /* docs/trace-format.md: the calling instruction */
+	e->cl = arg(regs, spec, 0);
+	e->count = (__u32)arg(regs, spec, 1);
+	e->flags = (__u32)arg(regs, spec, 2);
+	e->x4 = arg(regs, spec, 4);
+	e->x5 = arg(regs, spec, 5);
+	e->x6 = (__u8)arg(regs, spec, 6);
 	e->tid = (__u32)bpf_get_current_pid_tgid();
-	e->kind = (__u16)bpf_usdt_cookie(ctx);
-	n = bpf_usdt_arg_cnt(ctx);
-	e->nargs = n < 0 ? 0 : n;
-	for (i = 0; i < CT_MAX_ARGS; i++) {
-		long v = 0;
-
-		if (i < n)
-			bpf_usdt_arg(ctx, i, &v);
-		e->args[i] = v;
-	}
+	e->kind = (__u8)spec->usdt_cookie;
+	e->pad = 0;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(on_module, const char *path, long base)
+static __always_inline int record_module(struct pt_regs *ctx)
 {
 	struct ct_module_event *e;
-	long len;
+	long len, path = 0, base = 0;
 
 	if (!wanted())
 		return 0;
-	count(CT_STAT_HITS);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(CT_STAT_LOST);
+		count_lost();
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
-	e->probe_ip = 0;
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_MODULE;
+	bpf_usdt_arg(ctx, 0, &path);
+	bpf_usdt_arg(ctx, 1, &base);
 	e->base = base;
-	len = bpf_probe_read_user_str(e->path, sizeof(e->path), path);
+	len = bpf_probe_read_user_str(e->path, sizeof(e->path), (const void *)path);
 	e->path_len = len > 0 ? len - 1 : 0;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	return 0;
+}
+
+/*
+ * Two attachments of the same code. The *_multi programs are attached with one uprobe_multi link
+ * per object (the recorder sets their attach type before load): attaching and detaching then
+ * cost one RCU grace period per object, where libbpf 1.1's one perf event per call site costs one
+ * per site (80-250 ms each, measured). The plain ones are libbpf's attach_usdt, for kernels
+ * without uprobe_multi (before 6.6).
+ */
+SEC("usdt")
+int on_op(struct pt_regs *ctx)
+{
+	return record_op(ctx);
+}
+
+SEC("usdt")
+int on_module(struct pt_regs *ctx)
+{
+	return record_module(ctx);
+}
+
+SEC("usdt")
+int on_op_multi(struct pt_regs *ctx)
+{
+	return record_op(ctx);
+}
+
+SEC("usdt")
+int on_module_multi(struct pt_regs *ctx)
+{
+	return record_module(ctx);
 }
 
 /* A process forked by a traced one is traced (threads share their process's entry). */
@@ -152,16 +232,14 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(CT_STAT_LOST);
+		count_lost();
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
-	e->probe_ip = 0;
+	e->pid = ns.tgid;
 	e->tid = ns.pid;
 	e->kind = CT_EXEC;
-	e->unused = 0;
-	e->pid = ns.tgid;
-	e->unused2 = 0;
+	e->pad[0] = e->pad[1] = e->pad[2] = 0;
 	bpf_send_signal(19 /* SIGSTOP */);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;

@@ -29,49 +29,50 @@ enum ct_probe {
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 };
 
-/* Arguments an operation probe can carry: cl, count, flags, ip and up to three extras. */
-#define CT_MAX_ARGS 7
-
-/* One operation probe hit. */
+/*
+ * One operation probe hit: 56 bytes, so that with the ring buffer's 8-byte header each event is
+ * one 64-byte cache line (ring-buffer writes are most of an event's cost).
+ */
 struct ct_event {
-	__u64 ts;		 /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
-	__u64 probe_ip;		 /* the probe's own address: the call site of an inlined probe */
-	__u32 tid;		 /* the thread that hit the probe */
-	__u16 kind;		 /* enum ct_probe */
-	__u16 nargs;		 /* how many of args[] the probe carried */
-	__u64 args[CT_MAX_ARGS]; /* arg0..arg6 as docs/probes.md numbers them */
+	__u64 ts;    /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 ip;    /* the call site: arg3 - 1 for a return address, else the probe's address */
+	__u64 cl;    /* arg0 */
+	__u64 x4;    /* arg4 (0 when absent) */
+	__u64 x5;    /* arg5 */
+	__u32 count; /* arg1 */
+	__u32 flags; /* arg2 */
+	__u32 tid;   /* the thread that hit the probe */
+	__u8 kind;   /* enum ct_probe */
+	__u8 x6;     /* arg6 (continue_at's how: small) */
+	__u16 pad;
 };
 
 /* A closure:module hit: an object of the process and its load bias. */
 #define CT_PATH_MAX 512
 struct ct_module_event {
 	__u64 ts;
-	__u64 probe_ip; /* always 0: tells the consumer this is a module record */
-	__u32 tid;
-	__u16 kind; /* CT_MODULE */
-	__u16 path_len;
 	__u64 base;
+	__u32 tid;
+	__u16 kind; /* CT_MODULE; its size tells this record from a struct ct_event */
+	__u16 path_len;
 	char path[CT_PATH_MAX];
 };
 
 /*
  * Follow mode: a traced process (the launched command or a descendant) ran execve. The BPF side
  * has sent it SIGSTOP, so that the tracer attaches to the new program's probes before it runs any
- * of its code; the tracer sends SIGCONT.
+ * of its code; the tracer sends SIGCONT. Its size tells it from the other records.
  */
 struct ct_exec_event {
 	__u64 ts;
-	__u64 probe_ip; /* always 0 */
+	__u32 pid; /* the process, in the tracer's pid namespace */
 	__u32 tid;
 	__u16 kind; /* CT_EXEC */
-	__u16 unused;
-	__u32 pid; /* the process, in the tracer's pid namespace */
-	__u32 unused2;
+	__u16 pad[3];
 };
 
 /* Slots of the per-CPU statistics map. */
 enum ct_stat {
-	CT_STAT_HITS, /* probe hits seen by BPF */
 	CT_STAT_LOST, /* hits whose record found the ring buffer full */
 	CT_NR_STATS,
 };

@@ -90,7 +90,7 @@ int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 	trace_write_end(out, &end);
 	r->events = end.events;
 	r->lost = end.lost;
-	r->probes = s.n_links > 0;
+	r->probes = s.probes > 0;
 
 out_session:
 	session_close(&s);

@@ -55,7 +55,7 @@ int cmd_explain(int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, true, addr, &in))
+	if (viz_load(input, false, addr, &in))
 		return EXIT_USAGE;
 	rc = render_explain(&in, addr, nth, stdout);
 	viz_unload(&in);

@@ -49,8 +49,9 @@ static void usage(FILE *out)
 		"  -v, --verbose          say what is attached\n"
 		"  -h, --help             this help\n"
 		"\n"
-		"Recording stops when the process exits, on Ctrl-C or SIGTERM, or after "
-		"--duration.\n");
+		"Recording stops when the process exits, on Ctrl-C or SIGTERM, or after\n"
+		"--duration; a launched command is then sent the same signal (SIGTERM for\n"
+		"--duration). The trace is complete, with its trailer, in every case.\n");
 }
 
 static int usage_error(const char *msg, const char *arg)
@@ -329,6 +330,9 @@ int cmd_record(int argc, char **argv)
 	s.verbose = o.verbose;
 	s.launched = !o.pid;
 	s.exe = exe;
+	/* libbpf's per-site perf events even where uprobe_multi works: to test that path. */
+	s.use_libbpf =
+		getenv("CLOSURETRACE_ATTACH") && !strcmp(getenv("CLOSURETRACE_ATTACH"), "perf");
 	err = session_load(&s, o.buffer_size);
 	if (err) {
 		ret = load_error(err);
@@ -354,7 +358,7 @@ int cmd_record(int argc, char **argv)
 	trace_write_header(out, s.pid, exe, o.argv, start);
 	if (!s.launched) {
 		session_scan(&s);
-		if (!s.n_links) {
+		if (!s.n_links && !s.n_link_fds) {
 			ret = no_probes_error(exe);
 			goto out_session;
 		}
@@ -368,13 +372,15 @@ int cmd_record(int argc, char **argv)
 	}
 	if (s.launched)
 		launch_release(&child);
+	if (o.verbose)
+		fprintf(stderr, "closuretrace: recording process %d\n", (int)s.pid);
 
 	why = session_run(&s, (uint64_t)(o.duration * 1e9));
 	end.lost = session_finish(&s);
 	end.events = s.events;
 	end.duration_ns = session_now_ns() - start;
 	end.reason = end_reasons[why];
-	if (s.launched)
+	if (s.launched) /* it has exited, or was sent the stop signal and given a moment */
 		child_status(child.pid, &end, why == SESSION_EXIT);
 	trace_write_end(out, &end);
 	if (fflush(out) || ferror(out)) {

@@ -34,6 +34,80 @@ static Elf *elf_open(const char *path, int *fd)
 	return e;
 }
 
+/* Called for each closure SDT note: pc and semaphore (link-time, prelink-adjusted), name, args. */
+typedef void note_fn(void *arg, Elf *e, uint64_t pc, uint64_t semaphore, const char *name,
+		     const char *args);
+
+/* One SDT note: pc, base, semaphore (8 bytes each), then provider, name and args strings. */
+static void parse_note(const char *desc, size_t size, uint64_t base_addr, Elf *e, note_fn *fn,
+		       void *arg)
+{
+	const char *provider, *name, *args, *end = desc + size;
+	uint64_t addr[3];
+
+	if (size < sizeof(addr) + 3)
+		return;
+	memcpy(addr, desc, sizeof(addr));
+	provider = desc + sizeof(addr);
+	name = memchr(provider, 0, end - provider);
+	if (!name++ || name >= end)
+		return;
+	args = memchr(name, 0, end - name);
+	if (!args++ || args > end || !memchr(args, 0, end - args))
+		return;
+	if (strcmp(provider, "closure"))
+		return;
+	/* A prelinked object moved .stapsdt.base; the note recorded where it was. */
+	if (base_addr && addr[1])
+		addr[0] += base_addr - addr[1];
+	fn(arg, e, addr[0], addr[2], name, args);
+}
+
+static int walk_notes(const char *path, note_fn *fn, void *arg)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t base_addr = 0;
+	int fd;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return -1;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		shstrndx = 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *sname;
+
+		if (gelf_getshdr(scn, &sh) && (sname = elf_strptr(e, shstrndx, sh.sh_name)) &&
+		    !strcmp(sname, ".stapsdt.base"))
+			base_addr = sh.sh_addr;
+	}
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		Elf_Data *data;
+		const char *sname;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		sname = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".note.stapsdt"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_STAPSDT &&
+			    !strncmp((char *)data->d_buf + name_off, "stapsdt", nh.n_namesz))
+				parse_note((char *)data->d_buf + desc_off, nh.n_descsz, base_addr,
+					   e, fn, arg);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return 0;
+}
+
 static struct elf_probe *probe_slot(struct elf_probes *out, const char *name)
 {
 	struct elf_probe *p;
@@ -51,69 +125,86 @@ static struct elf_probe *probe_slot(struct elf_probes *out, const char *name)
 	return p;
 }
 
-/* One SDT note: pc, base, semaphore (8 bytes each), then provider, name and args strings. */
-static void add_note(struct elf_probes *out, const char *desc, size_t size)
+static void add_probe(void *arg, Elf *e, uint64_t pc, uint64_t semaphore, const char *name,
+		      const char *args)
 {
-	const char *provider, *name, *args, *end = desc + size;
-	uint64_t addr[3];
-	struct elf_probe *p;
+	struct elf_probe *p = probe_slot(arg, name);
 
-	if (size < sizeof(addr) + 3)
-		return;
-	memcpy(addr, desc, sizeof(addr));
-	provider = desc + sizeof(addr);
-	name = memchr(provider, 0, end - provider);
-	if (!name++ || name >= end)
-		return;
-	args = memchr(name, 0, end - name);
-	if (!args++ || args > end || !memchr(args, 0, end - args))
-		return;
-	if (strcmp(provider, "closure"))
-		return;
-	p = probe_slot(out, name);
-	if (!p)
-		return;
-	if (!p->sites++) {
-		p->first_pc = addr[0];
-		p->semaphore = addr[2];
+	(void)e;
+	if (p && !p->sites++) {
+		p->first_pc = pc;
+		p->semaphore = semaphore;
 		snprintf(p->args, sizeof(p->args), "%s", args);
 	}
 }
 
 int elf_probes_read(const char *path, struct elf_probes *out)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	int fd;
-	Elf *e = elf_open(path, &fd);
-
 	memset(out, 0, sizeof(*out));
-	if (!e)
-		return -1;
-	if (elf_getshdrstrndx(e, &shstrndx))
-		shstrndx = 0;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-		Elf_Data *data;
-		const char *sname;
+	return walk_notes(path, add_probe, out);
+}
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		sname = elf_strptr(e, shstrndx, sh.sh_name);
-		if (!sname || strcmp(sname, ".note.stapsdt"))
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_STAPSDT &&
-			    !strncmp((char *)data->d_buf + name_off, "stapsdt", nh.n_namesz))
-				add_note(out, (char *)data->d_buf + desc_off, nh.n_descsz);
-		}
+/* The file offset of a link-time address, through the PT_LOAD segment holding it (0: none). */
+static uint64_t file_offset(Elf *e, uint64_t vaddr)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph))
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz)
+			return vaddr - ph.p_vaddr + ph.p_offset;
 	}
-	elf_end(e);
-	close(fd);
 	return 0;
+}
+
+struct site_list {
+	struct elf_site *v;
+	size_t n, cap;
+	int failed;
+};
+
+static void add_site(void *arg, Elf *e, uint64_t pc, uint64_t semaphore, const char *name,
+		     const char *args)
+{
+	struct site_list *l = arg;
+	struct elf_site *s;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct elf_site *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->failed = 1;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	s = &l->v[l->n];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->args, sizeof(s->args), "%s", args);
+	s->offset = file_offset(e, pc);
+	s->ref_ctr = semaphore ? file_offset(e, semaphore) : 0;
+	if (s->offset)
+		l->n++;
+}
+
+long elf_probe_sites(const char *path, struct elf_site **sites)
+{
+	struct site_list l = {0};
+
+	*sites = NULL;
+	if (walk_notes(path, add_site, &l) || l.failed) {
+		free(l.v);
+		return -1;
+	}
+	*sites = l.v;
+	return (long)l.n;
 }
 
 void elf_probes_free(struct elf_probes *p)

@@ -26,6 +26,17 @@ struct elf_probes {
 int elf_probes_read(const char *path, struct elf_probes *out);
 void elf_probes_free(struct elf_probes *p);
 
+/* One probe site, located as uprobes want it: by file offset. */
+struct elf_site {
+	char name[32];
+	uint64_t offset;  /* file offset of the probe's instruction */
+	uint64_t ref_ctr; /* file offset of its semaphore, 0 for none */
+	char args[256];	  /* argument spec, e.g. "8@%rdi -4@$0" */
+};
+
+/* Every closure probe site of the file. Returns how many (*sites malloc'ed), or -1. */
+long elf_probe_sites(const char *path, struct elf_site **sites);
+
 /* Whether the file is a 64-bit ELF object. */
 int elf_is_elf(const char *path);
 

@@ -22,9 +22,10 @@
 #include "symbols.h"
 #include "trace_writer.h"
 
-#define MAX_OBJECTS 256
-#define RESCAN_NS   (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
-#define STATUS_NS   (1000 * 1000 * 1000ull)
+#define MAX_OBJECTS    256
+#define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
+#define STATUS_NS      (1000 * 1000 * 1000ull)
+#define USDT_MAX_SPECS 4096 /* distinct (probe, argument registers) pairs */
 
 uint64_t session_now_ns(void)
 {
@@ -58,6 +59,7 @@ static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list
 }
 
 static int on_record(void *ctx, void *data, size_t size);
+static int add_link(struct session *s, struct bpf_link *link);
 
 /* Follow mode: the launched command is traced from its exec on, with what it forks. */
 static int setup_follow(struct session *s)
@@ -80,6 +82,20 @@ static int setup_follow(struct session *s)
 	return 0;
 }
 
+static int attach_follow(struct session *s)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec,
+				       s->skel->progs.on_exit};
+
+	for (size_t i = 0; s->follow && i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *link = bpf_program__attach(progs[i]);
+
+		if (!link || add_link(s, link))
+			return -errno;
+	}
+	return 0;
+}
+
 int session_load(struct session *s, size_t buffer_size)
 {
 	int err;
@@ -93,11 +109,23 @@ int session_load(struct session *s, size_t buffer_size)
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.events, buffer_size);
 	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
+	if (!err)
+		err = bpf_program__set_expected_attach_type(s->skel->progs.on_op_multi,
+							    USDT_ATTACH_UPROBE_MULTI);
+	if (!err)
+		err = bpf_program__set_expected_attach_type(s->skel->progs.on_module_multi,
+							    USDT_ATTACH_UPROBE_MULTI);
+	if (!err)
 		err = closuretrace_bpf__load(s->skel);
-	if (!err && s->follow)
-		err = closuretrace_bpf__attach(s->skel); /* only the tp_btf programs auto-attach */
+	if (!err)
+		err = attach_follow(s);
 	if (err)
 		return err < 0 ? err : -err;
+	if (bpf_map__value_size(s->skel->maps.__bpf_usdt_specs) != sizeof(struct usdt_spec))
+		return -EPROTO; /* libbpf's usdt.bpf.h changed its layout */
+	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
+	s->multi.max_specs = USDT_MAX_SPECS;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
 	return s->rb ? 0 : -errno;
 }
@@ -136,23 +164,81 @@ static bool already_attached(struct session *s, const char *path)
 	return false;
 }
 
-int session_attach_path(struct session *s, const char *path)
+static int add_link_fd(struct session *s, int fd)
 {
-	struct elf_probes probes;
-	char **v;
-	int attached = 0, err = 0;
+	int *v = realloc(s->link_fds, (s->n_link_fds + 1) * sizeof(*v));
 
-	if (already_attached(s, path))
-		return 0;
-	if (elf_probes_read(path, &probes))
-		return 0;
-	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
 	if (!v) {
-		elf_probes_free(&probes);
+		close(fd);
 		return -ENOMEM;
 	}
-	s->attached = v;
-	s->attached[s->n_attached++] = strdup(path);
+	s->link_fds = v;
+	s->link_fds[s->n_link_fds++] = fd;
+	return 0;
+}
+
+/* Attaches prog to the sites of path whose probe is module (or, with !module, every other). */
+static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
+			     bool module, int *names)
+{
+	struct bpf_program *prog =
+		module ? s->skel->progs.on_module_multi : s->skel->progs.on_op_multi;
+	struct elf_site *mine = calloc(n, sizeof(*mine));
+	uint64_t *cookies = calloc(n, sizeof(*cookies));
+	bool seen_kind[CT_NR_OPS + 1] = {false};
+	size_t k = 0;
+	int fd = 0;
+
+	if (!mine || !cookies) {
+		fd = -ENOMEM;
+		goto out;
+	}
+	for (long i = 0; i < n; i++) {
+		int kind = probe_kind(sites[i].name);
+
+		if (kind < 0 || (kind == CT_MODULE) != module)
+			continue; /* a newer library's probe: not ours to interpret */
+		mine[k] = sites[i];
+		cookies[k++] = (uint64_t)kind;
+		*names += !seen_kind[kind];
+		seen_kind[kind] = true;
+	}
+	if (!k)
+		goto out;
+	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
+	fd = usdt_multi_attach(&s->multi, bpf_program__fd(prog), s->follow ? 0 : s->pid, path, mine,
+			       cookies, k);
+	if (fd >= 0)
+		fd = add_link_fd(s, fd);
+out:
+	free(mine);
+	free(cookies);
+	return fd;
+}
+
+/* Every closure probe of path with two uprobe_multi links. Probe names attached, or -errno. */
+static int attach_multi(struct session *s, const char *path)
+{
+	struct elf_site *sites;
+	long n = elf_probe_sites(path, &sites);
+	int names = 0, err;
+
+	if (n <= 0)
+		return 0;
+	err = attach_multi_prog(s, path, sites, n, false, &names);
+	if (!err)
+		err = attach_multi_prog(s, path, sites, n, true, &names);
+	free(sites);
+	return err ? err : names;
+}
+
+static int attach_libbpf(struct session *s, const char *path)
+{
+	struct elf_probes probes;
+	int attached = 0, err = 0;
+
+	if (elf_probes_read(path, &probes))
+		return 0;
 	for (size_t i = 0; i < probes.n; i++) {
 		int kind = probe_kind(probes.probes[i].name);
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = kind);
@@ -162,7 +248,6 @@ int session_attach_path(struct session *s, const char *path)
 
 		if (kind < 0)
 			continue; /* a newer library's probe: not ours to interpret */
-		/* Follow mode filters processes in BPF: every process that maps path. */
 		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, path, "closure",
 						probes.probes[i].name, &opts);
 		if (!link) {
@@ -177,10 +262,38 @@ int session_attach_path(struct session *s, const char *path)
 			break;
 		attached++;
 	}
-	if (s->verbose && attached)
-		fprintf(stderr, "closuretrace: attached %d probes in %s\n", attached, path);
 	elf_probes_free(&probes);
 	return attached ? attached : err;
+}
+
+int session_attach_path(struct session *s, const char *path)
+{
+	char **v;
+	int r = -EOPNOTSUPP;
+
+	if (already_attached(s, path))
+		return 0;
+	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->attached = v;
+	s->attached[s->n_attached++] = strdup(path);
+	if (!s->use_libbpf) {
+		r = attach_multi(s, path);
+		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
+		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->n_link_fds)
+			s->use_libbpf = true;
+		else if (r < 0 && r != -ESRCH)
+			fprintf(stderr, "closuretrace: cannot attach the probes in %s: %s\n", path,
+				strerror(-r));
+	}
+	if (s->use_libbpf)
+		r = attach_libbpf(s, path);
+	if (r > 0)
+		s->probes += r;
+	if (s->verbose && r > 0)
+		fprintf(stderr, "closuretrace: attached %d probes in %s\n", r, path);
+	return r;
 }
 
 int session_attach_program(struct session *s, const char *path)
@@ -359,11 +472,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 	const struct ct_event *e = data;
 
-	if (size >= sizeof(struct ct_exec_event) && e->kind == CT_EXEC) {
+	if (size == sizeof(struct ct_exec_event)) {
 		on_exec(s, data);
 		return 0;
 	}
-	if (size >= sizeof(struct ct_module_event) && e->kind == CT_MODULE) {
+	if (size == sizeof(struct ct_module_event)) {
 		on_module(s, data);
 		return 0;
 	}
@@ -371,10 +484,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	trace_write_event(s->out, e, s->start_ns);
 	s->events++;
-	note_address(s, trace_event_ip(e));
+	note_address(s, e->ip);
 	switch (e->kind) {
 	case CT_INIT:
-		s->live += !e->args[5];
+		s->live += !e->x5;
 		break;
 	case CT_FINISH:
 		s->live--;
@@ -382,7 +495,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	case CT_CONTINUE_AT:
 	case CT_RUN:
 	case CT_DESTRUCTOR:
-		note_address(s, e->args[4]);
+		note_address(s, e->x4);
 		break;
 	}
 	return 0;
@@ -492,6 +605,9 @@ enum session_end session_run(struct session *s, uint64_t duration_ns)
 		now = session_now_ns();
 		if (duration_ns && now - begin >= duration_ns) {
 			end = SESSION_DURATION;
+			s->stop_signal = SIGTERM; /* a launched command ends with its recording */
+			if (s->launched)
+				wait_child_exit(s);
 			goto out;
 		}
 		if (now - last_scan >= RESCAN_NS) {
@@ -519,6 +635,11 @@ uint64_t session_finish(struct session *s)
 
 void session_close(struct session *s)
 {
+	for (size_t i = 0; i < s->n_link_fds; i++)
+		close(s->link_fds[i]);
+	free(s->link_fds);
+	usdt_multi_free(&s->multi);
+	/* libbpf's links: each detach waits for an RCU grace period (0.1-0.25 s measured here). */
 	for (size_t i = 0; i < s->n_links; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);

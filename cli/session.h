@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "objects.h"
+#include "usdt_multi.h"
 
 struct closuretrace_bpf;
 struct ring_buffer;
@@ -24,7 +25,11 @@ enum session_end { SESSION_EXIT, SESSION_SIGNAL, SESSION_DURATION };
 struct session {
 	struct closuretrace_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
+	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
+	int *link_fds;		 /* uprobe_multi links */
+	size_t n_link_fds;
+	struct bpf_link **links; /* libbpf's links */
 	size_t n_links;
 	char **attached; /* paths whose probes are attached */
 	size_t n_attached;
@@ -35,6 +40,7 @@ struct session {
 	bool verbose;	 /* say on stderr what was attached */
 	bool follow;	 /* launched only: trace the processes it forks and what they exec */
 	bool quiet;	 /* no live status line, even on a terminal (check) */
+	unsigned probes; /* probe names attached, over every object */
 	int pidfd, sigfd, epfd;
 
 	FILE *out;

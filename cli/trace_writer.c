@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/types.h>
@@ -48,7 +49,10 @@ FILE *trace_open(const char *path)
 		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 		f = fd < 0 ? NULL : fdopen(fd, "w");
 	} else {
-		if (access(path, F_OK) == 0) {
+		struct stat st;
+
+		/* Only a regular file is kept as .old: never rename /dev/null or a fifo. */
+		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
 			if (asprintf(&old, "%s.old", path) < 0)
 				return NULL;
 			if (rename(path, old)) {
@@ -110,28 +114,75 @@ void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, 
 	fprintf(f, ",\"start_ns\":%" PRIu64 "}\n", start_ns);
 }
 
-uint64_t trace_event_ip(const struct ct_event *e)
-{
-	uint64_t ip = e->nargs > 3 ? e->args[3] : 0;
+/*
+ * An event line, built by hand: it is the recorder's hot path (a million lines a second), and
+ * the printf family parses its format string on every call.
+ */
+struct line {
+	char *p;
+	char buf[512]; /* the longest event is under 300 bytes */
+};
 
-	return ip ? ip - 1 : e->probe_ip;
+#define PUT(l, lit) (memcpy((l)->p, lit, sizeof(lit) - 1), (l)->p += sizeof(lit) - 1)
+
+static void put_str(struct line *l, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(l->p, s, n);
+	l->p += n;
 }
 
-static void write_flags(FILE *f, uint64_t flags)
+static void put_u64(struct line *l, uint64_t v)
 {
-	char s[5];
+	char digits[20];
 	int n = 0;
 
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*l->p++ = digits[--n];
+}
+
+static void put_i64(struct line *l, int64_t v)
+{
+	if (v < 0) {
+		*l->p++ = '-';
+		put_u64(l, -(uint64_t)v);
+	} else {
+		put_u64(l, (uint64_t)v);
+	}
+}
+
+/* An address: a JSON string of lower-case hex with 0x. */
+static void put_addr(struct line *l, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	int shift = 60;
+
+	PUT(l, "\"0x");
+	while (shift > 0 && !(v >> shift))
+		shift -= 4;
+	for (; shift >= 0; shift -= 4)
+		*l->p++ = hex[(v >> shift) & 0xf];
+	*l->p++ = '"';
+}
+
+static void put_flags(struct line *l, uint64_t flags)
+{
+	if (!(flags & ((1u << 30) | (1u << 28) | (1u << 24) | (1u << 26))))
+		return;
+	PUT(l, ",\"flags\":\"");
 	if (flags & (1u << 30))
-		s[n++] = 'R';
+		*l->p++ = 'R';
 	if (flags & (1u << 28))
-		s[n++] = 'W';
+		*l->p++ = 'W';
 	if (flags & (1u << 24))
-		s[n++] = 'D';
+		*l->p++ = 'D';
 	if (flags & (1u << 26))
-		s[n++] = 'S';
-	if (n)
-		fprintf(f, ",\"flags\":\"%.*s\"", n, s);
+		*l->p++ = 'S';
+	*l->p++ = '"';
 }
 
 static const char *how_name(uint64_t how)
@@ -152,58 +203,84 @@ static const char *bug_name(uint64_t bug)
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns)
 {
 	const char *name = trace_event_name(e->kind);
-	uint64_t a[CT_MAX_ARGS];
-
-	for (int i = 0; i < CT_MAX_ARGS; i++)
-		a[i] = e->args[i];
+	struct line l;
 
 	if (!name)
 		return;
-	fprintf(f,
-		"{\"type\":\"event\",\"ts\":%" PRId64
-		",\"tid\":%u,\"ev\":\"%s\",\"cl\":\"0x%" PRIx64 "\",\"remaining\":%" PRIu64,
-		(int64_t)(e->ts - start_ns), e->tid, name, a[0], a[1]);
-	write_flags(f, a[2]);
-	fprintf(f, ",\"ip\":\"0x%" PRIx64 "\"", trace_event_ip(e));
+	l.p = l.buf;
+	PUT(&l, "{\"type\":\"event\",\"ts\":");
+	put_i64(&l, (int64_t)(e->ts - start_ns));
+	PUT(&l, ",\"tid\":");
+	put_u64(&l, e->tid);
+	PUT(&l, ",\"ev\":\"");
+	put_str(&l, name);
+	PUT(&l, "\",\"cl\":");
+	put_addr(&l, e->cl);
+	PUT(&l, ",\"remaining\":");
+	put_u64(&l, e->count);
+	put_flags(&l, e->flags);
+	PUT(&l, ",\"ip\":");
+	put_addr(&l, e->ip);
 	switch (e->kind) {
 	case CT_INIT:
-		fprintf(f, ",\"parent\":\"0x%" PRIx64 "\",\"stack\":%s", a[4],
-			a[5] ? "true" : "false");
+		PUT(&l, ",\"parent\":");
+		put_addr(&l, e->x4);
+		if (e->x5)
+			PUT(&l, ",\"stack\":true");
+		else
+			PUT(&l, ",\"stack\":false");
 		break;
 	case CT_GET:
-		fprintf(f, ",\"not_zero\":%s", a[4] ? "true" : "false");
+		if (e->x4)
+			PUT(&l, ",\"not_zero\":true");
+		else
+			PUT(&l, ",\"not_zero\":false");
 		break;
 	case CT_SUB:
-		fprintf(f, ",\"v\":%" PRId64, (int64_t)a[4]);
+		PUT(&l, ",\"v\":");
+		put_i64(&l, (int64_t)e->x4);
 		break;
 	case CT_CONTINUE_AT:
-		fprintf(f, ",\"fn\":\"0x%" PRIx64 "\",\"wq\":\"0x%" PRIx64 "\",\"how\":\"%s\"",
-			a[4], a[5], how_name(a[6]));
-		break;
 	case CT_RUN:
-		fprintf(f, ",\"fn\":\"0x%" PRIx64 "\",\"wq\":\"0x%" PRIx64 "\"", a[4], a[5]);
+		PUT(&l, ",\"fn\":");
+		put_addr(&l, e->x4);
+		PUT(&l, ",\"wq\":");
+		put_addr(&l, e->x5);
+		if (e->kind == CT_CONTINUE_AT) {
+			PUT(&l, ",\"how\":\"");
+			put_str(&l, how_name(e->x6));
+			*l.p++ = '"';
+		}
 		break;
 	case CT_FINISH:
-		fprintf(f, ",\"parent\":\"0x%" PRIx64 "\"", a[4]);
+		PUT(&l, ",\"parent\":");
+		put_addr(&l, e->x4);
 		break;
 	case CT_DESTRUCTOR:
-		fprintf(f, ",\"fn\":\"0x%" PRIx64 "\"", a[4]);
+		PUT(&l, ",\"fn\":");
+		put_addr(&l, e->x4);
 		break;
 	case CT_WAIT:
 	case CT_WAKE:
-		fprintf(f, ",\"waitlist\":\"0x%" PRIx64 "\"", a[4]);
+		PUT(&l, ",\"waitlist\":");
+		put_addr(&l, e->x4);
 		break;
 	case CT_SYNC_BEGIN:
-		fprintf(f, ",\"timeout_ms\":%" PRId64, (int64_t)a[4]);
+		PUT(&l, ",\"timeout_ms\":");
+		put_i64(&l, (int64_t)e->x4);
 		break;
 	case CT_SYNC_END:
-		fprintf(f, ",\"ret\":%" PRId64, (int64_t)a[4]);
+		PUT(&l, ",\"ret\":");
+		put_i64(&l, (int64_t)e->x4);
 		break;
 	case CT_BUG:
-		fprintf(f, ",\"bug\":\"%s\"", bug_name(a[4]));
+		PUT(&l, ",\"bug\":\"");
+		put_str(&l, bug_name(e->x4));
+		*l.p++ = '"';
 		break;
 	}
-	fputs("}\n", f);
+	PUT(&l, "}\n");
+	fwrite_unlocked(l.buf, 1, (size_t)(l.p - l.buf), f);
 }
 
 void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s)

@@ -29,9 +29,6 @@ void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
 void trace_write_module(FILE *f, const char *path, uint64_t base);
 void trace_write_end(FILE *f, const struct trace_end *end);
 
-/* The call site of an event: docs/trace-format.md's `ip` (a return address minus 1). */
-uint64_t trace_event_ip(const struct ct_event *e);
-
 /* The event's name (`ev`), or NULL for an unknown kind. */
 const char *trace_event_name(unsigned kind);
 

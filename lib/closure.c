@@ -1,9 +1,15 @@
 /*
  * The closure state machine. Every operation that drops references or flags (put, sub,
- * continue_at, wake-up, sync) ends in one funnel, closure_sub_at(), which publishes the new value
- * with a compare-and-swap, checks the rules once, fires the operation's probe, and decides what
- * the last reference means: run the continuation, wake a sleeper, or finish.
+ * continue_at, wake-up, sync) ends in one funnel, SUB_AND_SETTLE: sub_value() publishes the new
+ * value with a compare-and-swap and checks the rules once, the operation fires its probe, and
+ * settle() acts on the last reference: run the continuation, wake a sleeper, or finish.
  */
+/*
+ * Each probe in this file is guarded by its semaphore (lib/probes.h): the operations are cheap,
+ * and an untraced probe should cost less than setting up its arguments.
+ */
+#define _SDT_HAS_SEMAPHORES 1
+
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -12,61 +18,53 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probes.h" /* first: it declares the semaphores */
 #include "internal.h"
-#include "probes.h"
 
-/* What called the funnel: which probe to fire, from which call site, with which extras. */
-enum closure_op_kind { OP_PUT, OP_SUB, OP_CONTINUE_AT, OP_WAKE, OP_SYNC };
+/* What dropping references left behind, and what the last reference means. */
+enum sub_outcome { SUB_NORMAL, SUB_REQUEUE, SUB_DONE, SUB_WAKE };
 
-struct closure_op {
-	enum closure_op_kind kind;
-	const char *name; /* for the bug message */
-	uintptr_t ip;
-	uintptr_t a4, a5, a6;
+struct sub_result {
+	enum sub_outcome outcome;
+	uint32_t after; /* the value the operation published, before any requeue: the probe's */
+	uint32_t now;	/* the value in memory after the compare-and-swap */
 };
 
-static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_op *op);
+static void settle(struct closure *cl, struct sub_result res, uintptr_t ip);
+static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
+
+/*
+ * The funnel: drop v, fire the operation's own probe (a statement that may use r, the value
+ * after), then act on the last reference. Each operation names its probe here, so there is one
+ * probe site per operation and no dispatch on a kind.
+ */
+#define SUB_AND_SETTLE(cl, v, name, ip, probe)                                                     \
+	do {                                                                                       \
+		struct sub_result res_ = sub_value(cl, v, name, ip);                               \
+		uint32_t r = res_.after;                                                           \
+		(void)r;                                                                           \
+		probe;                                                                             \
+		if (res_.outcome != SUB_NORMAL)                                                    \
+			settle(cl, res_, ip);                                                      \
+	} while (0)
 
 /* Keeps modules.o (the module probe) in every static link that uses closures. */
 extern const char closure_modules_anchor;
 __attribute__((used)) static const char *const keep_modules = &closure_modules_anchor;
 
-static void fire_op_probe(struct closure *cl, uint32_t r, const struct closure_op *op)
-{
-	(void)cl;
-	(void)r;
-	switch (op->kind) {
-	case OP_PUT:
-		probe_op(put, cl, r, op->ip);
-		break;
-	case OP_SUB:
-		probe_op1(sub, cl, r, op->ip, op->a4);
-		break;
-	case OP_CONTINUE_AT:
-		probe_op3(continue_at, cl, r, op->ip, op->a4, op->a5, op->a6);
-		break;
-	case OP_WAKE:
-		probe_op1(wake, cl, r, op->ip, op->a4);
-		break;
-	case OP_SYNC:
-		probe_op1(sync_begin, cl, r, op->ip, op->a4);
-		break;
-	}
-}
-
 /* The rules, checked on the value about to be published. */
-static void check_value(struct closure *cl, uint32_t old, uint32_t new, const struct closure_op *op)
+static void check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name,
+			uintptr_t ip)
 {
-	if ((new & CLOSURE_GUARD_MASK) && (new & (CLOSURE_DESTRUCTOR >> 1)))
-		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, op->name, old, op->ip,
-			    "count would go below zero");
-	if (new & CLOSURE_GUARD_MASK)
-		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, op->name, old, op->ip,
+	if ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1)))
+		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, name, old, ip, "count would go below zero");
+	if (new &CLOSURE_GUARD_MASK)
+		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, name, old, ip,
 			    "a flag was set twice or cleared while not set");
-	if (!(new & CLOSURE_REMAINING_MASK) &&
+	if (!(new &CLOSURE_REMAINING_MASK) &&
 	    (new & ~(CLOSURE_DESTRUCTOR | CLOSURE_SLEEPING | CLOSURE_REMAINING_MASK))) {
-		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, op->name, old, op->ip,
-			    new & CLOSURE_RUNNING
+		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, name, old, ip,
+			    new &CLOSURE_RUNNING
 				    ? "count reached zero while running (give up the running "
 				      "reference with continue_at, closure_return or closure_sync)"
 				    : "count reached zero while on a waitlist");
@@ -93,11 +91,8 @@ static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
 		probe_op1(destructor, cl, r, ip, (uintptr_t)destructor);
 		destructor(cl);
 	}
-	if (parent) {
-		struct closure_op op = {.kind = OP_PUT, .name = "closure_put", .ip = ip};
-
-		closure_sub_at(parent, 1, &op);
-	}
+	if (parent)
+		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
 }
 
 void closure_run(struct closure *cl)
@@ -120,28 +115,27 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip)
 		closure_run(cl);
 }
 
-static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_op *op)
+static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
 {
-	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE), new, after;
-	enum { NORMAL, REQUEUE, DONE } outcome;
-	bool sleeper;
+	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+	struct sub_result res;
 
 	do {
-		new = old - v;
-		after = new;
-		outcome = NORMAL;
-		sleeper = false;
-		check_value(cl, old, new, op);
-		if (!(new & CLOSURE_REMAINING_MASK)) {
+		res.now = old - v;
+		res.after = res.now;
+		res.outcome = SUB_NORMAL;
+		check_value(cl, old, res.now, name, ip);
+		if (!(res.now & CLOSURE_REMAINING_MASK)) {
 			/* The last reference: this thread now owns the closure. */
-			sleeper = new & CLOSURE_SLEEPING;
-			if ((cl->fn || sleeper) && !(new & CLOSURE_DESTRUCTOR)) {
-				outcome = REQUEUE;
-				new += CLOSURE_REMAINING_INITIALIZER;
+			bool sleeper = res.now & CLOSURE_SLEEPING;
+
+			if ((cl->fn || sleeper) && !(res.now & CLOSURE_DESTRUCTOR)) {
+				res.outcome = sleeper ? SUB_WAKE : SUB_REQUEUE;
+				res.now += CLOSURE_REMAINING_INITIALIZER;
 			} else {
-				outcome = DONE;
+				res.outcome = sleeper ? SUB_WAKE : SUB_DONE;
 			}
-			new &= ~CLOSURE_SLEEPING;
+			res.now &= ~CLOSURE_SLEEPING;
 		}
 		/*
 		 * Release: our earlier writes go with the reference. Acquire: when this is the last
@@ -149,40 +143,48 @@ static void closure_sub_at(struct closure *cl, uint32_t v, const struct closure_
 		 * next. One ordering on the CAS rather than a fence, which ThreadSanitizer cannot
 		 * follow (GCC refuses atomic_thread_fence under -fsanitize=thread).
 		 */
-	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, new, true, __ATOMIC_ACQ_REL,
+	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, res.now, true, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
-	fire_op_probe(cl, after, op);
-	if (outcome == NORMAL)
-		return;
-	if (sleeper) {
+	return res;
+}
+
+/* The last reference is gone: wake the sleeper, run the continuation, or finish. */
+static void settle(struct closure *cl, struct sub_result res, uintptr_t ip)
+{
+	switch (res.outcome) {
+	case SUB_WAKE:
 		/*
 		 * The sleeper owns the closure again and may return and free it at once; a wake on
 		 * a stale private futex address touches no memory, so this is safe.
 		 */
 		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
-		return;
+		break;
+	case SUB_REQUEUE:
+		closure_queue_at(cl, ip);
+		break;
+	case SUB_DONE:
+		closure_finish(cl, res.now, ip);
+		break;
+	case SUB_NORMAL:
+		break;
 	}
-	if (outcome == REQUEUE)
-		closure_queue_at(cl, op->ip);
-	else
-		closure_finish(cl, new, op->ip);
 }
 
 void closure_sub_slow(struct closure *cl, uint32_t v, int kind)
 {
-	struct closure_op op = {.kind = kind == CLOSURE_OP_SUB ? OP_SUB : OP_PUT,
-				.name = kind == CLOSURE_OP_SUB ? "closure_sub" : "closure_put",
-				.ip = CALLER_IP(),
-				.a4 = v};
+	uintptr_t ip = CALLER_IP();
 
-	closure_sub_at(cl, v, &op);
+	if (kind == CLOSURE_OP_SUB)
+		SUB_AND_SETTLE(cl, v, "closure_sub", ip, probe_op1(sub, cl, r, ip, v));
+	else
+		SUB_AND_SETTLE(cl, v, "closure_put", ip, probe_put(cl, r, ip));
 }
 
 void closure_sub(struct closure *cl, int v)
 {
-	struct closure_op op = {.kind = OP_SUB, .name = "closure_sub", .ip = CALLER_IP(), .a4 = v};
+	uintptr_t ip = CALLER_IP();
 
-	closure_sub_at(cl, (uint32_t)v, &op);
+	SUB_AND_SETTLE(cl, (uint32_t)v, "closure_sub", ip, probe_op1(sub, cl, r, ip, (long)v));
 }
 
 static void closure_get_at(struct closure *cl, uintptr_t ip)
@@ -190,15 +192,16 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
 
 	(void)r;
-	probe_op1(get, cl, r, ip, 0);
+	(void)ip; /* only the probe uses it */
+	probe_get(cl, r, ip);
 }
 
 static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
 {
-	cl->parent = parent;
 	cl->wq = NULL;
 	cl->next = NULL;
 	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
+	__atomic_store_n(&cl->parent, parent, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
@@ -254,15 +257,10 @@ enum { HOW_CONTINUE_AT, HOW_RETURN, HOW_DESTRUCTOR, HOW_NOBARRIER };
 static void continue_at_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
 			   const char *name, uintptr_t ip)
 {
-	struct closure_op op = {.kind = OP_CONTINUE_AT,
-				.name = name,
-				.ip = ip,
-				.a4 = (uintptr_t)fn,
-				.a5 = (uintptr_t)wq,
-				.a6 = fn ? HOW_CONTINUE_AT : HOW_RETURN};
-
 	set_fn_at(cl, fn, wq, name, ip);
-	closure_sub_at(cl, CLOSURE_RUNNING + 1, &op);
+	SUB_AND_SETTLE(cl, CLOSURE_RUNNING + 1, name, ip,
+		       probe_op3(continue_at, cl, r, ip, (uintptr_t)fn, (uintptr_t)wq,
+				 fn ? HOW_CONTINUE_AT : HOW_RETURN));
 }
 
 void continue_at(struct closure *cl, closure_fn *fn, struct workqueue *wq)
@@ -277,16 +275,13 @@ void closure_return(struct closure *cl)
 
 void closure_return_with_destructor(struct closure *cl, closure_fn *destructor)
 {
+	const char *name = "closure_return_with_destructor";
 	uintptr_t ip = CALLER_IP();
-	struct closure_op op = {.kind = OP_CONTINUE_AT,
-				.name = "closure_return_with_destructor",
-				.ip = ip,
-				.a4 = (uintptr_t)destructor,
-				.a6 = HOW_DESTRUCTOR};
 
-	set_fn_at(cl, destructor, NULL, op.name, ip);
+	set_fn_at(cl, destructor, NULL, name, ip);
 	/* One step: drop the running reference, clear RUNNING, set DESTRUCTOR. */
-	closure_sub_at(cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, &op);
+	SUB_AND_SETTLE(cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, name, ip,
+		       probe_op3(continue_at, cl, r, ip, (uintptr_t)destructor, 0, HOW_DESTRUCTOR));
 }
 
 static void continue_at_nobarrier_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
@@ -355,10 +350,7 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 
 void closure_wake_up(struct closure_waitlist *list)
 {
-	struct closure_op op = {.kind = OP_WAKE,
-				.name = "closure_wake_up",
-				.ip = CALLER_IP(),
-				.a4 = (uintptr_t)list};
+	uintptr_t ip = CALLER_IP();
 	struct closure *cl, *reversed = NULL, *next;
 
 	/*
@@ -375,13 +367,13 @@ void closure_wake_up(struct closure_waitlist *list)
 	}
 	for (cl = reversed; cl; cl = next) {
 		next = cl->next; /* the put below may requeue cl, reusing its link */
-		closure_sub_at(cl, CLOSURE_WAITING + 1, &op);
+		SUB_AND_SETTLE(cl, CLOSURE_WAITING + 1, "closure_wake_up", ip,
+			       probe_op1(wake, cl, r, ip, (uintptr_t)list));
 	}
 }
 
 static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 {
-	struct closure_op op = {.kind = OP_SYNC, .name = "closure_sync", .ip = ip, .a4 = timeout_ms};
 	struct timespec deadline, left;
 	uint32_t r;
 	int ret = 0;
@@ -389,7 +381,7 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 	if ((r & CLOSURE_REMAINING_MASK) <= 1) {
-		fire_op_probe(cl, r, &op);
+		probe_op1(sync_begin, cl, r, ip, timeout_ms);
 		goto out;
 	}
 	if (timeout_ms >= 0) {
@@ -402,7 +394,8 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 		}
 	}
 	/* One step: give up the running reference and ask the last put to wake us. */
-	closure_sub_at(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, &op);
+	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
+		       probe_op1(sync_begin, cl, r, ip, timeout_ms));
 	for (;;) {
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 		if (!(r & CLOSURE_SLEEPING))
@@ -424,10 +417,10 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 		/* Timed out: take the running reference back, unless the last put just did. */
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 		while ((r & CLOSURE_SLEEPING) &&
-		       !__atomic_compare_exchange_n(
-			       &cl->remaining, &r,
-			       r + CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, true,
-			       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		       !__atomic_compare_exchange_n(&cl->remaining, &r,
+						    r + CLOSURE_REMAINING_INITIALIZER -
+							    CLOSURE_SLEEPING,
+						    true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			;
 		if (r & CLOSURE_SLEEPING)
 			ret = -ETIME;

@@ -29,6 +29,7 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 {
 	char where[512];
 
+	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	probe_op1(bug, cl, remaining, ip, (long)bug);
 	describe_address(where, sizeof(where), ip);
@@ -98,9 +99,10 @@ int closure_debug_dump(FILE *out)
 		describe_address(fn, sizeof(fn),
 				 (uintptr_t)__atomic_load_n(&cl->fn, __ATOMIC_RELAXED));
 		fprintf(out, "%p: %s -> %s p %p r %u %s%s%s%s", (void *)cl, ip, fn,
-			(void *)cl->parent, r & CLOSURE_REMAINING_MASK,
-			r & CLOSURE_RUNNING ? "R" : "", r & CLOSURE_SLEEPING ? "S" : "",
-			r & CLOSURE_DESTRUCTOR ? "D" : "", r & CLOSURE_WAITING ? "W" : "");
+			(void *)__atomic_load_n(&cl->parent, __ATOMIC_RELAXED),
+			r & CLOSURE_REMAINING_MASK, r & CLOSURE_RUNNING ? "R" : "",
+			r & CLOSURE_SLEEPING ? "S" : "", r & CLOSURE_DESTRUCTOR ? "D" : "",
+			r & CLOSURE_WAITING ? "W" : "");
 		if (r & CLOSURE_WAITING) {
 			describe_address(waiting, sizeof(waiting),
 					 __atomic_load_n(&cl->waiting_on, __ATOMIC_RELAXED));

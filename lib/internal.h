@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdnoreturn.h>
 
-#define CLOSURE_INSIDE_LIBRARY /* it defines the functions closure.h wraps in macros */
 #include "closure.h"
 
 #pragma GCC visibility push(hidden)
@@ -24,6 +23,10 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 
 /* Hand cl to a worker of wq; the worker calls closure_run(). */
 void workqueue_queue(struct workqueue *wq, struct closure *cl);
+
+/* The get and put probes, fired unguarded (lib/probes_unguarded.c says why). */
+void probe_get(struct closure *cl, uint32_t r, uintptr_t ip);
+void probe_put(struct closure *cl, uint32_t r, uintptr_t ip);
 
 /* Run cl's continuation in this thread (fires the run probe). */
 void closure_run(struct closure *cl);

@@ -3,18 +3,55 @@
 #ifndef CLOSURE_LIB_PROBES_H
 #define CLOSURE_LIB_PROBES_H
 
-#include "closure.h"
+#include "closure_config.h"
 
-#define PROBE_COUNT(r) ((r) & CLOSURE_REMAINING_MASK)
+#define PROBE_COUNT(r) ((r)&CLOSURE_REMAINING_MASK)
 #define PROBE_FLAGS(r) ((r) & ~CLOSURE_REMAINING_MASK)
 
-/* The common four arguments from a value of remaining. */
-#define probe_op(name, cl, r, ip) CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip)
+/*
+ * A file that defines _SDT_HAS_SEMAPHORES before its first include (closure.c) guards each probe
+ * with its semaphore, which the kernel raises while a tracer has the probe armed: untraced, not
+ * even the arguments are set up. sys/sdt.h then wants a semaphore for every probe in that file.
+ */
+#if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
+#define PROBE_SEMAPHORE(name)                                                                      \
+	unsigned short closure_##name##_semaphore                                                  \
+		__attribute__((unused, section(".probes"), visibility("hidden")))
+PROBE_SEMAPHORE(init);
+/* get and put: only for closure.h's inline probes, never instantiated in the library */
+PROBE_SEMAPHORE(get);
+PROBE_SEMAPHORE(put);
+PROBE_SEMAPHORE(sub);
+PROBE_SEMAPHORE(continue_at);
+PROBE_SEMAPHORE(run);
+PROBE_SEMAPHORE(finish);
+PROBE_SEMAPHORE(destructor);
+PROBE_SEMAPHORE(wait);
+PROBE_SEMAPHORE(wake);
+PROBE_SEMAPHORE(sync_begin);
+PROBE_SEMAPHORE(sync_end);
+#define PROBE_ARMED(name)                                                                          \
+	__builtin_expect(*(volatile unsigned short *)&closure_##name##_semaphore != 0, 0)
+#else
+#define PROBE_ARMED(name) 1
+#endif
+
+#define PROBE_IF_ARMED(name, probe)                                                                \
+	do {                                                                                       \
+		if (PROBE_ARMED(name))                                                             \
+			probe;                                                                     \
+	} while (0)
+
+#include "closure.h" /* after the semaphores: its inline fast paths have probes too */
+
+/* The common four arguments from a value of remaining, then the extras. */
+#define probe_op(name, cl, r, ip)                                                                  \
+	PROBE_IF_ARMED(name, CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip))
 #define probe_op1(name, cl, r, ip, a)                                                              \
-	CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a)
+	PROBE_IF_ARMED(name, CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
 #define probe_op2(name, cl, r, ip, a, b)                                                           \
-	CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b)
+	PROBE_IF_ARMED(name, CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b))
 #define probe_op3(name, cl, r, ip, a, b, c)                                                        \
-	CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c)
+	PROBE_IF_ARMED(name, CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
 
 #endif

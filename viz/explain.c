@@ -87,7 +87,7 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 		char d[32];
 
 		fprintf(out, "verdict: finished after %s\n",
-			model_duration_text(l->end_ts - l->start_ts, d, sizeof(d)));
+			model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
 		return;
 	}
 	if (l->verdict == VERDICT_KEPT_ALIVE) {
@@ -99,6 +99,8 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 	} else {
 		fprintf(out, "verdict: leaked, holds %" PRId64 " reference%s%s\n", l->remaining,
 			l->remaining == 1 ? "" : "s", l->stuck ? " (stuck)" : "");
+		if (!l->nblames && l->sure_why)
+			fprintf(out, "  blame: no call site (%s)\n", l->sure_why);
 		for (unsigned i = 0; i < l->nblames; i++)
 			fprintf(out, "  %s %s: %s\n", i ? "also: " : "blame:",
 				model_site_text(m, l->blames[i].site, site, sizeof(site)),
@@ -135,7 +137,7 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 	if (l->init_ip)
 		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
-		fprintf(out, ", created before recording");
+		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
 	if (l->parent_addr)
 		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
 	fputc('\n', out);
@@ -151,7 +153,7 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 		const struct trace_event *ev = &evs[i];
 		const struct model_sym *s = model_sym(m, ev->ip);
 
-		fprintf(out, "%14" PRIu64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
+		fprintf(out, "%14" PRId64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
 			ev->tid, trace_op_name(ev->op), ev->remaining, flags_text(ev->flags, fl),
 			model_site_text(m, ev->ip, site, sizeof(site)));
 		if (s && s->func && s->file)

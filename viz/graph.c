@@ -17,7 +17,15 @@
 #define TXT	 512
 #define FOLD_MIN 3 /* fewer finished siblings of a kind than this stay apart */
 
-enum { MARK_SHOW = 1, MARK_OPEN = 2, MARK_BELOW = 4 /* an unfinished closure below */ };
+enum {
+	MARK_SHOW = 1,
+	MARK_OPEN = 2,
+	MARK_BELOW = 4,	 /* an unfinished closure below */
+	MARK_FOLDED = 8, /* shown only as part of a "×N more like" node */
+};
+
+/* This many unfinished siblings that look alike: one is drawn, the others are counted. */
+#define LEAK_FOLD_MIN 20
 
 struct builder {
 	struct viz_input *in;
@@ -138,7 +146,7 @@ static void life_label(struct builder *b, struct model_life *l)
 	if (l->init_ip)
 		put(b, "init %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
-		put_text(b, "created before recording");
+		put_text(b, model_origin_text(l, site, sizeof(site)));
 	newline(b);
 	put_text(b, model_life_name(l, name, sizeof(name)));
 	newline(b);
@@ -147,11 +155,12 @@ static void life_label(struct builder *b, struct model_life *l)
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	if (l->finished) {
-		put(b, "lifetime %s", model_duration_text(l->end_ts - l->start_ts, d, sizeof(d)));
+		put(b, "lifetime %s",
+		    model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
 		return;
 	}
 	put(b, "alive %s at the end",
-	    model_duration_text(model_last_ts(m) - l->start_ts, d, sizeof(d)));
+	    model_duration_text((uint64_t)(model_last_ts(m) - l->start_ts), d, sizeof(d)));
 	newline(b);
 	if (l->verdict == VERDICT_KEPT_ALIVE) {
 		put(b, "kept alive by %u unfinished child%s", l->live_children,
@@ -184,6 +193,22 @@ static void set(Agnode_t *n, const char *attr, const char *value)
 	agset(n, (char *)attr, (char *)value);
 }
 
+/* Finished: quiet grey; kept alive: orange; leaked: red. */
+static void paint(Agnode_t *n, const struct model_life *l)
+{
+	if (l->finished) {
+		set(n, "color", "gray60");
+		set(n, "fontcolor", "gray35");
+	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
+		set(n, "color", "darkorange");
+		set(n, "fillcolor", "#ffe8c8");
+	} else {
+		set(n, "color", "red");
+		set(n, "fillcolor", "#ffd8d8");
+		set(n, "fontcolor", "#8b0000");
+	}
+}
+
 static Agnode_t *life_node(struct builder *b, struct model_life *l)
 {
 	char name[32];
@@ -193,26 +218,16 @@ static Agnode_t *life_node(struct builder *b, struct model_life *l)
 	n = new_node(b, name);
 	life_label(b, l);
 	set(n, "label", b->label);
-	if (l->finished) {
-		set(n, "color", "gray60");
-		set(n, "fontcolor", "gray35");
-	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
-		set(n, "color", "darkorange");
-		set(n, "fillcolor", "#ffe8c8");
-		set(n, "penwidth", "2");
-	} else {
-		set(n, "color", "red");
-		set(n, "fillcolor", "#ffd8d8");
-		set(n, "fontcolor", "#8b0000");
-		set(n, "penwidth", "2.5");
-	}
+	paint(n, l);
+	if (!l->finished)
+		set(n, "penwidth", l->verdict == VERDICT_KEPT_ALIVE ? "2" : "2.5");
 	l->node = n;
 	return n;
 }
 
 static uint64_t life_ns(const struct model_life *l)
 {
-	return l->end_ts - l->start_ts;
+	return l->end_ts > l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
 }
 
 static int cmp_ns(const void *a, const void *b)
@@ -334,11 +349,116 @@ static void add_life(struct builder *b, Agnode_t *parent, struct model_life *l)
 }
 
 /* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
+/* Unfinished siblings look alike when of one kind, one verdict and one blamed site. */
+static int cmp_alike(const void *a, const void *b)
+{
+	const struct model_life *x = *(struct model_life *const *)a;
+	const struct model_life *y = *(struct model_life *const *)b;
+	uint64_t kx[5] = {x->kind->init_ip, x->kind->fn, x->verdict,
+			  x->nblames ? x->blames[0].site : 0, x->nblames ? x->blames[0].kind : 9};
+	uint64_t ky[5] = {y->kind->init_ip, y->kind->fn, y->verdict,
+			  y->nblames ? y->blames[0].site : 0, y->nblames ? y->blames[0].kind : 9};
+
+	for (int i = 0; i < 5; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool alike(const struct model_life *x, const struct model_life *y)
+{
+	return x->kind == y->kind && x->verdict == y->verdict && x->nblames == y->nblames &&
+	       (!x->nblames ||
+		(x->blames[0].site == y->blames[0].site && x->blames[0].kind == y->blames[0].kind));
+}
+
+/* The node that stands for the alike siblings of example that are not drawn. */
+static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t more, int64_t refs)
+{
+	struct model *m = b->in->m;
+	char name[32], func[TXT], site[TXT], ex[64];
+	Agnode_t *node;
+
+	snprintf(name, sizeof(name), "f%u", ++b->folded);
+	node = new_node(b, name);
+	label_reset(b);
+	put(b, "×%zu more like %s", more, model_life_name(example, ex, sizeof(ex)));
+	newline(b);
+	put_text(b, model_life_function(m, example, func, sizeof(func)));
+	newline(b);
+	if (example->verdict == VERDICT_KEPT_ALIVE) {
+		put_text(b, "kept alive by unfinished children");
+	} else {
+		put(b, "LEAKED: %" PRId64 " refs held in all", refs);
+		if (example->nblames) {
+			newline(b);
+			put(b, "blame: %s: %s",
+			    model_site_text(m, example->blames[0].site, site, sizeof(site)),
+			    leaks_blame_short(&example->blames[0]));
+		}
+	}
+	set(node, "label", b->label);
+	set(node, "style", "rounded,filled");
+	set(node, "peripheries", "2");
+	paint(node, example);
+	return node;
+}
+
+/*
+ * Many unfinished siblings that look alike: the first of each such group is drawn, the others
+ * marked MARK_FOLDED and counted in *more (indexed like v). Returns how many were folded.
+ */
+static size_t fold_alike(struct model_life **v, size_t n, size_t *more, int64_t *refs)
+{
+	struct model_life **s = calloc(n + 1, sizeof(*s));
+	size_t folded = 0;
+
+	if (!s)
+		return 0;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_alike);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+
+		while (j < n && alike(s[j], s[i]))
+			j++;
+		if (j - i >= LEAK_FOLD_MIN) {
+			/* s[i] is the earliest of the group: the one drawn. */
+			for (size_t k = i + 1; k < j; k++) {
+				s[k]->mark |= MARK_FOLDED;
+				s[i]->mark &= ~MARK_FOLDED;
+			}
+			for (size_t k = 0; k < n; k++)
+				if (v[k] == s[i]) {
+					more[k] = j - i - 1;
+					refs[k] = 0;
+					for (size_t q = i + 1; q < j; q++)
+						refs[k] +=
+							s[q]->remaining > 0 ? s[q]->remaining : 0;
+				}
+			folded += j - i - 1;
+		}
+		i = j;
+	}
+	free(s);
+	return folded;
+}
+
+/* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
 static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, apart = 0, *more = NULL;
+	int64_t *refs = NULL;
 
 	qsort(v, n, sizeof(*v), cmp_fold);
+	while (apart < n && !foldable(v[apart]))
+		apart++;
+	if (!b->opts->no_fold && apart >= LEAK_FOLD_MIN) {
+		more = calloc(apart, sizeof(*more));
+		refs = calloc(apart, sizeof(*refs));
+		if (more && refs)
+			fold_alike(v, apart, more, refs);
+	}
 	while (i < n) {
 		size_t j = i + 1;
 
@@ -353,9 +473,20 @@ static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v
 			i = j;
 			continue;
 		}
-		for (; i < j; i++)
+		for (; i < j; i++) {
+			if (v[i]->mark & MARK_FOLDED)
+				continue;
 			add_life(b, parent, v[i]);
+			if (more && i < apart && more[i]) {
+				Agnode_t *node = more_node(b, v[i], more[i], refs[i]);
+
+				if (parent)
+					edge(b, parent, node, v[i]);
+			}
+		}
 	}
+	free(more);
+	free(refs);
 }
 
 static int build(struct builder *b, struct model_life *root)
@@ -387,6 +518,8 @@ static void graph_attrs(struct builder *b)
 {
 	Agraph_t *g = b->g;
 	char title[TXT + 64];
+	const char *dir;
+	size_t dirlen;
 
 	agattr(g, AGRAPH, "rankdir", "TB");
 	agattr(g, AGRAPH, "fontname", "Helvetica");
@@ -411,6 +544,14 @@ static void graph_attrs(struct builder *b)
 		 viz_incomplete(b->in) ? " (incomplete: see the report)" : "");
 	label_reset(b);
 	put_text(b, title);
+	/* Long absolute paths crowd every node: the directory they share is said once. */
+	dir = model_common_dir(b->in->m, &dirlen);
+	if (dir) {
+		snprintf(title, sizeof(title), "source files under %.*s", (int)dirlen, dir);
+		newline(b);
+		put_text(b, title);
+		model_strip_files(b->in->m, dirlen);
+	}
 	agattr(g, AGRAPH, "label", b->label);
 }
 

@@ -129,6 +129,11 @@ static void blame(struct model_life *l)
 		}
 	}
 	found = blame_unmatched(l);
+	if (!found && !l->init_ip) {
+		l->sure = SURE_LOW;
+		l->sure_why = "the references it holds were taken before its first event";
+		return;
+	}
 	l->sure = found == 1 ? SURE_MEDIUM : SURE_LOW;
 	l->sure_why = !l->init_ip
 			      ? "created before recording: the references it had then are unknown"
@@ -164,7 +169,10 @@ void leaks_analyze(struct model *m, struct leaks_summary *out)
 		out->unfinished++;
 		if (l->stuck)
 			out->stuck++;
-		if (!l->held_other && !l->held_running && !l->held_waitlist && l->live_children) {
+		/* A stack closure's owner holds its running reference until closure_sync returns:
+		 * with unfinished children, those are what it waits for. */
+		if (!l->held_other && (!l->held_running || l->stack) && !l->held_waitlist &&
+		    l->live_children) {
 			l->verdict = VERDICT_KEPT_ALIVE;
 			out->kept_alive++;
 			continue;

@@ -17,11 +17,11 @@ struct leaks_summary {
  */
 void leaks_analyze(struct model *m, struct leaks_summary *out);
 
-/* "took 1 more reference than ..." for a blame; writes into buf. */
+/* "took 1 more reference than ..." for a blame; writes into buf (caller-owned), returns it. */
 const char *leaks_blame_text(struct model *m, const struct model_blame *b, char *buf, size_t len);
 /* A few words for a picture: "a put is missing" (static). */
 const char *leaks_blame_short(const struct model_blame *b);
-const char *leaks_sure_text(enum blame_sure sure); /* "high", "medium", "low" */
+const char *leaks_sure_text(enum blame_sure sure); /* static: "high", "medium", "low" */
 
 /* The topmost ancestor still in the model (l itself when it has no parent); borrowed. */
 struct model_life *leaks_root_of(struct model_life *l);

@@ -24,6 +24,12 @@ struct addr_slot {
 	bool used;
 };
 
+struct pending {
+	int64_t ts;
+	uint64_t seq;
+	uint32_t slot;
+};
+
 struct watched {
 	unsigned nth;
 	struct trace_event ev;
@@ -31,6 +37,7 @@ struct watched {
 
 struct model {
 	bool keep_finished;
+	size_t strip; /* leading bytes of absolute file names that site texts leave out */
 	struct addr_slot *slots;
 	size_t nslots, used_slots;
 	struct model_sym *syms;
@@ -39,9 +46,13 @@ struct model {
 	struct model_kind **kind_slots;
 	size_t nkind_slots, nkinds;
 	struct model_life *first, *last;
-	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, last_ts, max_seen_ts;
-	struct trace_event *heap;
-	size_t heap_len;
+	uint64_t nr_lives, nr_finished, nr_events, nr_reordered;
+	int64_t last_ts, max_seen_ts;
+	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
+	struct trace_event *held;
+	uint32_t *free_slots, nfree;
+	struct pending *ring;
+	size_t head, pending;
 	bool watching;
 	uint64_t watch_addr;
 	struct watched *watched;
@@ -296,7 +307,7 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 static void kind_add_finished(struct model *m, struct model_life *l)
 {
 	struct model_kind *k = kind_of(m, l->init_ip, l->first_fn);
-	uint64_t life = l->end_ts >= l->start_ts ? l->end_ts - l->start_ts : 0;
+	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
 
 	l->kind = k;
 	k->total++;
@@ -324,7 +335,7 @@ static void kind_add_finished(struct model *m, struct model_life *l)
 
 /* ---- lives ---- */
 
-static struct model_life *life_new(struct model *m, struct addr_slot *slot, uint64_t ts)
+static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t ts)
 {
 	struct model_life *l = xcalloc(1, sizeof(*l));
 
@@ -395,7 +406,7 @@ static void life_free(struct model *m, struct model_life *l)
 	free(l);
 }
 
-static void life_finished(struct model *m, struct model_life *l, uint64_t ts)
+static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 {
 	l->finished = true;
 	l->end_ts = ts;
@@ -408,7 +419,8 @@ static void life_finished(struct model *m, struct model_life *l, uint64_t ts)
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */
 static void maybe_free(struct model *m, struct model_life *l)
 {
-	if (!m->keep_finished && l->finished &&
+	/* The watched address keeps its lives: explain tells finished ones too. */
+	if (!m->keep_finished && l->finished && !(m->watching && l->addr == m->watch_addr) &&
 	    !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
 		life_free(m, l);
 }
@@ -420,7 +432,7 @@ static void settle_stack(struct model *m, struct model_life *l)
 		life_finished(m, l, l->end_ts);
 }
 
-static struct model_life *life_for_parent(struct model *m, uint64_t addr, uint64_t ts)
+static struct model_life *life_for_parent(struct model *m, uint64_t addr, int64_t ts)
 {
 	struct addr_slot *slot;
 
@@ -475,11 +487,17 @@ static void apply(struct model *m, const struct trace_event *ev)
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
 		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
 			return; /* the destructor of a life already folded into its kind */
-		/* First seen without its init: created before recording began. */
+		/* First seen without its init: created before recording began, or used again
+		 * after it finished (a bug, or its init was lost). */
+		bool again = slot->lives > 0;
+
 		if (l)
 			slot->life = NULL;
 		l = life_new(m, slot, ev->ts);
 		l->before_recording = true;
+		l->no_init = again;
+		l->first_ip = ev->ip;
+		l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
 	}
 	l->nevents++;
 	if (m->watching && ev->cl == m->watch_addr)
@@ -488,6 +506,8 @@ static void apply(struct model *m, const struct trace_event *ev)
 	latest = ev->ts >= l->last_ts;
 	if (ev->op != TRACE_SYNC_END && ev->op != TRACE_FINISH && ev->op != TRACE_DESTRUCTOR)
 		l->synced = false;
+	if (latest && (ev->op == TRACE_RUN || ev->op == TRACE_SYNC_BEGIN))
+		l->sync_timed_out = false;
 	switch (ev->op) {
 	case TRACE_INIT:
 		l->state = MODEL_RUNNING;
@@ -552,8 +572,11 @@ static void apply(struct model *m, const struct trace_event *ev)
 		}
 		break;
 	case TRACE_SYNC_END:
-		if (latest)
+		if (latest) {
 			l->state = MODEL_RUNNING;
+			l->sync_timed_out = ev->ret != 0;
+			l->sync_ip = ev->ip;
+		}
 		if (l->stack && ev->remaining == 1) {
 			l->synced = true;
 			l->end_ts = ev->ts;
@@ -574,78 +597,56 @@ static void apply(struct model *m, const struct trace_event *ev)
 		maybe_free(m, l);
 }
 
-/* ---- the reorder window: a min-heap on (ts, seq) ---- */
+/*
+ * ---- the reorder window ----
+ * Events arrive nearly in time order, so each key is inserted from the newest end of a sorted
+ * ring: in order, that is one step; an event a few places late moves a few keys (24 bytes each).
+ */
 
-static bool before(const struct trace_event *a, const struct trace_event *b)
+static bool before(const struct pending *a, const struct pending *b)
 {
 	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
 }
 
-static void heap_push(struct model *m, const struct trace_event *ev)
+#define RING(i) m->ring[(m->head + (i)) & (REORDER_WINDOW - 1)]
+
+static void window_pop(struct model *m)
 {
-	size_t i = m->heap_len++;
+	struct pending oldest = RING(0);
 
-	while (i > 0) {
-		size_t up = (i - 1) / 2;
-
-		if (!before(ev, &m->heap[up]))
-			break;
-		m->heap[i] = m->heap[up];
-		i = up;
-	}
-	m->heap[i] = *ev;
-}
-
-static void heap_pop(struct model *m, struct trace_event *out)
-{
-	struct trace_event last;
-	size_t i = 0;
-
-	*out = m->heap[0];
-	last = m->heap[--m->heap_len];
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= m->heap_len)
-			break;
-		if (c + 1 < m->heap_len && before(&m->heap[c + 1], &m->heap[c]))
-			c++;
-		if (!before(&m->heap[c], &last))
-			break;
-		m->heap[i] = m->heap[c];
-		i = c;
-	}
-	if (m->heap_len)
-		m->heap[i] = last;
+	m->head = (m->head + 1) & (REORDER_WINDOW - 1);
+	m->pending--;
+	apply(m, &m->held[oldest.slot]);
+	m->free_slots[m->nfree++] = oldest.slot;
 }
 
 static void on_event(void *ctx, const struct trace_event *ev)
 {
 	struct model *m = ctx;
-	struct trace_event out;
+	struct pending key = {.ts = ev->ts, .seq = ev->seq};
+	size_t i;
 
 	if (ev->ts < m->max_seen_ts)
 		m->nr_reordered++;
 	else
 		m->max_seen_ts = ev->ts;
-	if (m->heap_len == REORDER_WINDOW) {
-		heap_pop(m, &out);
-		apply(m, &out);
-	}
-	heap_push(m, ev);
+	if (m->pending == REORDER_WINDOW)
+		window_pop(m);
+	key.slot = m->free_slots[--m->nfree];
+	m->held[key.slot] = *ev;
+	for (i = m->pending; i > 0 && before(&key, &RING(i - 1)); i--)
+		RING(i) = RING(i - 1);
+	RING(i) = key;
+	m->pending++;
 }
 
 const struct trace_sink model_sink = {.event = on_event, .sym = on_sym};
 
 void model_end(struct model *m)
 {
-	struct trace_event out;
-
-	while (m->heap_len) {
-		heap_pop(m, &out);
-		apply(m, &out);
-	}
-	m->last_ts = m->max_seen_ts;
+	while (m->pending)
+		window_pop(m);
+	m->last_ts = m->nr_events ? m->max_seen_ts : 0;
 	for (struct model_life *l = m->first, *next; l; l = next) {
 		next = l->next;
 		settle_stack(m, l);
@@ -663,7 +664,12 @@ struct model *model_new(bool keep_finished)
 	struct model *m = xcalloc(1, sizeof(*m));
 
 	m->keep_finished = keep_finished;
-	m->heap = xcalloc(REORDER_WINDOW, sizeof(*m->heap));
+	m->max_seen_ts = INT64_MIN;
+	m->held = xcalloc(REORDER_WINDOW, sizeof(*m->held));
+	m->ring = xcalloc(REORDER_WINDOW, sizeof(*m->ring));
+	m->free_slots = xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
+	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
+		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
 	return m;
 }
 
@@ -695,7 +701,9 @@ void model_free(struct model *m)
 	free(m->syms);
 	free(m->slots);
 	free(m->kind_slots);
-	free(m->heap);
+	free(m->held);
+	free(m->ring);
+	free(m->free_slots);
 	free(m->watched);
 	free(m->watch_out);
 	free(m);
@@ -731,7 +739,7 @@ uint64_t model_nr_reordered(struct model *m)
 	return m->nr_reordered;
 }
 
-uint64_t model_last_ts(struct model *m)
+int64_t model_last_ts(struct model *m)
 {
 	return m->last_ts;
 }
@@ -768,6 +776,42 @@ const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned
 
 /* ---- text ---- */
 
+static const char *shown_file(struct model *m, const char *file)
+{
+	return file[0] == '/' && strlen(file) > m->strip ? file + m->strip : file;
+}
+
+const char *model_common_dir(struct model *m, size_t *len)
+{
+	const char *first = NULL;
+	size_t common = 0;
+
+	for (size_t i = 0; i < m->nsyms_slots; i++) {
+		const char *f = m->syms[i].file;
+		size_t n = 0;
+
+		if (!m->syms[i].addr || !f || f[0] != '/')
+			continue;
+		if (!first) {
+			first = f;
+			common = strlen(f);
+			continue;
+		}
+		while (n < common && f[n] && f[n] == first[n])
+			n++;
+		common = n;
+	}
+	while (common && first[common - 1] != '/')
+		common--; /* whole directories only */
+	*len = common;
+	return common > 1 ? first : NULL;
+}
+
+void model_strip_files(struct model *m, size_t bytes)
+{
+	m->strip = bytes;
+}
+
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 {
 	const struct model_sym *s = model_sym(m, ip);
@@ -775,9 +819,9 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 	if (!ip)
 		snprintf(buf, len, "(unknown site)");
 	else if (s && s->file && s->line > 0)
-		snprintf(buf, len, "%s:%ld", s->file, s->line);
+		snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
 	else if (s && s->file)
-		snprintf(buf, len, "%s", s->file);
+		snprintf(buf, len, "%s", shown_file(m, s->file));
 	else if (s && s->func)
 		snprintf(buf, len, "%s", s->func);
 	else
@@ -812,7 +856,19 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 		return model_func_text(m, l->first_fn, buf, len);
 	if (l->init_ip)
 		return model_func_text(m, l->init_ip, buf, len);
-	snprintf(buf, len, "(unknown function)");
+	if (l->first_ip && model_sym(m, l->first_ip) && model_sym(m, l->first_ip)->func)
+		snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
+	else
+		snprintf(buf, len, "(unknown function)");
+	return buf;
+}
+
+const char *model_origin_text(const struct model_life *l, char *buf, size_t len)
+{
+	if (l->no_init)
+		snprintf(buf, len, "no init: used after #%u finished", l->nth - 1);
+	else
+		snprintf(buf, len, "created before recording");
 	return buf;
 }
 
@@ -860,7 +916,14 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 				 model_func_text(m, l->fn, fn, sizeof(fn)));
 		break;
 	case MODEL_RUNNING:
-		snprintf(buf, len, "running");
+		if (l->sync_timed_out)
+			snprintf(buf, len, "running: closure_sync at %s timed out",
+				 model_site_text(m, l->sync_ip, site, sizeof(site)));
+		else
+			snprintf(buf, len, "running");
+		break;
+	case MODEL_UNKNOWN:
+		snprintf(buf, len, "state unknown (first seen mid-life)");
 		break;
 	}
 	if (l->on_waitlist && !l->finished) {

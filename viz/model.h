@@ -19,6 +19,7 @@ enum model_state {
 	MODEL_SYNCING,	  /* inside closure_sync, sleeping until the count is back to 1 */
 	MODEL_FINISHED,
 	MODEL_DESTROYED, /* finished and its destructor ran */
+	MODEL_UNKNOWN,	 /* first seen mid-life, not running: what it waits for is not known */
 };
 
 /* References taken and put at one call site, on one closure (or summed over a kind). */
@@ -59,14 +60,15 @@ struct model_kind;
 
 struct model_life {
 	uint64_t addr;
-	unsigned nth;	  /* ADDR#nth */
-	uint64_t seq;	  /* creation order */
-	uint64_t init_ip; /* 0 when created before recording */
+	unsigned nth;	   /* ADDR#nth */
+	uint64_t seq;	   /* creation order */
+	uint64_t init_ip;  /* 0 when created before recording */
+	uint64_t first_ip; /* without an init: the call site of its first event */
 	uint64_t parent_addr;
 	struct model_life *parent; /* borrowed; NULL when none or no longer in the model */
 	struct model_life *first_child, *last_child, *next_sibling, *prev_sibling;
 	struct model_life *next, *prev; /* every life, in creation order */
-	uint64_t start_ts, end_ts, last_ts;
+	int64_t start_ts, end_ts, last_ts;
 	int64_t remaining;
 	unsigned flags; /* TRACE_FLAG_* after the last event */
 	enum model_state state;
@@ -74,11 +76,13 @@ struct model_life {
 	enum trace_how how;
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
 	bool on_waitlist;
-	uint64_t waitlist, wait_ip, wait_ts;
-	uint64_t sync_ip, sync_ts;
+	uint64_t waitlist, wait_ip, sync_ip;
+	int64_t wait_ts, sync_ts;
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;
 	bool stack, before_recording, synced, finished, reused;
+	bool sync_timed_out; /* the last closure_sync returned -ETIME */
+	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
 	char bug[16];
 	uint64_t nevents;
 	struct model_site *sites;
@@ -125,7 +129,7 @@ struct model;
 /* A model. keep_finished: keep finished lives (graph, explain); report frees them as they finish.
  */
 struct model *model_new(bool keep_finished); /* new reference */
-void model_free(struct model *m);
+void model_free(struct model *m);	     /* frees every life, kind and symbol it handed out */
 
 /* Keep every event of the closures at addr, for explain. */
 void model_watch(struct model *m, uint64_t addr);
@@ -142,13 +146,13 @@ uint64_t model_nr_lives(struct model *m);	 /* every life seen, freed or not */
 uint64_t model_nr_finished(struct model *m);
 uint64_t model_nr_events(struct model *m);
 uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
-uint64_t model_last_ts(struct model *m);
+int64_t model_last_ts(struct model *m);	      /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
-struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth);
+struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */
 unsigned model_lives_at(struct model *m, uint64_t addr);
 
-/* The watched events (model_watch) of one life, in time order; borrowed. */
+/* The watched events (model_watch) of one life, in time order; borrowed until the next call. */
 const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n);
 
 const struct model_sym *model_sym(struct model *m, uint64_t addr); /* borrowed, NULL: unknown */
@@ -166,7 +170,13 @@ static inline int64_t model_site_plain_put(const struct model_site *s)
 	return (int64_t)s->put - s->child_put;
 }
 
-/* Text helpers, for every presentation. Each writes into buf and returns it. */
+/* The directory (with its last '/') that every absolute file name in the symbols starts with: the
+ * first *len bytes of the string returned (borrowed); NULL when there is none. model_strip_files()
+ * leaves that many bytes out of site texts. */
+const char *model_common_dir(struct model *m, size_t *len);
+void model_strip_files(struct model *m, size_t bytes);
+
+/* Text helpers, for every presentation. Each writes into buf (caller-owned) and returns it. */
 /* "file:line" of an address, else "func", else "0x..." */
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len);
 /* the function of an address, else "0x..." ("-" for 0) */
@@ -175,6 +185,9 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
 /* What a closure does: its continuation's function, else the function of its init site. */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
+/* Where a life without an init came from: "created before recording", or that it was used
+ * again after its last life finished without a new init (a bug, or a lost init). */
+const char *model_origin_text(const struct model_life *l, char *buf, size_t len);
 /* "12.5 µs" */
 const char *model_duration_text(uint64_t ns, char *buf, size_t len);
 /* "running", "continuing at fn", "inside closure_sync", ... */

@@ -48,7 +48,7 @@ static const char *kind_text(struct model *m, const struct model_kind *k, char *
 	char func[TXT], site[TXT], cont[TXT];
 
 	if (!k->init_ip)
-		snprintf(func, sizeof(func), "(created before recording)");
+		snprintf(func, sizeof(func), "(no init in the trace)");
 	else
 		snprintf(func, sizeof(func), "%s (%s)",
 			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
@@ -75,9 +75,9 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 
 static uint64_t age_at_end(struct model *m, const struct model_life *l)
 {
-	uint64_t end = model_last_ts(m);
+	int64_t end = model_last_ts(m);
 
-	return end > l->start_ts ? end - l->start_ts : 0;
+	return end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
 }
 
 /* Recording ended by a signal or --duration: the process may still have had work in flight. */
@@ -176,8 +176,9 @@ static void text_held(const struct model_life *l, FILE *out)
 		fprintf(out, "%s %" PRId64 " by unfinished children", sep, l->held_children),
 			sep = ",";
 	if (l->held_other)
-		fprintf(out, "%s %" PRId64 " taken with closure_get", sep, l->held_other),
-			sep = ",";
+		fprintf(out, "%s %" PRId64 " %s", sep, l->held_other,
+			l->before_recording ? "of unknown origin (no init)"
+					    : "taken with closure_get");
 	fputc('\n', out);
 }
 
@@ -191,13 +192,77 @@ static void text_life_line(struct model *m, const struct model_life *l, FILE *ou
 	if (l->init_ip)
 		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
-		fprintf(out, ", created before recording");
+		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
 	fprintf(out, ": %s, alive %s at the end", model_state_text(m, l, state, sizeof(state)),
 		model_duration_text(age_at_end(m, l), age, sizeof(age)));
 	if (l->reused)
 		fprintf(out, " (its address was initialised again while it was unfinished)");
 	fputc('\n', out);
 }
+
+/* Leaks grouped by what is blamed: the first thing to read when there are many. */
+struct leak_group {
+	uint64_t site;
+	enum blame_kind why;
+	const struct model_kind *kind;
+	uint64_t count;
+	bool blamed;
+};
+
+static int cmp_groups(const void *a, const void *b)
+{
+	const struct leak_group *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+static void text_leak_groups(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	struct leak_group *groups = calloc(in->leaks.leaked + 1, sizeof(*groups));
+	size_t n = 0;
+	char site[TXT], kind[3 * TXT];
+
+	if (!groups)
+		return;
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		struct leak_group key = {0, 0, l->kind, 1, l->nblames > 0};
+		size_t i;
+
+		if (l->finished || l->verdict != VERDICT_LEAKED)
+			continue;
+		if (l->nblames) {
+			key.site = l->blames[0].site;
+			key.why = l->blames[0].kind;
+		}
+		for (i = 0; i < n; i++)
+			if (groups[i].site == key.site && groups[i].why == key.why &&
+			    groups[i].kind == key.kind && groups[i].blamed == key.blamed)
+				break;
+		if (i < n)
+			groups[i].count++;
+		else
+			groups[n++] = key;
+	}
+	qsort(groups, n, sizeof(*groups), cmp_groups);
+	fprintf(out, "  by blamed call site:\n");
+	for (size_t i = 0; i < n; i++) {
+		struct model_blame b = {.kind = groups[i].why, .site = groups[i].site};
+
+		fprintf(out, "  %8" PRIu64 "  %s: %s, in %s\n", groups[i].count,
+			groups[i].blamed ? site_with_func(m, groups[i].site, site, sizeof(site))
+					 : "no call site",
+			groups[i].blamed ? leaks_blame_short(&b)
+					 : "references taken before its events",
+			groups[i].kind ? kind_text(m, groups[i].kind, kind, sizeof(kind)) : "?");
+	}
+	free(groups);
+}
+
+/* Root causes told one by one; the rest are in the groups above and in --json. */
+#define MAX_LEAKS_TOLD 20
 
 static void text_leaks(struct viz_input *in, FILE *out)
 {
@@ -213,12 +278,23 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	fprintf(out, "leaks: %" PRIu64 " root cause%s%s\n", in->leaks.leaked,
 		in->leaks.leaked == 1 ? "" : "s",
 		viz_incomplete(in) ? " (incomplete: see the warnings)" : "");
+	if (in->leaks.leaked > 1)
+		text_leak_groups(in, out);
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		if (l->finished || l->verdict != VERDICT_LEAKED)
 			continue;
-		fprintf(out, "\n  leak %u: ", ++nr);
+		if (nr == MAX_LEAKS_TOLD) {
+			fprintf(out,
+				"\n  ... and %" PRIu64 " more root causes ('closuretrace report "
+				"--json' lists every one)\n",
+				in->leaks.leaked - nr);
+			break;
+		}
+		fprintf(out, "\n  leak %u%s: ", ++nr, viz_incomplete(in) ? " (incomplete)" : "");
 		text_life_line(m, l, out, "");
 		text_held(l, out);
+		if (!l->nblames && l->sure_why)
+			fprintf(out, "    blame: no call site (%s)\n", l->sure_why);
 		if (l->nblames) {
 			fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
 				site_with_func(m, l->blames[0].site, site, sizeof(site)),
@@ -306,8 +382,10 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "state", json_string(model_state_text(m, l, buf, sizeof(buf))));
 	json_object_set_new(o, "remaining", json_integer(l->remaining));
 	json_object_set_new(o, "age_ns", json_integer((json_int_t)age_at_end(m, l)));
-	if (l->before_recording)
+	if (l->before_recording && !l->no_init)
 		json_object_set_new(o, "created_before_recording", json_true());
+	if (l->no_init)
+		json_object_set_new(o, "used_after_finish_without_init", json_true());
 	if (l->reused)
 		json_object_set_new(o, "address_reused", json_true());
 	return o;
@@ -380,6 +458,13 @@ static json_t *jstuck(struct model *m, const struct model_life *l)
 	return o;
 }
 
+/* Every verdict says whether the trace it stands on is complete. */
+static json_t *verdict(struct viz_input *in, json_t *o)
+{
+	json_object_set_new(o, "complete", json_boolean(!viz_incomplete(in)));
+	return o;
+}
+
 static int json_report(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
@@ -435,11 +520,11 @@ static int json_report(struct viz_input *in, FILE *out)
 		if (l->finished)
 			continue;
 		if (l->verdict == VERDICT_LEAKED)
-			json_array_append_new(leaks, jleak(m, l));
+			json_array_append_new(leaks, verdict(in, jleak(m, l)));
 		else if (l->verdict == VERDICT_KEPT_ALIVE)
-			json_array_append_new(kept, jlife(m, l));
+			json_array_append_new(kept, verdict(in, jlife(m, l)));
 		if (l->stuck)
-			json_array_append_new(stuck, jstuck(m, l));
+			json_array_append_new(stuck, verdict(in, jstuck(m, l)));
 	}
 	json_object_set_new(root, "leaks", leaks);
 	json_object_set_new(root, "kept_alive", kept);

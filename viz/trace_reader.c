@@ -344,9 +344,7 @@ static int decode_event(struct reader *r, const struct field *fields, int n)
 		case 't':
 			if (key_is(f, "ts")) {
 				rc = want_int(r, f, &v);
-				if (!rc && v < 0)
-					rc = fail(r, "\"ts\" must not be negative");
-				ev.ts = (uint64_t)v;
+				ev.ts = v;
 				have_ts = true;
 			} else if (key_is(f, "tid")) {
 				rc = want_int(r, f, &v);

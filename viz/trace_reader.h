@@ -46,7 +46,7 @@ enum {
 
 /* One event, plain values only (no pointers), so that it can be copied and queued. */
 struct trace_event {
-	uint64_t ts;
+	int64_t ts;   /* ns since start_ns: negative for an event caught just before it */
 	uint64_t seq; /* position in the file: breaks ties between equal timestamps */
 	uint64_t line;
 	int64_t tid;

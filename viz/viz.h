@@ -26,12 +26,13 @@ struct viz_input {
  * short or lost events. Returns 0, or -1 after printing the error (bad input).
  */
 int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in);
+/* Frees what viz_load put in in (the model and the info); in itself is the caller's. */
 void viz_unload(struct viz_input *in);
 
 /* Whether the verdicts are incomplete (lost events or a truncated trace). */
 bool viz_incomplete(const struct viz_input *in);
 
-/* The text report (perf report's spirit), or with json one JSON document. */
+/* The text report (perf report's spirit), or with json one JSON document. in is borrowed. */
 int render_report(struct viz_input *in, FILE *out, bool json);
 
 struct render_graph_opts {

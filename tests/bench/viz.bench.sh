@@ -42,6 +42,10 @@ for n in 10000 100000; do
 	nodes=$(grep -c 'class="node"' "$tmp/g$n.svg" || true)
 	echo "graph of $n closures: ${gs} s, $nodes nodes drawn, peak RSS $((gkb / 1024)) MB"
 done
+"$gen" --closures 100000 --leak-every 10 >"$tmp/leaky.json"
+/usr/bin/time -f "%e %M" -o "$tmp/lt" "$tool" graph -i "$tmp/leaky.json" -o "$tmp/leaky.svg"
+read -r ls lkb <"$tmp/lt"
+echo "graph of 100000 closures, 1 request in 10 leaking: ${ls} s, $(grep -c 'class="node"' "$tmp/leaky.svg") nodes drawn"
 "$gen" --closures 2000 --fanout 4 >"$tmp/nf.json"
 /usr/bin/time -f "%e" -o "$tmp/nt" "$tool" graph --no-fold -i "$tmp/nf.json" -o "$tmp/nf.svg"
 echo "graph --no-fold of 2000 closures (every one a node): $(cat "$tmp/nt") s"

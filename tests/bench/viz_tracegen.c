@@ -1,9 +1,10 @@
 /*
  * Writes a synthetic closuretrace trace for the viz benchmark, in the layout the recorder writes:
  * requests, each the parent of a few bios that take a reference and put it on completion. One
- * request in 1000 loses a bio's put (a leak). Addresses come from a small pool, so they are reused.
- *   viz_tracegen --events N [--fanout K] > trace.json     about N events
- *   viz_tracegen --closures N [--fanout K] > trace.json   about N closures
+ * request in 1000 (--leak-every N; 0: none) loses a bio's put (a leak). Addresses come from a
+ * small pool, so they are reused.
+ *   viz_tracegen --events N [--fanout K] [--leak-every N] > trace.json     about N events
+ *   viz_tracegen --closures N [--fanout K] [--leak-every N] > trace.json   about N closures
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -86,13 +87,15 @@ static void request(unsigned fanout, bool leak)
 int main(int argc, char **argv)
 {
 	uint64_t want_events = 0, want_closures = 0, n = 0;
-	unsigned fanout = 8;
+	unsigned fanout = 8, leak_every = 1000;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--events"))
 			want_events = strtoull(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--closures"))
 			want_closures = strtoull(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--leak-every"))
+			leak_every = (unsigned)strtoul(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--fanout"))
 			fanout = (unsigned)strtoul(argv[i + 1], NULL, 10);
 	}
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
 	       "\"src/req.c\",\"line\":40}\n");
 	while ((want_events && nevents < want_events) ||
 	       (want_closures && nclosures < want_closures))
-		request(fanout, ++n % 1000 == 0);
+		request(fanout, leak_every && ++n % leak_every == 0);
 	printf("{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":0,\"duration_ns\":%" PRIu64
 	       ",\"reason\":\"exit\",\"exit_code\":0}\n",
 	       nevents, ts);

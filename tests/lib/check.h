@@ -31,8 +31,8 @@
 	do {                                                                                       \
 		intmax_t a_ = (intmax_t)(a), b_ = (intmax_t)(b);                                   \
 		if (a_ != b_)                                                                      \
-			check_fail("%s == %s: %jd (%#jx) != %jd (%#jx)", #a, #b, a_, (uintmax_t)a_, \
-				   b_, (uintmax_t)b_);                                             \
+			check_fail("%s == %s: %jd (%#jx) != %jd (%#jx)", #a, #b, a_,               \
+				   (uintmax_t)a_, b_, (uintmax_t)b_);                              \
 	} while (0)
 
 #define CHECK_NE(a, b)                                                                             \
@@ -61,8 +61,8 @@
 	do {                                                                                       \
 		const char *h_ = (haystack), *n_ = (needle);                                       \
 		if (!strstr(h_, n_))                                                               \
-			check_fail("%s contains %s:\n  \"%s\"\n  lacks \"%s\"", #haystack, #needle, \
-				   h_, n_);                                                        \
+			check_fail("%s contains %s:\n  \"%s\"\n  lacks \"%s\"", #haystack,         \
+				   #needle, h_, n_);                                               \
 	} while (0)
 
 /*
@@ -72,6 +72,7 @@
 #define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
 
 /* The flag bits of a closure's count word (closure_nr_remaining() gives the count). */
-#define closure_flags(cl) (__atomic_load_n(&(cl)->remaining, __ATOMIC_RELAXED) & ~CLOSURE_REMAINING_MASK)
+#define closure_flags(cl)                                                                          \
+	(__atomic_load_n(&(cl)->remaining, __ATOMIC_RELAXED) & ~CLOSURE_REMAINING_MASK)
 
 #endif

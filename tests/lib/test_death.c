@@ -103,6 +103,17 @@ __attribute__((noinline)) void die_clear_flag_not_set(void)
 	NO_TAIL_CALL();
 }
 
+__attribute__((noinline)) void die_sync_not_running(void)
+{
+	/* Two references out, so that sync does not take its fast path (count <= 1). */
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	closure_get(&victim);
+	continue_at(&victim, never_runs, NULL);
+	closure_sync(&victim); /* only the owner of the running reference may sync */
+	NO_TAIL_CALL();
+}
+
 struct death_case {
 	void (*run)(void);
 	const char *func; /* its name, as "called from" gives it */
@@ -112,7 +123,7 @@ struct death_case {
 };
 
 #define RUNNING_DETAIL                                                                             \
-	"count reached zero while running (give up the running reference with continue_at, "     \
+	"count reached zero while running (give up the running reference with continue_at, "       \
 	"closure_return or closure_sync)"
 #define NOT_RUNNING_DETAIL                                                                         \
 	"not running: only the owner of the running reference may set a continuation"
@@ -120,8 +131,8 @@ struct death_case {
 static const struct death_case cases[] = {
 	{die_put_on_finished, "die_put_on_finished", "closure_put", "count would go below zero", 0,
 	 0},
-	{die_put_on_destructed, "die_put_on_destructed", "closure_put",
-	 "count would go below zero", 0, CLOSURE_DESTRUCTOR},
+	{die_put_on_destructed, "die_put_on_destructed", "closure_put", "count would go below zero",
+	 0, CLOSURE_DESTRUCTOR},
 	{die_put_running_ref, "die_put_running_ref", "closure_put", RUNNING_DETAIL, 1,
 	 CLOSURE_RUNNING},
 	{die_sub_running_ref, "die_sub_running_ref", "closure_sub", RUNNING_DETAIL, 2,
@@ -135,6 +146,8 @@ static const struct death_case cases[] = {
 	{die_return_twice, "die_return_twice", "closure_return", NOT_RUNNING_DETAIL, 1, 0},
 	{die_clear_flag_not_set, "die_clear_flag_not_set", "closure_sub",
 	 "a flag was set twice or cleared while not set", 1, CLOSURE_RUNNING},
+	{die_sync_not_running, "die_sync_not_running", "closure_sync",
+	 "a flag was set twice or cleared while not set", 2, 0},
 };
 
 static const char *program; /* argv[0], which dladdr gives as the executable's name */

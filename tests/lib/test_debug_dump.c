@@ -4,6 +4,7 @@
  * Linked with -rdynamic, so that the sites resolve to this file's (global) functions.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 
 #include <closure.h>
@@ -203,6 +204,53 @@ static void test_dump(void)
 	closure_sync(&s);
 }
 
+static int dumping; /* atomic */
+
+static void *dump_all_along(void *arg)
+{
+	FILE *null = fopen("/dev/null", "w");
+	int *dumps = arg;
+
+	CHECK(null);
+	while (__atomic_load_n(&dumping, __ATOMIC_RELAXED)) {
+		CHECK(closure_debug_dump(null) >= 0);
+		__atomic_add_fetch(dumps, 1, __ATOMIC_RELAXED);
+	}
+	fclose(null);
+	return NULL;
+}
+
+/* The owner changes a listed closure while another thread dumps (ThreadSanitizer watches). */
+static void test_dump_while_changing(void)
+{
+	struct closure parent, cl;
+	struct closure_waitlist list = CLOSURE_WAITLIST_INIT;
+	pthread_t t;
+	int i, dumps = 0;
+
+	closure_init(&parent, NULL);
+	__atomic_store_n(&dumping, 1, __ATOMIC_RELAXED);
+	CHECK_EQ(pthread_create(&t, NULL, dump_all_along, &dumps), 0);
+	for (i = 0; i < 20000; i++) {
+		if (i % 2 == 0 && i > 0)
+			closure_put(&parent); /* the reference of the one we leak now */
+		closure_init(&cl,
+			     i % 2 ? &parent : NULL); /* again while listed: a leak, then reuse */
+		set_closure_fn(&cl, dump_next_step, NULL);
+		closure_wait(&list, &cl);
+		closure_wake_up(&list);
+	}
+	closure_return(&cl);
+	while (!__atomic_load_n(&dumps, __ATOMIC_RELAXED))
+		sched_yield(); /* at least one dump, however fast the loop was */
+	__atomic_store_n(&dumping, 0, __ATOMIC_RELAXED);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	closure_return(&parent);
+	struct dump d = take_dump();
+	CHECK_EQ(d.returned, 0);
+	free(d.text);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -213,6 +261,7 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	test_dump();
+	test_dump_while_changing();
 	printf("test_debug_dump: ok\n");
 	return 0;
 }

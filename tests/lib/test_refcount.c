@@ -3,6 +3,8 @@
  * sub, and a closure initialised again at the same address after it finished. Every step checks
  * the exact count and flags.
  */
+#include <pthread.h>
+
 #include <closure.h>
 
 #include "check.h"
@@ -217,6 +219,58 @@ static void test_deep_parent_chain(void)
 	free(chain);
 }
 
+/* Probers find the closure through a pointer while its owner lets it finish. */
+struct probed {
+	struct closure cl;
+	int finished; /* atomic */
+	int go;	      /* atomic */
+};
+
+static void probed_done(struct closure *cl)
+{
+	struct probed *p = container_of(cl, struct probed, cl);
+
+	CHECK_EQ(__atomic_fetch_add(&p->finished, 1, __ATOMIC_RELAXED), 0);
+}
+
+static void *probe_until_finished(void *arg)
+{
+	struct probed *p = arg;
+	long hits = 0;
+
+	while (!__atomic_load_n(&p->go, __ATOMIC_ACQUIRE))
+		;
+	while (closure_get_not_zero(&p->cl)) {
+		hits++;
+		CHECK(closure_nr_remaining(&p->cl) >= 1);
+		closure_put(&p->cl); /* may be the last one: then it finishes here */
+	}
+	/* Finished: it never comes back. */
+	CHECK(!closure_get_not_zero(&p->cl));
+	CHECK_EQ(closure_nr_remaining(&p->cl), 0);
+	return (void *)hits;
+}
+
+static void test_get_not_zero_racing_finish(void)
+{
+	enum { PROBERS = 3 };
+	struct probed p = {0};
+	pthread_t t[PROBERS];
+	int i, spins;
+
+	closure_init(&p.cl, NULL);
+	for (i = 0; i < PROBERS; i++)
+		CHECK_EQ(pthread_create(&t[i], NULL, probe_until_finished, &p), 0);
+	__atomic_store_n(&p.go, 1, __ATOMIC_RELEASE);
+	for (spins = 0; spins < 100000; spins++)
+		__asm__ volatile("" ::: "memory");
+	closure_return_with_destructor(&p.cl, probed_done);
+	for (i = 0; i < PROBERS; i++)
+		CHECK_EQ(pthread_join(t[i], NULL), 0);
+	CHECK_EQ(p.finished, 1);
+	CHECK_EQ(closure_flags(&p.cl), CLOSURE_DESTRUCTOR);
+}
+
 int main(void)
 {
 	test_init_without_parent();
@@ -229,6 +283,8 @@ int main(void)
 	test_sub_last_refs_from_outside();
 	test_reused_address();
 	test_deep_parent_chain();
+	for (int i = 0; i < 50; i++)
+		test_get_not_zero_racing_finish();
 	printf("test_refcount: ok\n");
 	return 0;
 }

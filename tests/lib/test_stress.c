@@ -347,8 +347,9 @@ int main(void)
 	__atomic_store_n(&dumping, 1, __ATOMIC_RELAXED);
 	CHECK_EQ(pthread_create(&dump_thread, NULL, dumper, NULL), 0);
 	for (i = 0; i < STRESS_THREADS; i++)
-		CHECK_EQ(pthread_create(&stress[i], NULL, stress_thread, (void *)(uintptr_t)(i + 1)),
-			 0);
+		CHECK_EQ(
+			pthread_create(&stress[i], NULL, stress_thread, (void *)(uintptr_t)(i + 1)),
+			0);
 	for (i = 0; i < STRESS_THREADS; i++)
 		CHECK_EQ(pthread_join(stress[i], NULL), 0);
 	__atomic_store_n(&dumping, 0, __ATOMIC_RELAXED);

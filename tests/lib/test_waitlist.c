@@ -76,7 +76,8 @@ static void test_wake_many_fifo(void)
 	struct closure parent;
 	int order[WAITERS], next = 0, i;
 	/* A shuffled waiting order, so that FIFO is not confused with address order. */
-	static const int wait_order[WAITERS] = {5, 0, 12, 3, 15, 9, 1, 14, 7, 2, 11, 4, 8, 13, 6, 10};
+	static const int wait_order[WAITERS] = {5, 0, 12, 3, 15, 9,  1, 14,
+						7, 2, 11, 4, 8,	 13, 6, 10};
 
 	closure_init_stack(&parent);
 	for (i = 0; i < WAITERS; i++) {
@@ -173,7 +174,7 @@ static void test_wake_onto_workqueue(void)
 
 struct event {
 	struct closure_waitlist list;
-	int ready;	   /* the condition; atomic */
+	int ready;	    /* the condition; atomic */
 	int spurious_wakes; /* wake-ups sent before the condition was true */
 };
 

@@ -99,7 +99,7 @@ static void unknown_things_ignored(void)
 		"{\"type\":\"event\",\"ts\":1,\"ev\":\"teleport\",\"cl\":\"0x10\",\"remaining\":1}"
 		"\n"
 		"{\"type\":\"sym\",\"addr\":\"0x20\",\"func\":\"a\\\"b\\\\c\",\"color\":\"red\"}\n"
-		"{\"type\":\"event\",\"ts\":2,\"ev\":\"get\",\"cl\":\"0x10\",\"remaining\":2,"
+		"{\"type\":\"event\",\"ts\":-2,\"ev\":\"get\",\"cl\":\"0x10\",\"remaining\":2,"
 		"\"new\":{\"deep\":[true]}}\n" END;
 	struct trace_info info;
 	struct seen s;

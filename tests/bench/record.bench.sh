@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The recorder's cost to the traced process, per probe hit, as ratios measured in one run:
+#   none      no tracer
+#   floor     bpftrace counting the same probes (@ = count()): the cheapest a uprobe tracer is
+#   printf    bpftrace printing one line per event: what a user would write by hand
+#   record    closuretrace record (the trace written to a file)
+# plus the recorder's own CPU time and its output rate. The traced program is one thread doing
+# get/put pairs (inlined probes), the highest rate one thread can produce.
+# Usage: record.bench.sh BUILD_DIR [HITS]
+set -uo pipefail
+build=${1:-build-bench}
+hits=${2:-1000000}
+runs=5
+ops=$build/tests/bench/bench_record_ops
+ct=$build/cli/closuretrace
+if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
+	echo "SKIP: needs root and uprobes"
+	exit 0
+fi
+for f in "$ops" "$ct"; do
+	[ -x "$f" ] || { echo "record.bench.sh: $f not built" >&2; exit 1; }
+done
+ops=$(realpath "$ops")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ns_of() { sed -n 's/^ns_per_hit //p' "$1"; }
+median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# once NAME CMD...: one run, its ns per hit appended to $tmp/NAME.
+once() {
+	local name=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || { echo "$name failed: $(tail -3 "$tmp/err")" >&2; exit 1; }
+	ns_of "$tmp/out" >>"$tmp/$name"
+}
+
+# record, with its CPU time: /usr/bin/time's CPU counts the traced child too, which prints its own.
+record_once() {
+	once record /usr/bin/time -f "time %U %S %e" "$ct" record -o "$tmp/t.json" -- "$ops" "$hits"
+	read -r _ user sys wall < <(grep '^time ' "$tmp/err")
+	child=$(sed -n 's/^cpu_s //p' "$tmp/out")
+	summary=$(grep '^closuretrace: ' "$tmp/err")
+	events=$(echo "$summary" | sed -n 's/^closuretrace: \([0-9]*\) events.*/\1/p')
+	lost=$(echo "$summary" | sed -n 's/.* \([0-9]*\) lost.*/\1/p')
+	secs=$(echo "$summary" | sed -n 's/.* lost, \([0-9.]*\) s,.*/\1/p')
+	echo "$user $sys $child $wall $events $lost $secs" |
+		awk '{printf "  %.3f %.3f %d %d %.0f %.1f\n", $1 + $2 - $3, $4, $5, $6, $5 / $7, ($1 + $2 - $3) / $7 * 100}' >>"$tmp/record_cpu"
+}
+
+# Rounds interleave the configurations, so that the load of a shared machine falls on all alike.
+probes="usdt:$ops:closure:get,usdt:$ops:closure:put"
+for _ in $(seq $runs); do
+	once none "$ops" "$hits"
+	once floor bpftrace -q -e "$probes { @ = count(); }" -c "$ops $hits"
+	record_once
+done
+# 10 us per event: one run is enough.
+once printf bpftrace -q -o "$tmp/printf.txt" -e "$probes { printf(\"%s %lx %d\\n\", probe, arg0, arg1); }" -c "$ops $hits"
+declare -A ns
+for name in none floor printf record; do
+	ns[$name]=$(median <"$tmp/$name")
+done
+bytes=$(stat -c %s "$tmp/t.json")
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "per probe hit, $hits hits, one thread (median of $runs; printf: 1 run):"
+printf '  %-8s %9s ns\n' none "${ns[none]}" floor "${ns[floor]}" printf "${ns[printf]}" record "${ns[record]}"
+echo "ratios:"
+echo "  record / floor  = $(ratio "${ns[record]}" "${ns[floor]}")   (goal <= 1.3)"
+echo "  record / printf = $(ratio "${ns[record]}" "${ns[printf]}")"
+echo "  record / none   = $(ratio "${ns[record]}" "${ns[none]}")"
+echo "  floor / none    = $(ratio "${ns[floor]}" "${ns[none]}")"
+echo "recorder, per run: cpu_s wall_s events lost events_per_s cpu_percent_of_recording"
+cat "$tmp/record_cpu"
+echo "trace size: $bytes bytes ($(awk -v b="$bytes" -v h="$hits" 'BEGIN { printf "%.0f", b / h }') bytes per event)"
+if awk '$4 != 0 { bad = 1 } END { exit !bad }' "$tmp/record_cpu"; then
+	echo "record lost events"
+	exit 1
+fi

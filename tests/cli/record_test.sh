@@ -1,0 +1,333 @@
+#!/usr/bin/env bash
+# The recorder's tests, for real (root, BPF, uprobes). One case per invocation:
+#   record_test.sh CASE CLOSURETRACE WORKLOAD_DIR PLUGIN SOURCE_DIR
+# Each case prints what it checks and exits 0 (pass), 1 (fail) or 77 (SKIP).
+set -uo pipefail
+case_name=$1 ct=$2 wdir=$3 plugin=$4 src=$5
+workload=$wdir/ct_workload
+check="python3 $src/trace_check.py"
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+cd "$tmp" || exit 1
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+skip() {
+	if [ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ]; then
+		fail "would skip: $* (CLOSURETRACE_NO_SKIP=1)"
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+needs_bpf() {
+	[ "$(id -u)" = 0 ] || skip "needs root for BPF and uprobes"
+	[ -e /sys/bus/event_source/devices/uprobe ] || skip "kernel without uprobes"
+	[ -e /sys/kernel/btf/vmlinux ] || skip "kernel without BTF"
+}
+# expect STATUS MESSAGE CMD...: exit status and the exact stderr line.
+expect() {
+	local want_status=$1 want_msg=$2 status
+	shift 2
+	"$@" >out.txt 2>err.txt
+	status=$?
+	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
+	if [ -n "$want_msg" ] && [ "$(cat err.txt)" != "$want_msg" ]; then
+		fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
+	fi
+}
+# wait_for FILE PATTERN: until a line of FILE matches (the tests' only synchronisation).
+wait_for() {
+	for _ in $(seq 1 500); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	fail "timed out waiting for '$2' in $1: $(cat "$1")"
+}
+end_field() {
+	$check valid "$1" | sed -n "s/^$2=//p"
+}
+
+# A launched command, recorded from its first event: exact counts of every kind.
+counts_case() {
+	local bin=$1
+	needs_bpf
+	"$ct" record -o t.json -- "$bin" counts 1000 >expected.txt 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	$check counts t.json >got.txt
+	diff -u expected.txt got.txt || fail "counts differ from the workload's own"
+	grep -qx "lost=0" end.txt || fail "lost events: $(cat end.txt)"
+	grep -qx "exit_code=0" end.txt || fail "exit code: $(cat end.txt)"
+	grep -qx "reason=exit" end.txt || fail "reason: $(cat end.txt)"
+	grep -q '"ev":"init".*"stack":true' <(grep '"type":"event"' t.json | head -1) ||
+		fail "the first event is not the workload's first operation"
+	echo "ok: $(paste -sd' ' got.txt)"
+}
+
+# Every call site of the workload resolves to a line with a SITE marker.
+syms_case() {
+	local bin=$1
+	needs_bpf
+	"$ct" record -o t.json -- "$bin" counts 3 >/dev/null 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	$check syms t.json "$src/ct_workload.c" "$(realpath "$bin")" || fail "call sites"
+	grep -q '"type":"sym".*"func":"item_step2"' t.json || fail "continuation not symbolized"
+	grep -q '"type":"sym".*"func":"item_free"' t.json || fail "destructor not symbolized"
+}
+
+# A held workload: started, a closure taken to count 3, then "go" on a fifo.
+start_held() {
+	mkfifo in.fifo
+	"$workload" "$@" <in.fifo >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	exec 3>in.fifo
+}
+
+# Records a spinning launched workload, stops it with a signal; the trace must be complete.
+signal_case() {
+	local sig=$1 num=$2
+	needs_bpf
+	# Job control: otherwise bash starts background jobs with SIGINT ignored, and the
+	# command would inherit that.
+	set -m
+	"$ct" record -v -o t.json -- "$workload" spin >w.out 2>err.txt &
+	local rpid=$!
+	pids+=("$rpid")
+	wait_for w.out spinning
+	wait_for err.txt "recording process"
+	kill -"$sig" "$rpid"
+	wait "$rpid" || fail "record exited $?: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "reason=signal" end.txt || fail "reason: $(cat end.txt)"
+	grep -qx "signal=$num" end.txt || fail "the command's end: $(cat end.txt)"
+	grep -qx "lost=0" end.txt || fail "lost: $(cat end.txt)"
+	[ "$(end_field t.json events)" -ge 1 ] || fail "no events"
+	echo "ok: $(paste -sd' ' end.txt)"
+}
+
+list_lines() {
+	grep -o '^usdt:[^ ]*' | sort
+}
+expected_lib_lines() {
+	local lib=$1
+	for p in init get put sub continue_at run finish destructor wait wake sync_begin sync_end bug module; do
+		echo "usdt:$lib:closure:$p"
+	done
+}
+libclosure=$(realpath "$wdir/../../lib/libclosure.so")
+
+case $case_name in
+help)
+	"$ct" record --help >out.txt || fail "record --help exited $?"
+	grep -q '^usage: closuretrace record \[OPTIONS\] -p PID$' out.txt || fail "record --help: $(cat out.txt)"
+	"$ct" list --help >out.txt || fail "list --help exited $?"
+	grep -q '^usage: closuretrace list \[-v\] BINARY$' out.txt || fail "list --help: $(cat out.txt)"
+	echo ok
+	;;
+usage_errors)
+	expect 2 "closuretrace record: give -p PID or -- COMMAND; see 'closuretrace record --help'" "$ct" record
+	expect 2 "closuretrace record: not a process id: abc; see 'closuretrace record --help'" "$ct" record -p abc
+	expect 2 "closuretrace record: unknown option: --bogus; see 'closuretrace record --help'" "$ct" record --bogus
+	expect 2 "closuretrace record: --buffer-size must be a power of two from 4K to 2G: 1000; see 'closuretrace record --help'" "$ct" record -b 1000 -- true
+	expect 2 "closuretrace record: give either -p PID or a command, not both; see 'closuretrace record --help'" "$ct" record -p 1 -- true
+	expect 2 "closuretrace: cannot run no-such-command-xyz: No such file or directory" "$ct" record -- no-such-command-xyz
+	expect 2 "closuretrace list: give one BINARY or -p PID; see 'closuretrace list --help'" "$ct" list
+	expect 2 "closuretrace list: cannot read /nonexistent as an ELF file: No such file or directory" "$ct" list /nonexistent
+	echo ok
+	;;
+counts_launched) counts_case "$workload" ;;
+counts_O0) counts_case "$wdir/ct_workload_O0" ;;
+counts_static) counts_case "$wdir/ct_workload_static" ;;
+counts_perf_attach) CLOSURETRACE_ATTACH=perf counts_case "$workload" ;;
+sym_lines) syms_case "$workload" ;;
+sym_lines_O0) syms_case "$wdir/ct_workload_O0" ;;
+sym_lines_static) syms_case "$wdir/ct_workload_static" ;;
+short_lived)
+	# One round and exit: its maps are gone before the recorder reads the ring buffer, so
+	# the objects come from the module probe; every site must still resolve.
+	needs_bpf
+	"$ct" record -o t.json -- "$workload" counts 1 >/dev/null 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	grep -q "\"type\":\"module\",\"path\":\"$(realpath "$workload")\"" t.json || fail "no module record for the executable"
+	grep -q "\"type\":\"module\",\"path\":\"$libclosure\"" t.json || fail "no module record for libclosure"
+	$check syms t.json "$src/ct_workload.c" "$(realpath "$workload")" || fail "call sites"
+	;;
+threads)
+	# recorded + lost = emitted, exactly. At the default buffer size nothing is lost: the
+	# 160,012 events (14 MB) fit even if the recorder never ran meanwhile.
+	needs_bpf
+	for buffer in default 64K; do
+		opt=()
+		[ $buffer = default ] || opt=(-b $buffer)
+		"$ct" record "${opt[@]}" -o t.json -- "$workload" threads 4 20000 >w.out 2>err.txt || fail "record: $(cat err.txt)"
+		$check valid t.json >end.txt || fail "invalid trace"
+		emitted=$(sed -n 's/^events //p' w.out)
+		events=$(sed -n 's/^events=//p' end.txt)
+		lost=$(sed -n 's/^lost=//p' end.txt)
+		[ $((events + lost)) = "$emitted" ] || fail "$buffer: recorded $events + lost $lost != emitted $emitted"
+		if [ $buffer = default ]; then
+			[ "$lost" = 0 ] || fail "lost $lost events at the default buffer size"
+			[ "$(grep -o '"tid":[0-9]*' t.json | sort -u | wc -l)" = 4 ] || fail "not 4 threads"
+		fi
+		echo "ok: buffer $buffer: $events recorded + $lost lost = $emitted emitted"
+	done
+	;;
+attach_pid)
+	# Attach mid-run: the closure was taken to count 3 before; the first event must say 4.
+	needs_bpf
+	start_held held
+	wait_for w.out "^ready "
+	cl=$(sed -n 's/^ready //p' w.out)
+	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err.txt "recording process $wpid"
+	echo go >&3
+	exec 3>&-
+	wait "$rpid" || fail "record exited $?: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "reason=exit" end.txt || fail "reason: $(cat end.txt)"
+	$check events t.json "$cl" >got.txt
+	printf '%s\n' "get 4" "put 3" "put 2" "put 1" "continue_at 0" "run 1" "continue_at 0" "finish 0" >want.txt
+	diff -u want.txt got.txt || fail "events after the attach"
+	[ "$(end_field t.json events)" = 8 ] || fail "events: $(cat end.txt)"
+	$check syms t.json "$src/ct_workload.c" "$(realpath "$workload")" || fail "call sites"
+	echo "ok: $(paste -sd, got.txt)"
+	;;
+sigint) signal_case INT 2 ;;
+sigterm) signal_case TERM 15 ;;
+duration)
+	needs_bpf
+	"$ct" record -d 0.3 -o t.json -- "$workload" spin >w.out 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"
+	grep -qx "signal=15" end.txt || fail "the command was not ended: $(cat end.txt)"
+	echo "ok: $(paste -sd' ' end.txt)"
+	;;
+dlopen)
+	# A library loaded after the recorder attached: its (inlined) probes are found and traced.
+	needs_bpf
+	mkfifo in.fifo
+	"$ct" record -v -o t.json -- "$workload" dlopen "$plugin" 100 <in.fifo >w.out 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	exec 3>in.fifo
+	wait_for w.out "^loaded"
+	wait_for err.txt "attached 2 probes in $(realpath "$plugin")"
+	echo go >&3
+	exec 3>&-
+	wait "$rpid" || fail "record exited $?: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	$check counts t.json >got.txt
+	printf '%s\n' "init 1" "get 100" "put 100" "sub 0" "continue_at 0" "run 0" "finish 0" \
+		"destructor 0" "wait 0" "wake 0" "sync_begin 1" "sync_end 1" >want.txt
+	diff -u want.txt got.txt || fail "plugin counts"
+	$check syms t.json "$src/ct_plugin.c" "$(realpath "$plugin")" || fail "plugin call sites"
+	;;
+list_binary)
+	needs_bpf
+	"$ct" list "$workload" >out.txt || fail "list exited $?"
+	{ printf '%s\n' "usdt:$(realpath "$workload"):closure:get" "usdt:$(realpath "$workload"):closure:put"
+	  expected_lib_lines "$libclosure"; } | sort >want.txt
+	list_lines <out.txt >got.txt
+	diff -u want.txt got.txt || fail "list of a binary"
+	grep -q "^usdt:$libclosure:closure:init  2 sites  cl:8@" out.txt || fail "init's arguments: $(grep :init out.txt)"
+	grep -q "parent:8@[^ ]* stack:-4@\$0$" <(grep "$libclosure:closure:init " out.txt) || fail "init's extra arguments"
+	echo "ok: $(wc -l <got.txt) probes"
+	;;
+list_static)
+	needs_bpf
+	"$ct" list "$wdir/ct_workload_static" >out.txt || fail "list exited $?"
+	expected_lib_lines "$(realpath "$wdir/ct_workload_static")" | sort >want.txt
+	list_lines <out.txt >got.txt
+	diff -u want.txt got.txt || fail "list of a static binary"
+	;;
+list_pid)
+	needs_bpf
+	"$workload" spin >w.out &
+	wpid=$!
+	pids+=("$wpid")
+	wait_for w.out spinning
+	"$ct" list -p "$wpid" >out.txt || fail "list -p exited $?"
+	{ printf '%s\n' "usdt:$(realpath "$workload"):closure:get" "usdt:$(realpath "$workload"):closure:put"
+	  expected_lib_lines "$libclosure"; } | sort >want.txt
+	list_lines <out.txt >got.txt
+	diff -u want.txt got.txt || fail "list of a process"
+	;;
+err_no_process)
+	pid=99999
+	while kill -0 "$pid" 2>/dev/null; do pid=$((pid + 1)); done
+	needs_bpf
+	expect 3 "closuretrace: no process with pid $pid; check the pid (ps -p $pid)" "$ct" record -p "$pid"
+	expect 3 "closuretrace: no process with pid $pid; check the pid (ps -p $pid)" "$ct" list -p "$pid"
+	echo ok
+	;;
+err_no_probes)
+	needs_bpf
+	expect 3 "closuretrace: no closure probes in $(realpath /bin/true) or the libraries it loads; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
+	sleep 30 &
+	pids+=($!)
+	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!
+	[ ! -e closuretrace.json ] || fail "a trace was written"
+	echo ok
+	;;
+err_not_permitted)
+	needs_bpf
+	command -v setpriv >/dev/null || skip "no setpriv to drop privileges"
+	msg="closuretrace: not permitted to use BPF and uprobes; run as root, or give closuretrace CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)"
+	expect 3 "$msg" setpriv --reuid=65534 --regid=65534 --clear-groups "$ct" record -- "$workload" counts 1
+	[ ! -s out.txt ] || fail "the command ran: $(cat out.txt)"
+	"$workload" spin >w.out &
+	pids+=($!)
+	wait_for w.out spinning
+	expect 3 "$msg" setpriv --reuid=65534 --regid=65534 --clear-groups "$ct" record -p $!
+	echo ok
+	;;
+err_no_uprobes)
+	needs_bpf
+	command -v unshare >/dev/null || skip "no unshare to hide uprobes"
+	unshare -m true 2>/dev/null || skip "cannot make a mount namespace"
+	# A private mount namespace where the uprobe PMU is hidden under an empty tmpfs.
+	expect 3 "closuretrace: this kernel has no uprobes (/sys/bus/event_source/devices/uprobe is missing); use a kernel built with CONFIG_UPROBE_EVENTS=y" \
+		unshare -m sh -c 'mount -t tmpfs none /sys/bus/event_source/devices && exec "$0" record -- "$1" counts 1' "$ct" "$workload"
+	echo ok
+	;;
+blockio | blockio_static | blockio_leak)
+	# The demo counts its own operations (--counts); the recorder must see exactly those.
+	needs_bpf
+	demo=$wdir/../../examples/blockio
+	args=(--requests 300 --threads 2 --counts)
+	[ $case_name = blockio_static ] && demo=$demo-static
+	[ $case_name = blockio_leak ] && args+=(--leak)
+	[ -x "$demo" ] || fail "$demo not built"
+	"$ct" record -o t.json -- "$demo" "${args[@]}" >expected.txt 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	$check counts t.json >got.txt
+	diff -u expected.txt got.txt || fail "counts differ from blockio --counts"
+	grep -qx "lost=0" end.txt || fail "lost: $(cat end.txt)"
+	$check sites t.json || fail "call sites"
+	echo "ok: $(paste -sd' ' got.txt)"
+	;;
+output_old)
+	needs_bpf
+	"$ct" record -- "$workload" counts 1 >/dev/null 2>err.txt || fail "record: $(cat err.txt)"
+	first=$(head -1 closuretrace.json)
+	"$ct" record -- "$workload" counts 2 >/dev/null 2>err.txt || fail "record: $(cat err.txt)"
+	[ "$(head -1 closuretrace.json.old)" = "$first" ] || fail "closuretrace.json.old is not the first trace"
+	[ "$(end_field closuretrace.json events)" = 35 ] || fail "second trace: $(end_field closuretrace.json events) events"
+	grep -qx "closuretrace: 35 events, 0 lost, [0-9.]* s, written to closuretrace.json" err.txt || fail "summary: $(cat err.txt)"
+	echo ok
+	;;
+*)
+	fail "no such case: $case_name"
+	;;
+esac
+exit 0

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Folding at scale, on generated traces (viz_tracegen):
+# - 20 requests that each leak a bio: one request drawn with its children, the 19 others counted;
+# - 2,000 finished requests: one counted node, whatever the number.
+set -u
+tool=$1 gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+"$gen" --closures 60 --fanout 2 --leak-every 1 >"$tmp/leaky.json"
+"$tool" graph -T dot -i "$tmp/leaky.json" >"$tmp/leaky.dot" || fail "graph exit $?"
+nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/leaky.dot")
+[ "$nodes" = 4 ] || fail "leaky: $nodes nodes, expected 4 (request, its leaked and finished bio, ×19)"
+grep -q 'label="×19 more like 0x7f0000100100#1\\nrequest_done\\nkept alive by unfinished children"' \
+	"$tmp/leaky.dot" || fail "leaky: no '×19 more like' node"
+"$tool" graph -T dot --no-fold -i "$tmp/leaky.json" >"$tmp/all.dot"
+nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/all.dot")
+[ "$nodes" = 60 ] || fail "--no-fold: $nodes nodes, expected 60"
+
+"$gen" --closures 18000 --fanout 8 --leak-every 0 >"$tmp/fine.json"
+"$tool" graph -T dot -i "$tmp/fine.json" >"$tmp/fine.dot"
+nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/fine.dot")
+[ "$nodes" = 1 ] || fail "finished: $nodes nodes, expected 1"
+grep -q '×2000 request_done' "$tmp/fine.dot" || fail "finished: no ×2000 node"
+grep -q '(+16000 closures below)' "$tmp/fine.dot" || fail "finished: children not counted"
+exit $status
