@@ -175,6 +175,15 @@ int check_diags_collect(struct model *m, struct check_diags *out)
 
 		if (l->finished || (!l->stuck && l->verdict != VERDICT_LEAKED))
 			continue;
+		/*
+		 * check traces its command from the first instruction, so a closure without an init
+		 * at an address whose closure finished is that closure: one of its events (a put
+		 * whose probe fired after another thread's final put) reached the trace late.
+		 */
+		if (l->no_init) {
+			out->late++;
+			continue;
+		}
 		out->closures++;
 		d.init = site_of(m, l->init_ip);
 		d.count = 1;

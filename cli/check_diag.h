@@ -37,6 +37,7 @@ struct check_diags {
 	struct check_diag *v; /* owned, sorted by file and line */
 	size_t n;
 	unsigned long closures, suppressed_closures; /* counted with the folded ones */
+	unsigned long late; /* lives seen only after their closure finished: not judged */
 };
 
 /* Collects the diagnostics of m (after model_end and leaks_analyze). 0, or -1 out of memory. */

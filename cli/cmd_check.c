@@ -187,6 +187,11 @@ static void summary(const struct check_diags *d, const struct check_run *r, size
 		fprintf(stderr, " (%lu suppressed)", d->suppressed_closures);
 	fprintf(stderr, "; %llu events, %llu lost\n", (unsigned long long)r->events,
 		(unsigned long long)r->lost);
+	if (d->late)
+		fprintf(stderr,
+			"closuretrace: note: %lu closure%s seen again after finishing, without an "
+			"init (an event that reached the trace late): not judged\n",
+			d->late, d->late == 1 ? " was" : "s were");
 }
 
 /* The exit status once the diagnostics are out: the command's failure first. */
