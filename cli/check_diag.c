@@ -211,7 +211,8 @@ int check_diags_collect(struct model *m, struct check_diags *out)
 		out->v = v;
 		v[out->n++] = d;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), by_place);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof(*out->v), by_place);
 	return 0;
 }
 

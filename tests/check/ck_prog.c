@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 		return atoi(argv[2]);
 	} else if (!strcmp(mode, "segv")) {
 		batch(0, 0);
-		*(volatile int *)(uintptr_t)argc = 0; /* argc is small: an unmapped page */
+		*(volatile int *)(uintptr_t)(argc * 64) = 0; /* in the unmapped first page */
 	} else if (!strcmp(mode, "wait") && argc > 2) {
 		FILE *f = fopen(argv[2], "w");
 
