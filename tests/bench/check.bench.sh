@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# closuretrace check against closuretrace record on the same workload, as ratios measured in one
+# run (rounds interleaved, so that the load of a shared machine falls on all alike):
+#   per probe hit in the traced program: none, floor (bpftrace counting the same probes), record
+#     (attached to the one process), check (attached for every process, filtered in BPF by the
+#     set of the command's processes)
+#   end to end, wall time: record (trace written) against check (trace written, read back into
+#     the model, judged, diagnostics printed)
+# The workload is record.bench.sh's: one thread doing get/put pairs (inlined probes).
+# Usage: check.bench.sh BUILD_DIR [HITS]
+set -uo pipefail
+build=${1:-build-bench}
+hits=${2:-1000000}
+runs=5
+ops=$build/tests/bench/bench_record_ops
+ct=$build/cli/closuretrace
+if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
+	echo "SKIP: needs root and uprobes"
+	exit 0
+fi
+for f in "$ops" "$ct"; do
+	[ -x "$f" ] || { echo "check.bench.sh: $f not built" >&2; exit 1; }
+done
+ops=$(realpath "$ops")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# once NAME CMD...: one run; its ns per hit to $tmp/NAME, its wall seconds to $tmp/NAME.wall.
+once() {
+	local name=$1
+	shift
+	/usr/bin/time -f "wall %e" "$@" >"$tmp/out" 2>"$tmp/err" ||
+		{ echo "$name failed: $(tail -3 "$tmp/err")" >&2; exit 1; }
+	sed -n 's/^ns_per_hit //p' "$tmp/out" >>"$tmp/$name"
+	sed -n 's/^wall //p' "$tmp/err" >>"$tmp/$name.wall"
+	if grep -q ' [1-9][0-9]* lost' "$tmp/err"; then
+		echo "$name lost events: $(grep lost "$tmp/err")" >&2
+		exit 1
+	fi
+}
+
+probes="usdt:$ops:closure:get,usdt:$ops:closure:put"
+for _ in $(seq $runs); do
+	once none "$ops" "$hits"
+	once floor bpftrace -q -e "$probes { @ = count(); }" -c "$ops $hits"
+	once record "$ct" record -b 16M -o "$tmp/r.json" -- "$ops" "$hits"
+	once check "$ct" check -b 16M -- "$ops" "$hits"
+done
+grep -q '^closuretrace: no leaks; ' "$tmp/err" || { echo "check did not judge the run clean" >&2; exit 1; }
+declare -A ns wall
+for name in none floor record check; do
+	ns[$name]=$(median <"$tmp/$name")
+	wall[$name]=$(median <"$tmp/$name.wall")
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "per probe hit, $hits hits, one thread (median of $runs):"
+printf '  %-8s %9s ns\n' none "${ns[none]}" floor "${ns[floor]}" record "${ns[record]}" \
+	check "${ns[check]}"
+echo "end to end (median wall seconds): record ${wall[record]}, check ${wall[check]}"
+echo "ratios:"
+echo "  check / record (per hit)   = $(ratio "${ns[check]}" "${ns[record]}")"
+echo "  check / floor  (per hit)   = $(ratio "${ns[check]}" "${ns[floor]}")   (goal <= 1.5)"
+echo "  check / record (wall)      = $(ratio "${wall[check]}" "${wall[record]}")"
