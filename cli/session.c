@@ -473,9 +473,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	const struct ct_event *e = data;
 
 	if (size == sizeof(struct ct_exec_event)) {
-		on_exec(s, data);
+		if (s->closing)
+			kill((pid_t)((const struct ct_exec_event *)data)->pid, SIGCONT);
+		else
+			on_exec(s, data);
 		return 0;
 	}
+	if (s->closing)
+		return 0; /* the trace is complete */
 	if (size == sizeof(struct ct_module_event)) {
 		on_module(s, data);
 		return 0;
@@ -643,6 +648,14 @@ void session_close(struct session *s)
 	for (size_t i = 0; i < s->n_links; i++)
 		bpf_link__destroy(s->links[i]);
 	free(s->links);
+	/*
+	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
+	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.
+	 */
+	if (s->follow && s->rb) {
+		s->closing = true;
+		ring_buffer__consume(s->rb);
+	}
 	for (size_t i = 0; i < s->n_attached; i++)
 		free(s->attached[i]);
 	free(s->attached);

@@ -41,6 +41,7 @@ struct session {
 	bool follow;	 /* launched only: trace the processes it forks and what they exec */
 	bool quiet;	 /* no live status line, even on a terminal (check) */
 	unsigned probes; /* probe names attached, over every object */
+	bool closing;	 /* session_close: only exec records are still handled */
 	int pidfd, sigfd, epfd;
 
 	FILE *out;
