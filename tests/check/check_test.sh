@@ -315,6 +315,27 @@ case_nested() {
 	run -- sh -c "\"$PROG\" clean >/dev/null; (\"$PROG\" leak_b); true"
 	expect_rc 1
 	expect_diagnostics "${DIAG_B[@]}"
+	# Every exec is held until its probes are attached: many of them, none left stopped.
+	run -- sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; \"$PROG\" leak_a"
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}"
+}
+
+# Processes outside the command, using the same library meanwhile, are not in its trace.
+case_others_ignored() {
+	skip_without_bpf
+	run -- "$PROG" clean
+	expect_rc 0
+	local alone
+	alone=$(grep -o '[0-9]* events' err)
+	"$PROG" many 3000000 &
+	local other=$!
+	"$PROG" leak_b &
+	run -- "$PROG" clean
+	kill "$other" 2>/dev/null
+	wait
+	expect_rc 0
+	[ "$(grep -o '[0-9]* events' err)" = "$alone" ] || fail "$(grep -o '[0-9]* events' err), alone $alone"
 }
 
 # The same program twice, as two processes: one diagnostic, counted twice.
