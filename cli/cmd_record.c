@@ -183,25 +183,6 @@ static char *process_exe(pid_t pid)
 	return strdup(buf);
 }
 
-/* Attaches to every object of the command that has probes, before it runs. */
-static int attach_command(struct session *s, const char *path)
-{
-	char *objs[MAX_OBJECTS];
-	size_t n = elf_load_order(path, objs, MAX_OBJECTS);
-	int total = 0, err = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int r = elf_has_closure_probes(objs[i]) ? session_attach_path(s, objs[i]) : 0;
-
-		if (r > 0)
-			total += r;
-		else if (r < 0)
-			err = r;
-		free(objs[i]);
-	}
-	return total ? total : err;
-}
-
 static int has_probes(const struct objects *o)
 {
 	for (size_t i = 0; i < o->n; i++)
@@ -263,7 +244,7 @@ static void summary(const struct trace_end *end, const char *output)
 }
 
 /* The launched command's status once it has exited (else leaves end as it is). */
-static void child_status(pid_t pid, struct trace_end *end, bool block)
+void child_status(pid_t pid, struct trace_end *end, bool block)
 {
 	int status;
 	pid_t r;
@@ -339,7 +320,7 @@ int cmd_record(int argc, char **argv)
 		goto out_session;
 	}
 	if (s.launched) {
-		err = attach_command(&s, exe);
+		err = session_attach_program(&s, exe); /* before it runs */
 		if (err <= 0) {
 			ret = err == -EPERM || err == -EACCES ? permission_error()
 							      : no_probes_error(exe);
