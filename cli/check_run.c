@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check_run.h"
@@ -12,20 +11,6 @@
 #include "record_shared.h"
 #include "session.h"
 #include "trace_writer.h"
-
-/* Waits for the command and records how it ended. */
-static void reap(pid_t pid, struct check_run *r)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return;
-	if (WIFEXITED(status))
-		r->exit_code = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		r->signal = WTERMSIG(status);
-}
 
 int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 {
@@ -83,10 +68,10 @@ int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 	end.events = s.events;
 	end.duration_ns = session_now_ns() - start;
 	end.reason = reasons[why];
-	reap(child.pid, r);
+	child_status(child.pid, &end, true);
 	child.pid = 0;
-	end.exit_code = r->exit_code;
-	end.signal = r->signal;
+	r->exit_code = end.exit_code;
+	r->signal = end.signal;
 	trace_write_end(out, &end);
 	r->events = end.events;
 	r->lost = end.lost;
