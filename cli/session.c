@@ -58,28 +58,46 @@ static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list
 
 static int on_record(void *ctx, void *data, size_t size);
 
+/* Opens and loads the skeleton; without the uprobe_multi programs when s->use_libbpf. */
+static int open_and_load(struct session *s, size_t buffer_size)
+{
+	struct closuretrace_bpf *skel = closuretrace_bpf__open();
+	struct bpf_program *multi[2];
+	int err;
+
+	if (!skel)
+		return -errno;
+	s->skel = skel;
+	multi[0] = skel->progs.on_op_multi;
+	multi[1] = skel->progs.on_module_multi;
+	skel->rodata->wakeup_bytes = buffer_size / 8;
+	err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
+	for (int i = 0; i < 2 && !err; i++)
+		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
+				    : bpf_program__set_expected_attach_type(
+					      multi[i], USDT_ATTACH_UPROBE_MULTI);
+	if (!err)
+		err = closuretrace_bpf__load(skel);
+	return err < 0 ? err : -err;
+}
+
 int session_load(struct session *s, size_t buffer_size)
 {
 	int err;
 
 	libbpf_set_print(s->verbose ? verbose_print : silent_print);
-	s->skel = closuretrace_bpf__open();
-	if (!s->skel)
-		return -errno;
-	s->skel->rodata->wakeup_bytes = buffer_size / 8;
-	err = bpf_map__set_max_entries(s->skel->maps.events, buffer_size);
-	if (!err)
-		err = bpf_map__set_max_entries(s->skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
-	if (!err)
-		err = bpf_program__set_expected_attach_type(s->skel->progs.on_op_multi,
-							    USDT_ATTACH_UPROBE_MULTI);
-	if (!err)
-		err = bpf_program__set_expected_attach_type(s->skel->progs.on_module_multi,
-							    USDT_ATTACH_UPROBE_MULTI);
-	if (!err)
-		err = closuretrace_bpf__load(s->skel);
+	err = open_and_load(s, buffer_size);
+	if (err == -EINVAL && !s->use_libbpf) {
+		/* A kernel before 6.6 may refuse the uprobe_multi attach type: libbpf's way. */
+		closuretrace_bpf__destroy(s->skel);
+		s->skel = NULL;
+		s->use_libbpf = true;
+		err = open_and_load(s, buffer_size);
+	}
 	if (err)
-		return err < 0 ? err : -err;
+		return err;
 	if (bpf_map__value_size(s->skel->maps.__bpf_usdt_specs) != sizeof(struct usdt_spec))
 		return -EPROTO; /* libbpf's usdt.bpf.h changed its layout */
 	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
