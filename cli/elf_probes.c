@@ -161,6 +161,67 @@ static uint64_t file_offset(Elf *e, uint64_t vaddr)
 	return 0;
 }
 
+uint64_t elf_symbol_offset(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t found = 0;
+	int fd;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return 0;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *sname;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+				continue;
+			sname = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (sname && !strcmp(sname, name)) {
+				found = file_offset(e, sym.st_value);
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return found;
+}
+
+char *elf_interpreter(const char *path)
+{
+	char *interp = NULL;
+	size_t nph, size;
+	int fd;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; !interp && !elf_getphdrnum(e, &nph) && i < nph; i++) {
+		GElf_Phdr ph;
+		const char *raw;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		raw = elf_rawfile(e, &size);
+		if (raw && ph.p_offset + ph.p_filesz <= size && ph.p_filesz &&
+		    memchr(raw + ph.p_offset, 0, ph.p_filesz))
+			interp = realpath(raw + ph.p_offset, NULL);
+	}
+	elf_end(e);
+	close(fd);
+	return interp;
+}
+
 struct site_list {
 	struct elf_site *v;
 	size_t n, cap;

@@ -62,7 +62,7 @@ static int on_record(void *ctx, void *data, size_t size);
 static int open_and_load(struct session *s, size_t buffer_size)
 {
 	struct closuretrace_bpf *skel = closuretrace_bpf__open();
-	struct bpf_program *multi[2];
+	struct bpf_program *multi[3];
 	int err;
 
 	if (!skel)
@@ -70,7 +70,9 @@ static int open_and_load(struct session *s, size_t buffer_size)
 	s->skel = skel;
 	multi[0] = skel->progs.on_op_multi;
 	multi[1] = skel->progs.on_module_multi;
+	multi[2] = skel->progs.on_loader;
 	skel->rodata->wakeup_bytes = buffer_size / 8;
+	skel->rodata->stop_on_load = s->stop_on_load;
 	err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
@@ -78,6 +80,8 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
 				    : bpf_program__set_expected_attach_type(
 					      multi[i], USDT_ATTACH_UPROBE_MULTI);
+	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
+		err = bpf_program__set_expected_attach_type(multi[2], USDT_ATTACH_UPROBE_MULTI);
 	if (!err)
 		err = closuretrace_bpf__load(skel);
 	return err < 0 ? err : -err;
@@ -268,6 +272,30 @@ int session_attach_path(struct session *s, const char *path)
 	return r;
 }
 
+int session_watch_loader(struct session *s, const char *exe)
+{
+	char *loader = elf_interpreter(exe);
+	uint64_t off = loader ? elf_symbol_offset(loader, "_dl_debug_state") : 0;
+	struct bpf_program *prog = s->skel->progs.on_loader;
+	int err = 0;
+
+	if (off && !s->use_libbpf) {
+		int fd = uprobe_multi_attach(bpf_program__fd(prog), s->pid, loader, &off, NULL,
+					     NULL, 1);
+
+		err = fd < 0 ? fd : add_link_fd(s, fd);
+	} else if (off) {
+		struct bpf_link *link =
+			bpf_program__attach_uprobe(prog, false, s->pid, loader, off);
+
+		err = link ? add_link(s, link) : -errno;
+	}
+	if (s->verbose && off && !err)
+		fprintf(stderr, "closuretrace: watching the loader %s\n", loader);
+	free(loader);
+	return err;
+}
+
 /* --- addresses: each resolved once, written as a sym record --- */
 
 static size_t hash_addr(uint64_t a)
@@ -406,6 +434,13 @@ static void on_module(struct session *s, const struct ct_module_event *m)
 	free(canonical);
 }
 
+/* SIGCONT through the pidfd: the pid may be reaped and reused by now, the pidfd cannot. */
+static void continue_process(struct session *s)
+{
+	if (s->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, s->pidfd, SIGCONT, NULL, 0);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
@@ -413,6 +448,12 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (size == sizeof(struct ct_module_event)) {
 		on_module(s, data);
+		return 0;
+	}
+	if (size == sizeof(struct ct_loader_event)) {
+		session_scan(s);
+		if (s->stop_on_load)
+			continue_process(s); /* the BPF side stopped it for this */
 		return 0;
 	}
 	if (size < sizeof(*e))
@@ -577,6 +618,8 @@ void session_close(struct session *s)
 	/* libbpf's links: each detach waits for an RCU grace period (0.1-0.25 s measured here). */
 	for (size_t i = 0; i < s->n_links; i++)
 		bpf_link__destroy(s->links[i]);
+	if (s->stop_on_load)
+		continue_process(s); /* never leave it stopped at a loader change */
 	free(s->links);
 	for (size_t i = 0; i < s->n_attached; i++)
 		free(s->attached[i]);

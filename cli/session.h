@@ -35,9 +35,10 @@ struct session {
 	size_t n_attached;
 
 	pid_t pid;
-	const char *exe; /* the process's executable: maps are read only once it runs it */
-	bool launched;	 /* the process is our child: forward signals to it */
-	bool verbose;	 /* say on stderr what was attached */
+	const char *exe;   /* the process's executable: maps are read only once it runs it */
+	bool launched;	   /* the process is our child: forward signals to it */
+	bool verbose;	   /* say on stderr what was attached */
+	bool stop_on_load; /* stop the process at each loader change until attached (launched) */
 	int pidfd, sigfd, epfd;
 
 	FILE *out;
@@ -65,6 +66,12 @@ int session_load(struct session *s, size_t buffer_size);
  * probes were attached (0 when it has none), or -errno.
  */
 int session_attach_path(struct session *s, const char *path);
+
+/*
+ * Watches the dynamic loader of the executable exe (its _dl_debug_state), so that a library
+ * loaded later is attached at once. 0, or -errno (a static executable has no loader: 0).
+ */
+int session_watch_loader(struct session *s, const char *exe);
 
 /* Reads the process's maps, learns new objects and attaches those with probes. */
 void session_scan(struct session *s);

@@ -232,6 +232,19 @@ dlopen)
 	diff -u want.txt got.txt || fail "plugin counts"
 	$check syms t.json "$src/ct_plugin.c" "$(realpath "$plugin")" || fail "plugin call sites"
 	;;
+dlopen_now)
+	# The library is used the moment dlopen returns: the recorder stops the launched command at
+	# the loader's change until the library's probes are attached, so nothing is missed.
+	needs_bpf
+	"$ct" record -o t.json -- "$workload" dlopen_now "$plugin" 1000 >w.out 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "exit_code=0" end.txt || fail "the command: $(cat end.txt)"
+	$check counts t.json >got.txt
+	printf '%s\n' "init 1" "get 1000" "put 1000" "sub 0" "continue_at 0" "run 0" "finish 0" \
+		"destructor 0" "wait 0" "wake 0" "sync_begin 1" "sync_end 1" >want.txt
+	diff -u want.txt got.txt || fail "plugin counts"
+	$check syms t.json "$src/ct_plugin.c" "$(realpath "$plugin")" || fail "plugin call sites"
+	;;
 list_binary)
 	needs_bpf
 	"$ct" list "$workload" >out.txt || fail "list exited $?"
