@@ -385,8 +385,9 @@ static const char system_dirs[] =
 	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
 	"/lib:/usr/lib";
 
+/* exe_rpath: the executable's DT_RPATH, which applies to every object; $ORIGIN there is exe_dir. */
 static char *resolve_needed(const char *name, const struct dyn_info *d, const char *origin,
-			    const char *exe_rpath)
+			    const char *exe_rpath, const char *exe_dir)
 {
 	char *found = NULL;
 
@@ -395,7 +396,7 @@ static char *resolve_needed(const char *name, const struct dyn_info *d, const ch
 	if (!d->runpath) {
 		found = search_path(d->rpath, origin, name);
 		if (!found)
-			found = search_path(exe_rpath, origin, name);
+			found = search_path(exe_rpath, exe_dir, name);
 	}
 	if (!found)
 		found = search_path(getenv("LD_LIBRARY_PATH"), origin, name);
@@ -416,12 +417,17 @@ static int seen(char **paths, size_t n, const char *p)
 
 size_t elf_load_order(const char *path, char **paths, size_t max)
 {
-	char *exe_rpath = NULL;
+	char *exe_rpath = NULL, *exe_copy;
+	const char *exe_dir;
 	size_t n = 0;
 
 	if (!max || !(paths[0] = realpath(path, NULL)))
 		return 0;
 	n = 1;
+	exe_copy = strdup(paths[0]);
+	if (!exe_copy)
+		return n;
+	exe_dir = dirname(exe_copy);
 	/* Breadth first, as ld.so loads them. */
 	for (size_t i = 0; i < n; i++) {
 		struct dyn_info d;
@@ -435,7 +441,7 @@ size_t elf_load_order(const char *path, char **paths, size_t max)
 		if (i == 0 && d.rpath && !d.runpath)
 			exe_rpath = strdup(d.rpath);
 		for (size_t k = 0; k < d.n_needed && n < max; k++) {
-			char *lib = resolve_needed(d.needed[k], &d, origin, exe_rpath);
+			char *lib = resolve_needed(d.needed[k], &d, origin, exe_rpath, exe_dir);
 
 			if (lib && !seen(paths, n, lib))
 				paths[n++] = lib;
@@ -446,5 +452,6 @@ size_t elf_load_order(const char *path, char **paths, size_t max)
 		free(dir_copy);
 	}
 	free(exe_rpath);
+	free(exe_copy);
 	return n;
 }
