@@ -215,7 +215,7 @@ char *elf_interpreter(const char *path)
 		raw = elf_rawfile(e, &size);
 		if (raw && ph.p_offset + ph.p_filesz <= size && ph.p_filesz &&
 		    memchr(raw + ph.p_offset, 0, ph.p_filesz))
-			interp = realpath(raw + ph.p_offset, NULL);
+			interp = strdup(raw + ph.p_offset);
 	}
 	elf_end(e);
 	close(fd);

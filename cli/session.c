@@ -37,6 +37,7 @@ int session_init(struct session *s, pid_t pid, FILE *out)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
+	objects_set_process(&s->objects, pid);
 	s->out = out;
 	s->pidfd = s->sigfd = s->epfd = -1;
 	s->syms = symbols_new();
@@ -272,9 +273,19 @@ int session_attach_path(struct session *s, const char *path)
 	return r;
 }
 
+/* root + path, malloc'ed (NULL when out of memory). */
+static char *rooted(const char *root, const char *path)
+{
+	char *p;
+
+	return asprintf(&p, "%s%s", root, path) < 0 ? NULL : p;
+}
+
 int session_watch_loader(struct session *s, const char *exe)
 {
-	char *loader = elf_interpreter(exe);
+	/* Its paths are of its mount namespace: read through /proc/PID/root when not ours. */
+	char *file = rooted(s->objects.root, exe), *interp = file ? elf_interpreter(file) : NULL;
+	char *loader = interp ? rooted(s->objects.root, interp) : NULL;
 	uint64_t off = loader ? elf_symbol_offset(loader, "_dl_debug_state") : 0;
 	struct bpf_program *prog = s->skel->progs.on_loader;
 	int err = 0;
@@ -292,6 +303,8 @@ int session_watch_loader(struct session *s, const char *exe)
 	}
 	if (s->verbose && off && !err)
 		fprintf(stderr, "closuretrace: watching the loader %s\n", loader);
+	free(file);
+	free(interp);
 	free(loader);
 	return err;
 }
@@ -379,10 +392,10 @@ static void learn_objects(struct session *s, size_t first)
 
 		if (!o->elf)
 			continue;
-		symbols_add_object(s->syms, o->path, o->bias);
+		symbols_add_object(s->syms, o->path, o->file, o->bias);
 		trace_write_module(s->out, o->path, o->bias);
 		if (o->has_probes && s->skel)
-			session_attach_path(s, o->path);
+			session_attach_path(s, o->file);
 	}
 	if (first < s->objects.n)
 		retry_pending(s);
@@ -427,8 +440,11 @@ static void on_module(struct session *s, const struct ct_module_event *m)
 	path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
 	if (path[0] != '/')
 		return;
-	/* The loader's name may be a symlink (libclosure.so.0); maps and attach use the file. */
-	canonical = realpath(path, NULL);
+	/*
+	 * The loader's name may be a symlink (libclosure.so.0); maps and attach use the file. In
+	 * another mount namespace the path cannot be resolved here: it is kept as it is.
+	 */
+	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
 	if (objects_add(&s->objects, canonical ? canonical : path, m->base, &added) >= 0 && added)
 		learn_objects(s, first);
 	free(canonical);
