@@ -18,6 +18,13 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 /* Wake the consumer only once this much data waits: a wake-up per event costs 3-6x (tech-notes). */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
+/*
+ * Stop the process at each loader change until the recorder has attached the new objects (it
+ * sends SIGCONT): set for a launched command only, whose parent is the recorder, so that no
+ * shell's job control sees the stops.
+ */
+const volatile bool stop_on_load = false;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20); /* the recorder sets the size before load */
@@ -199,6 +206,25 @@ SEC("usdt")
 int on_module_multi(struct pt_regs *ctx)
 {
 	return record_module(ctx);
+}
+
+/* The dynamic loader's _dl_debug_state: objects were added or removed. */
+SEC("uprobe")
+int on_loader(struct pt_regs *ctx)
+{
+	struct ct_loader_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	/* No record, no stop: nobody would know to let the process go (the rescan finds it). */
+	if (!e)
+		return 0;
+	if (stop_on_load)
+		bpf_send_signal(19 /* SIGSTOP */);
+	e->ts = bpf_ktime_get_ns();
+	e->tid = (__u32)bpf_get_current_pid_tgid();
+	e->kind = CT_LOADER;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
+	return 0;
 }
 
 /* A process forked by a traced one is traced (threads share their process's entry). */

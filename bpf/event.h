@@ -26,6 +26,7 @@ enum ct_probe {
 	CT_BUG,
 	CT_NR_OPS,	       /* the operation probes above; module below */
 	CT_MODULE = CT_NR_OPS, /* closure:module(path, base) */
+	CT_LOADER,	       /* the dynamic loader changed the process's objects */
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 };
 
@@ -56,6 +57,17 @@ struct ct_module_event {
 	__u16 kind; /* CT_MODULE; its size tells this record from a struct ct_event */
 	__u16 path_len;
 	char path[CT_PATH_MAX];
+};
+
+/*
+ * The dynamic loader called _dl_debug_state (its debugger hook, after each change to the loaded
+ * objects): the recorder reads the maps at once, to attach a dlopen'ed library's probes.
+ */
+struct ct_loader_event {
+	__u64 ts;
+	__u32 tid;
+	__u16 kind; /* CT_LOADER; its size tells this record from the others */
+	__u16 pad;
 };
 
 /*

@@ -142,7 +142,7 @@ static int list_pid(pid_t pid, bool verbose)
 	}
 	for (size_t i = 0; i < objs.n; i++)
 		if (objs.v[i].has_probes)
-			found += list_object(objs.v[i].path, verbose);
+			found += list_object(objs.v[i].file, verbose);
 	objects_free(&objs);
 	if (found)
 		return EXIT_OK;

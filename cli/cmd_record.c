@@ -310,6 +310,7 @@ int cmd_record(int argc, char **argv)
 	}
 	s.verbose = o.verbose;
 	s.launched = !o.pid;
+	s.stop_on_load = s.launched;
 	s.exe = exe;
 	/* libbpf's per-site perf events even where uprobe_multi works: to test that path. */
 	s.use_libbpf =
@@ -327,6 +328,13 @@ int cmd_record(int argc, char **argv)
 			goto out_session;
 		}
 	}
+
+	err = session_watch_loader(&s, exe);
+	if (err)
+		fprintf(stderr,
+			"closuretrace: warning: libraries loaded later (dlopen) may miss "
+			"their first events: cannot watch the dynamic loader: %s\n",
+			strerror(-err));
 
 	out = trace_open(o.output);
 	if (!out) {

@@ -161,6 +161,67 @@ static uint64_t file_offset(Elf *e, uint64_t vaddr)
 	return 0;
 }
 
+uint64_t elf_symbol_offset(const char *path, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	uint64_t found = 0;
+	int fd;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return 0;
+	while (!found && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *sname;
+
+			if (!gelf_getsym(data, (int)i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+				continue;
+			sname = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (sname && !strcmp(sname, name)) {
+				found = file_offset(e, sym.st_value);
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return found;
+}
+
+char *elf_interpreter(const char *path)
+{
+	char *interp = NULL;
+	size_t nph, size;
+	int fd;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; !interp && !elf_getphdrnum(e, &nph) && i < nph; i++) {
+		GElf_Phdr ph;
+		const char *raw;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		raw = elf_rawfile(e, &size);
+		if (raw && ph.p_offset + ph.p_filesz <= size && ph.p_filesz &&
+		    memchr(raw + ph.p_offset, 0, ph.p_filesz))
+			interp = strdup(raw + ph.p_offset);
+	}
+	elf_end(e);
+	close(fd);
+	return interp;
+}
+
 struct site_list {
 	struct elf_site *v;
 	size_t n, cap;
@@ -324,8 +385,9 @@ static const char system_dirs[] =
 	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
 	"/lib:/usr/lib";
 
+/* exe_rpath: the executable's DT_RPATH, which applies to every object; $ORIGIN there is exe_dir. */
 static char *resolve_needed(const char *name, const struct dyn_info *d, const char *origin,
-			    const char *exe_rpath)
+			    const char *exe_rpath, const char *exe_dir)
 {
 	char *found = NULL;
 
@@ -334,7 +396,7 @@ static char *resolve_needed(const char *name, const struct dyn_info *d, const ch
 	if (!d->runpath) {
 		found = search_path(d->rpath, origin, name);
 		if (!found)
-			found = search_path(exe_rpath, origin, name);
+			found = search_path(exe_rpath, exe_dir, name);
 	}
 	if (!found)
 		found = search_path(getenv("LD_LIBRARY_PATH"), origin, name);
@@ -355,12 +417,17 @@ static int seen(char **paths, size_t n, const char *p)
 
 size_t elf_load_order(const char *path, char **paths, size_t max)
 {
-	char *exe_rpath = NULL;
+	char *exe_rpath = NULL, *exe_copy;
+	const char *exe_dir;
 	size_t n = 0;
 
 	if (!max || !(paths[0] = realpath(path, NULL)))
 		return 0;
 	n = 1;
+	exe_copy = strdup(paths[0]);
+	if (!exe_copy)
+		return n;
+	exe_dir = dirname(exe_copy);
 	/* Breadth first, as ld.so loads them. */
 	for (size_t i = 0; i < n; i++) {
 		struct dyn_info d;
@@ -374,7 +441,7 @@ size_t elf_load_order(const char *path, char **paths, size_t max)
 		if (i == 0 && d.rpath && !d.runpath)
 			exe_rpath = strdup(d.rpath);
 		for (size_t k = 0; k < d.n_needed && n < max; k++) {
-			char *lib = resolve_needed(d.needed[k], &d, origin, exe_rpath);
+			char *lib = resolve_needed(d.needed[k], &d, origin, exe_rpath, exe_dir);
 
 			if (lib && !seen(paths, n, lib))
 				paths[n++] = lib;
@@ -385,5 +452,6 @@ size_t elf_load_order(const char *path, char **paths, size_t max)
 		free(dir_copy);
 	}
 	free(exe_rpath);
+	free(exe_copy);
 	return n;
 }

@@ -37,6 +37,12 @@ struct elf_site {
 /* Every closure probe site of the file. Returns how many (*sites malloc'ed), or -1. */
 long elf_probe_sites(const char *path, struct elf_site **sites);
 
+/* The file offset of the function name in the ELF file at path (its symbol tables), or 0. */
+uint64_t elf_symbol_offset(const char *path, const char *name);
+
+/* The program interpreter (PT_INTERP: the dynamic loader's path), malloc'ed; or NULL. */
+char *elf_interpreter(const char *path);
+
 /* Whether the file is a 64-bit ELF object. */
 int elf_is_elf(const char *path);
 

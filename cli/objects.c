@@ -19,6 +19,17 @@ long objects_find(const struct objects *o, const char *path)
 	return -1;
 }
 
+void objects_set_process(struct objects *o, pid_t pid)
+{
+	char link[64], mine[64] = "", theirs[64] = "";
+
+	snprintf(link, sizeof(link), "/proc/%d/ns/mnt", (int)pid);
+	o->root[0] = '\0';
+	if (readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1) > 0 &&
+	    readlink(link, theirs, sizeof(theirs) - 1) > 0 && strcmp(mine, theirs))
+		snprintf(o->root, sizeof(o->root), "/proc/%d/root", (int)pid);
+}
+
 long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added)
 {
 	struct object *v;
@@ -35,11 +46,13 @@ long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added
 	v = &o->v[o->n];
 	memset(v, 0, sizeof(*v));
 	v->path = strdup(path);
-	if (!v->path)
+	if (!v->path || asprintf(&v->file, "%s%s", o->root, path) < 0) {
+		free(v->path);
 		return -1;
+	}
 	v->bias = bias;
-	v->elf = elf_is_elf(path);
-	v->has_probes = elf_has_closure_probes(path);
+	v->elf = elf_is_elf(v->file);
+	v->has_probes = elf_has_closure_probes(v->file);
 	*added = true;
 	return (long)o->n++;
 }
@@ -81,7 +94,7 @@ static int load_bias(const char *path, uint64_t start, uint64_t off, uint64_t *b
 
 int objects_scan_maps(struct objects *o, pid_t pid)
 {
-	char maps[64], line[4096 + 128];
+	char maps[64], line[4096 + 128], file[4096 + 64];
 	int added_count = 0;
 	FILE *f;
 
@@ -89,6 +102,8 @@ int objects_scan_maps(struct objects *o, pid_t pid)
 	f = fopen(maps, "re");
 	if (!f)
 		return -1;
+	if (!o->n)
+		objects_set_process(o, pid);
 	while (fgets(line, sizeof(line), f)) {
 		uint64_t start, end, off, bias;
 		int path_at = 0;
@@ -105,7 +120,8 @@ int objects_scan_maps(struct objects *o, pid_t pid)
 			*nl = '\0';
 		if (path[0] != '/' || strstr(path, " (deleted)") || objects_find(o, path) >= 0)
 			continue;
-		if (load_bias(path, start, off, &bias)) {
+		snprintf(file, sizeof(file), "%s%s", o->root, path);
+		if (load_bias(file, start, off, &bias)) {
 			objects_add(o, path, 0, &added); /* remembered so it is not read again */
 			continue;
 		}
@@ -118,8 +134,10 @@ int objects_scan_maps(struct objects *o, pid_t pid)
 
 void objects_free(struct objects *o)
 {
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = 0; i < o->n; i++) {
 		free(o->v[i].path);
+		free(o->v[i].file);
+	}
 	free(o->v);
 	o->v = NULL;
 	o->n = 0;

@@ -13,6 +13,7 @@
 
 struct object {
 	char *path;	 /* absolute path as the process sees it */
+	char *file;	 /* the same file as the recorder opens it (see objects.root) */
 	uint64_t bias;	 /* load bias: runtime address = link-time address + bias */
 	bool elf;	 /* an ELF file (maps also list data files: those are kept, unused) */
 	bool has_probes; /* carries closure probes (.note.stapsdt) */
@@ -22,7 +23,15 @@ struct object {
 struct objects {
 	struct object *v; /* owned */
 	size_t n;
+	/*
+	 * "/proc/PID/root" when the process lives in another mount namespace (a container), where
+	 * its paths name other files than ours; "" otherwise. Set by objects_set_process.
+	 */
+	char root[32];
 };
+
+/* Says which process the objects belong to (for the paths of another mount namespace). */
+void objects_set_process(struct objects *o, pid_t pid);
 
 /*
  * Adds path with its bias (if that pair is not known yet); returns its index, and sets *added

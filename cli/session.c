@@ -39,6 +39,7 @@ int session_init(struct session *s, pid_t pid, FILE *out)
 {
 	memset(s, 0, sizeof(*s));
 	s->pid = pid;
+	objects_set_process(&s->objects, pid);
 	s->out = out;
 	s->pidfd = s->sigfd = s->epfd = -1;
 	s->syms = symbols_new();
@@ -96,32 +97,54 @@ static int attach_follow(struct session *s)
 	return 0;
 }
 
+/* Opens and loads the skeleton; without the uprobe_multi programs when s->use_libbpf. */
+static int open_and_load(struct session *s, size_t buffer_size)
+{
+	struct closuretrace_bpf *skel = closuretrace_bpf__open();
+	struct bpf_program *multi[3];
+	int err;
+
+	if (!skel)
+		return -errno;
+	s->skel = skel;
+	multi[0] = skel->progs.on_op_multi;
+	multi[1] = skel->progs.on_module_multi;
+	multi[2] = skel->progs.on_loader;
+	skel->rodata->wakeup_bytes = buffer_size / 8;
+	skel->rodata->stop_on_load = s->stop_on_load;
+	err = setup_follow(s);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
+	for (int i = 0; i < 2 && !err; i++)
+		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
+				    : bpf_program__set_expected_attach_type(
+					      multi[i], USDT_ATTACH_UPROBE_MULTI);
+	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
+		err = bpf_program__set_expected_attach_type(multi[2], USDT_ATTACH_UPROBE_MULTI);
+	if (!err)
+		err = closuretrace_bpf__load(skel);
+	return err < 0 ? err : -err;
+}
+
 int session_load(struct session *s, size_t buffer_size)
 {
 	int err;
 
 	libbpf_set_print(s->verbose ? verbose_print : silent_print);
-	s->skel = closuretrace_bpf__open();
-	if (!s->skel)
-		return -errno;
-	s->skel->rodata->wakeup_bytes = buffer_size / 8;
-	err = setup_follow(s);
-	if (!err)
-		err = bpf_map__set_max_entries(s->skel->maps.events, buffer_size);
-	if (!err)
-		err = bpf_map__set_max_entries(s->skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
-	if (!err)
-		err = bpf_program__set_expected_attach_type(s->skel->progs.on_op_multi,
-							    USDT_ATTACH_UPROBE_MULTI);
-	if (!err)
-		err = bpf_program__set_expected_attach_type(s->skel->progs.on_module_multi,
-							    USDT_ATTACH_UPROBE_MULTI);
-	if (!err)
-		err = closuretrace_bpf__load(s->skel);
+	err = open_and_load(s, buffer_size);
+	if (err == -EINVAL && !s->use_libbpf) {
+		/* A kernel before 6.6 may refuse the uprobe_multi attach type: libbpf's way. */
+		closuretrace_bpf__destroy(s->skel);
+		s->skel = NULL;
+		s->use_libbpf = true;
+		err = open_and_load(s, buffer_size);
+	}
 	if (!err)
 		err = attach_follow(s);
 	if (err)
-		return err < 0 ? err : -err;
+		return err;
 	if (bpf_map__value_size(s->skel->maps.__bpf_usdt_specs) != sizeof(struct usdt_spec))
 		return -EPROTO; /* libbpf's usdt.bpf.h changed its layout */
 	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
@@ -314,6 +337,42 @@ int session_attach_program(struct session *s, const char *path)
 	return total ? total : err;
 }
 
+/* root + path, malloc'ed (NULL when out of memory). */
+static char *rooted(const char *root, const char *path)
+{
+	char *p;
+
+	return asprintf(&p, "%s%s", root, path) < 0 ? NULL : p;
+}
+
+int session_watch_loader(struct session *s, const char *exe)
+{
+	/* Its paths are of its mount namespace: read through /proc/PID/root when not ours. */
+	char *file = rooted(s->objects.root, exe), *interp = file ? elf_interpreter(file) : NULL;
+	char *loader = interp ? rooted(s->objects.root, interp) : NULL;
+	uint64_t off = loader ? elf_symbol_offset(loader, "_dl_debug_state") : 0;
+	struct bpf_program *prog = s->skel->progs.on_loader;
+	int err = 0;
+
+	if (off && !s->use_libbpf) {
+		int fd = uprobe_multi_attach(bpf_program__fd(prog), s->pid, loader, &off, NULL,
+					     NULL, 1);
+
+		err = fd < 0 ? fd : add_link_fd(s, fd);
+	} else if (off) {
+		struct bpf_link *link =
+			bpf_program__attach_uprobe(prog, false, s->pid, loader, off);
+
+		err = link ? add_link(s, link) : -errno;
+	}
+	if (s->verbose && off && !err)
+		fprintf(stderr, "closuretrace: watching the loader %s\n", loader);
+	free(file);
+	free(interp);
+	free(loader);
+	return err;
+}
+
 /* --- addresses: each resolved once, written as a sym record --- */
 
 static size_t hash_addr(uint64_t a)
@@ -397,10 +456,10 @@ static void learn_objects(struct session *s, size_t first)
 
 		if (!o->elf)
 			continue;
-		symbols_add_object(s->syms, o->path, o->bias);
+		symbols_add_object(s->syms, o->path, o->file, o->bias);
 		trace_write_module(s->out, o->path, o->bias);
 		if (o->has_probes && s->skel)
-			session_attach_path(s, o->path);
+			session_attach_path(s, o->file);
 	}
 	if (first < s->objects.n)
 		retry_pending(s);
@@ -445,11 +504,21 @@ static void on_module(struct session *s, const struct ct_module_event *m)
 	path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
 	if (path[0] != '/')
 		return;
-	/* The loader's name may be a symlink (libclosure.so.0); maps and attach use the file. */
-	canonical = realpath(path, NULL);
+	/*
+	 * The loader's name may be a symlink (libclosure.so.0); maps and attach use the file. In
+	 * another mount namespace the path cannot be resolved here: it is kept as it is.
+	 */
+	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
 	if (objects_add(&s->objects, canonical ? canonical : path, m->base, &added) >= 0 && added)
 		learn_objects(s, first);
 	free(canonical);
+}
+
+/* SIGCONT through the pidfd: the pid may be reaped and reused by now, the pidfd cannot. */
+static void continue_process(struct session *s)
+{
+	if (s->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, s->pidfd, SIGCONT, NULL, 0);
 }
 
 /* Follow mode: a traced process exec'ed and waits, stopped: attach its program, let it go. */
@@ -460,7 +529,7 @@ static void on_exec(struct session *s, const struct ct_exec_event *x)
 
 	snprintf(link, sizeof(link), "/proc/%u/exe", x->pid);
 	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n > 0) {
+	if (n > 0 && !s->closing) {
 		exe[n] = '\0';
 		session_attach_program(s, exe);
 	}
@@ -473,16 +542,19 @@ static int on_record(void *ctx, void *data, size_t size)
 	const struct ct_event *e = data;
 
 	if (size == sizeof(struct ct_exec_event)) {
-		if (s->closing)
-			kill((pid_t)((const struct ct_exec_event *)data)->pid, SIGCONT);
-		else
-			on_exec(s, data);
+		on_exec(s, data);
 		return 0;
 	}
 	if (s->closing)
 		return 0; /* the trace is complete */
 	if (size == sizeof(struct ct_module_event)) {
 		on_module(s, data);
+		return 0;
+	}
+	if (size == sizeof(struct ct_loader_event)) {
+		session_scan(s);
+		if (s->stop_on_load)
+			continue_process(s); /* the BPF side stopped it for this */
 		return 0;
 	}
 	if (size < sizeof(*e))
@@ -647,6 +719,8 @@ void session_close(struct session *s)
 	/* libbpf's links: each detach waits for an RCU grace period (0.1-0.25 s measured here). */
 	for (size_t i = 0; i < s->n_links; i++)
 		bpf_link__destroy(s->links[i]);
+	if (s->stop_on_load)
+		continue_process(s); /* never leave it stopped at a loader change */
 	free(s->links);
 	/*
 	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived

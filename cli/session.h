@@ -35,13 +35,14 @@ struct session {
 	size_t n_attached;
 
 	pid_t pid;
-	const char *exe; /* the process's executable: maps are read only once it runs it */
-	bool launched;	 /* the process is our child: forward signals to it */
-	bool verbose;	 /* say on stderr what was attached */
-	bool follow;	 /* launched only: trace the processes it forks and what they exec */
-	bool quiet;	 /* no live status line, even on a terminal (check) */
-	unsigned probes; /* probe names attached, over every object */
-	bool closing;	 /* session_close: only exec records are still handled */
+	const char *exe;   /* the process's executable: maps are read only once it runs it */
+	bool launched;	   /* the process is our child: forward signals to it */
+	bool verbose;	   /* say on stderr what was attached */
+	bool stop_on_load; /* stop the process at each loader change until attached (launched) */
+	bool follow;	   /* launched only: trace the processes it forks and what they exec */
+	bool quiet;	   /* no live status line, even on a terminal (check) */
+	unsigned probes;   /* probe names attached, over every object */
+	bool closing;	   /* session_close: only exec records are still handled */
 	int pidfd, sigfd, epfd;
 
 	FILE *out;
@@ -76,6 +77,12 @@ int session_attach_path(struct session *s, const char *path);
  * the last -errno when none could be.
  */
 int session_attach_program(struct session *s, const char *path);
+
+/*
+ * Watches the dynamic loader of the executable exe (its _dl_debug_state), so that a library
+ * loaded later is attached at once. 0, or -errno (a static executable has no loader: 0).
+ */
+int session_watch_loader(struct session *s, const char *exe);
 
 /* Reads the process's maps, learns new objects and attaches those with probes. */
 void session_scan(struct session *s);

@@ -43,12 +43,12 @@ void symbols_free(struct symbols *s)
 	free(s);
 }
 
-int symbols_add_object(struct symbols *s, const char *path, uint64_t bias)
+int symbols_add_object(struct symbols *s, const char *path, const char *file, uint64_t bias)
 {
 	Dwfl_Module *m;
 
 	dwfl_report_begin_add(s->dwfl);
-	m = dwfl_report_elf(s->dwfl, path, path, -1, bias, false);
+	m = dwfl_report_elf(s->dwfl, path, file, -1, bias, false);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	return m ? 0 : -1;
 }

@@ -23,8 +23,11 @@ struct sym_info {
 struct symbols *symbols_new(void);
 void symbols_free(struct symbols *s);
 
-/* Tells the symbolizer about an object mapped with the given load bias. 0, or -1. */
-int symbols_add_object(struct symbols *s, const char *path, uint64_t bias);
+/*
+ * Tells the symbolizer about an object mapped with the given load bias: named path (what sym
+ * records call it), read from file. 0, or -1.
+ */
+int symbols_add_object(struct symbols *s, const char *path, const char *file, uint64_t bias);
 
 /*
  * Resolves addr (an address inside an instruction: return addresses already minus 1). Returns

@@ -134,12 +134,30 @@ struct link_create_uprobe_multi {
 	uint32_t cnt, multi_flags, pid, pad;
 };
 
+int uprobe_multi_attach(int prog_fd, pid_t pid, const char *path, const uint64_t *offsets,
+			const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n)
+{
+	struct link_create_uprobe_multi attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_fd = (uint32_t)prog_fd;
+	attr.attach_type = USDT_ATTACH_UPROBE_MULTI;
+	attr.path = (uint64_t)(uintptr_t)path;
+	attr.offsets = (uint64_t)(uintptr_t)offsets;
+	attr.ref_ctr_offsets = (uint64_t)(uintptr_t)ref_ctrs;
+	attr.cookies = (uint64_t)(uintptr_t)cookies;
+	attr.cnt = (uint32_t)n;
+	attr.pid = (uint32_t)pid;
+	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
 int usdt_multi_attach(struct usdt_multi *u, int prog_fd, pid_t pid, const char *path,
 		      const struct elf_site *sites, const uint64_t *cookies, size_t n)
 {
 	uint64_t *offsets = calloc(n, sizeof(*offsets)), *ref_ctrs = calloc(n, sizeof(*ref_ctrs));
 	uint64_t *ids = calloc(n, sizeof(*ids));
-	struct link_create_uprobe_multi attr;
 	bool any_ref_ctr = false;
 	int fd = -ENOMEM;
 
@@ -157,18 +175,8 @@ int usdt_multi_attach(struct usdt_multi *u, int prog_fd, pid_t pid, const char *
 		ref_ctrs[i] = sites[i].ref_ctr;
 		any_ref_ctr |= sites[i].ref_ctr != 0;
 	}
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_fd = (uint32_t)prog_fd;
-	attr.attach_type = USDT_ATTACH_UPROBE_MULTI;
-	attr.path = (uint64_t)(uintptr_t)path;
-	attr.offsets = (uint64_t)(uintptr_t)offsets;
-	attr.ref_ctr_offsets = any_ref_ctr ? (uint64_t)(uintptr_t)ref_ctrs : 0;
-	attr.cookies = (uint64_t)(uintptr_t)ids;
-	attr.cnt = (uint32_t)n;
-	attr.pid = (uint32_t)pid;
-	fd = (int)syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	if (fd < 0)
-		fd = -errno;
+	fd = uprobe_multi_attach(prog_fd, pid, path, offsets, any_ref_ctr ? ref_ctrs : NULL, ids,
+				 n);
 out:
 	free(offsets);
 	free(ref_ctrs);

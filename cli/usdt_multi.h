@@ -51,6 +51,13 @@ int usdt_spec_parse(const char *args, uint64_t cookie, struct usdt_spec *out);
 int usdt_multi_attach(struct usdt_multi *u, int prog_fd, pid_t pid, const char *path,
 		      const struct elf_site *sites, const uint64_t *cookies, size_t n);
 
+/*
+ * One uprobe_multi link of prog_fd on offsets[0..n) of path (file offsets), for process pid;
+ * ref_ctrs and cookies may be NULL. Returns the link fd, or -errno.
+ */
+int uprobe_multi_attach(int prog_fd, pid_t pid, const char *path, const uint64_t *offsets,
+			const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n);
+
 void usdt_multi_free(struct usdt_multi *u);
 
 #endif

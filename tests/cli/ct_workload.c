@@ -6,10 +6,12 @@
  *   ct_workload threads T N    T threads, each N get/put pairs on its own stack closure
  *   ct_workload held           a closure with count 3 before "go" on stdin, then finishes it
  *   ct_workload dlopen LIB N   dlopen(LIB) at once; after "go" on stdin, LIB's plugin_run(N)
+ *   ct_workload dlopen_now LIB N   the same without waiting: plugin_run(N) right after dlopen
  *   ct_workload spin           get/put until killed
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +149,7 @@ static int held(void)
 	return 0;
 }
 
-static int with_plugin(const char *lib, long n)
+static int with_plugin(const char *lib, long n, bool wait_go)
 {
 	void *h = dlopen(lib, RTLD_NOW);
 	void (*run)(long);
@@ -158,10 +160,14 @@ static int with_plugin(const char *lib, long n)
 		return 1;
 	}
 	*(void **)&run = dlsym(h, "plugin_run");
-	printf("loaded\n");
-	fflush(stdout);
-	if (!run || !fgets(line, sizeof(line), stdin))
+	if (!run)
 		return 1;
+	if (wait_go) {
+		printf("loaded\n");
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
 	run(n);
 	return 0;
 }
@@ -190,9 +196,12 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "held"))
 		return held();
 	if (argc == 4 && !strcmp(argv[1], "dlopen"))
-		return with_plugin(argv[2], atol(argv[3]));
+		return with_plugin(argv[2], atol(argv[3]), true);
+	if (argc == 4 && !strcmp(argv[1], "dlopen_now"))
+		return with_plugin(argv[2], atol(argv[3]), false);
 	if (argc == 2 && !strcmp(argv[1], "spin"))
 		spin();
-	fprintf(stderr, "usage: ct_workload counts N | threads T N | held | dlopen LIB N | spin\n");
+	fprintf(stderr,
+		"usage: ct_workload counts N | threads T N | held | dlopen[_now] LIB N | spin\n");
 	return 2;
 }

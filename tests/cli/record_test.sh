@@ -202,6 +202,33 @@ attach_pid)
 	$check syms t.json "$src/ct_workload.c" "$(realpath "$workload")" || fail "call sites"
 	echo "ok: $(paste -sd, got.txt)"
 	;;
+attach_pid_namespace)
+	# A process in another mount namespace (a container): its executable is on a tmpfs that only
+	# it sees, so the recorder must read it through /proc/PID/root.
+	needs_bpf
+	command -v unshare >/dev/null && unshare -m true 2>/dev/null || skip "cannot make a mount namespace"
+	mkdir ns
+	mkfifo in.fifo
+	unshare -m sh -c 'mount -t tmpfs none "$1" && cp "$2" "$1/" && exec "$1/ct_workload" held' \
+		sh "$tmp/ns" "$workload" <in.fifo >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	exec 3>in.fifo
+	wait_for w.out "^ready "
+	[ ! -e ns/ct_workload ] || fail "the executable is visible outside its namespace"
+	cl=$(sed -n 's/^ready //p' w.out)
+	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err.txt "recording process $wpid"
+	echo go >&3
+	exec 3>&-
+	wait "$rpid" || fail "record exited $?: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	[ "$($check events t.json "$cl" | paste -sd,)" = "get 4,put 3,put 2,put 1,continue_at 0,run 1,continue_at 0,finish 0" ] ||
+		fail "events: $($check events t.json "$cl" | paste -sd,)"
+	$check syms t.json "$src/ct_workload.c" "$tmp/ns/ct_workload" || fail "call sites"
+	;;
 sigint) signal_case INT 2 ;;
 sigterm) signal_case TERM 15 ;;
 duration)
@@ -228,6 +255,19 @@ dlopen)
 	$check valid t.json >/dev/null || fail "invalid trace"
 	$check counts t.json >got.txt
 	printf '%s\n' "init 1" "get 100" "put 100" "sub 0" "continue_at 0" "run 0" "finish 0" \
+		"destructor 0" "wait 0" "wake 0" "sync_begin 1" "sync_end 1" >want.txt
+	diff -u want.txt got.txt || fail "plugin counts"
+	$check syms t.json "$src/ct_plugin.c" "$(realpath "$plugin")" || fail "plugin call sites"
+	;;
+dlopen_now)
+	# The library is used the moment dlopen returns: the recorder stops the launched command at
+	# the loader's change until the library's probes are attached, so nothing is missed.
+	needs_bpf
+	"$ct" record -o t.json -- "$workload" dlopen_now "$plugin" 1000 >w.out 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "exit_code=0" end.txt || fail "the command: $(cat end.txt)"
+	$check counts t.json >got.txt
+	printf '%s\n' "init 1" "get 1000" "put 1000" "sub 0" "continue_at 0" "run 0" "finish 0" \
 		"destructor 0" "wait 0" "wake 0" "sync_begin 1" "sync_end 1" >want.txt
 	diff -u want.txt got.txt || fail "plugin counts"
 	$check syms t.json "$src/ct_plugin.c" "$(realpath "$plugin")" || fail "plugin call sites"
