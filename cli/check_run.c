@@ -38,6 +38,7 @@ int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 		goto out_child;
 	}
 	s.launched = true;
+	s.stop_on_load = true; /* a dlopen'ed library is attached before its first operation */
 	s.follow = true;
 	s.quiet = true;
 	s.exe = exe;
@@ -52,6 +53,8 @@ int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 		ret = permission_error();
 		goto out_session;
 	}
+	/* Without it, a dlopen'ed library's first events may be missed: the verdict holds. */
+	session_watch_loader(&s, exe);
 	start = session_now_ns();
 	trace_write_header(out, s.pid, exe, argv, start);
 	err = session_start(&s, start);

@@ -1,9 +1,9 @@
 #!/bin/bash
-# closuretrace check, for real: check_test.sh CASE CLOSURETRACE CK_PROG SRCDIR
+# closuretrace check, for real: check_test.sh CASE CLOSURETRACE CK_PROG SRCDIR CT_WORKLOAD CT_PLUGIN
 # Each case asserts exact exit statuses and exact diagnostics. Needs root and BPF; elsewhere the
 # BPF cases print SKIP and exit 77 (a failure when CLOSURETRACE_NO_SKIP=1).
 set -u
-CASE=$1 CT=$2 PROG=$3 SRC=$4
+CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-}
 SOURCE=$SRC/ck_prog.c
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -345,6 +345,16 @@ case_nested_twice() {
 	expect_rc 1
 	expect_diagnostics "${DIAG_A[0]} [2 closures]" "${DIAG_A[@]:1}"
 	expect_summary "closuretrace: 1 error: 2 closures leaked or stuck"
+}
+
+# A library the command dlopens is attached before its first operation (the loader is watched).
+case_dlopen() {
+	skip_without_bpf
+	run --keep-trace t.json -- "$WORKLOAD" dlopen_now "$PLUGIN" 1000
+	expect_rc 0
+	local gets
+	gets=$(grep -c '"ev":"get"' t.json)
+	[ "$gets" = 1000 ] || fail "$gets get events, not 1000"
 }
 
 case_lost_flag() {
