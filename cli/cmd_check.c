@@ -109,6 +109,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			o->sarif = optarg;
 			break;
 		case OPT_KEEP:
+			if (!strcmp(optarg, "-")) /* standard output is the command's */
+				return usage_error("--keep-trace needs a file", optarg);
 			o->keep_trace = optarg;
 			break;
 		case OPT_LOST:

@@ -96,6 +96,9 @@ case_usage_errors() {
 	run --frobnicate -- true
 	expect_rc 2
 	grep -q "unknown option: --frobnicate" err || fail "unknown option"
+	run --keep-trace - -- true
+	expect_rc 2
+	grep -q -- "--keep-trace needs a file: -" err || fail "--keep-trace -"
 	run -- ./no-such-program
 	expect_rc 2
 	[ "$(cat err)" = "closuretrace: cannot run ./no-such-program: No such file or directory" ] || fail "no such program"
