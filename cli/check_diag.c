@@ -37,7 +37,7 @@ static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const c
 	va_end(ap);
 }
 
-/* "the bio_endio closure, initialised here in request_dispatch" and its like. */
+/* "the leaked closure (bio_endio) was initialised here, in request_dispatch" and its like. */
 static void note_init(struct check_diag *d, struct model *m, const struct model_life *l,
 		      const char *what)
 {

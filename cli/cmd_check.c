@@ -206,8 +206,7 @@ static int verdict(const struct check_options *o, const struct check_run *r, siz
 	else if (r->lost)
 		fprintf(stderr,
 			"closuretrace: %llu events were lost: the verdict is incomplete; rerun "
-			"with a "
-			"larger --buffer-size, or accept it with --allow-lost\n",
+			"with a larger --buffer-size, or accept it with --allow-lost\n",
 			(unsigned long long)r->lost);
 	if (r->exit_code > 0)
 		return r->exit_code;
