@@ -103,7 +103,7 @@ static void stuck(void)
 	pthread_t t;
 
 	closure_init_stack(&cl); /* INIT_STUCK */
-	closure_get(&cl); /* TAKE_STUCK */
+	closure_get(&cl);	 /* TAKE_STUCK */
 	pthread_create(&t, NULL, exit_soon, NULL);
 	closure_sync(&cl); /* SYNC_STUCK */
 }
