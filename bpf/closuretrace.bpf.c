@@ -37,9 +37,8 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void count_lost(void)
+static __always_inline void count_lost(__u32 slot)
 {
-	__u32 slot = CT_STAT_LOST;
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
 
 	if (v)
@@ -108,7 +107,7 @@ static __always_inline int record_op(struct pt_regs *ctx)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(CT_STAT_LOST);
 		return 0;
 	}
 	__builtin_memcpy(regs, ctx, sizeof(regs));
@@ -135,7 +134,7 @@ static __always_inline int record_module(struct pt_regs *ctx)
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(CT_STAT_LOST_MODULES);
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
