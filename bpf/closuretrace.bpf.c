@@ -60,9 +60,8 @@ static __always_inline bool wanted(void)
 	return !follow || bpf_map_lookup_elem(&traced, &tgid);
 }
 
-static __always_inline void count_lost(void)
+static __always_inline void count_lost(__u32 slot)
 {
-	__u32 slot = CT_STAT_LOST;
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
 
 	if (v)
@@ -133,7 +132,7 @@ static __always_inline int record_op(struct pt_regs *ctx)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(CT_STAT_LOST);
 		return 0;
 	}
 	__builtin_memcpy(regs, ctx, sizeof(regs));
@@ -162,7 +161,7 @@ static __always_inline int record_module(struct pt_regs *ctx)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(CT_STAT_LOST_MODULES);
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();
@@ -258,7 +257,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count_lost();
+		count_lost(CT_STAT_LOST);
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();

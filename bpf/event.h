@@ -85,7 +85,8 @@ struct ct_exec_event {
 
 /* Slots of the per-CPU statistics map. */
 enum ct_stat {
-	CT_STAT_LOST, /* hits whose record found the ring buffer full */
+	CT_STAT_LOST,	      /* operation hits whose record found the ring buffer full */
+	CT_STAT_LOST_MODULES, /* module hits likewise: not events, but symbols may suffer */
 	CT_NR_STATS,
 };
 

@@ -703,10 +703,18 @@ out:
 
 uint64_t session_finish(struct session *s)
 {
+	uint64_t lost_modules;
+
 	ring_buffer__consume(s->rb);
 	if (s->n_pending)
 		session_scan(s); /* still alive after a signal or --duration: maps are there */
 	retry_pending(s);
+	lost_modules = read_stat(s, CT_STAT_LOST_MODULES);
+	if (lost_modules)
+		fprintf(stderr,
+			"closuretrace: warning: %llu module records lost (ring buffer full); some "
+			"call sites may lack file:line: try a larger --buffer-size\n",
+			(unsigned long long)lost_modules);
 	return read_stat(s, CT_STAT_LOST);
 }
 

@@ -93,7 +93,10 @@ int session_start(struct session *s, uint64_t start_ns);
 /* Consumes events until the process exits, a signal arrives or duration_ns passes (0: none). */
 enum session_end session_run(struct session *s, uint64_t duration_ns);
 
-/* Resolves what is still pending and returns the events the kernel could not hand over. */
+/*
+ * Resolves what is still pending and returns the events the kernel could not hand over (and
+ * warns when module records were lost too).
+ */
 uint64_t session_finish(struct session *s);
 
 void session_close(struct session *s);

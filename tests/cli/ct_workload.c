@@ -177,7 +177,7 @@ static __attribute__((noreturn)) void spin(void)
 	struct closure stack;
 
 	closure_init_stack(&stack); /* SITE init_stack */
-	printf("spinning\n");
+	printf("spinning %d\n", (int)getpid());
 	fflush(stdout);
 	for (;;) {
 		closure_get(&stack); /* SITE get */

@@ -102,6 +102,7 @@ signal_case() {
 	local rpid=$!
 	pids+=("$rpid")
 	wait_for w.out spinning
+	pids+=("$(sed -n 's/^spinning //p' w.out)") # killed at the end, should it outlive the test
 	wait_for err.txt "recording process"
 	kill -"$sig" "$rpid"
 	wait "$rpid" || fail "record exited $?: $(cat err.txt)"
@@ -234,6 +235,7 @@ sigterm) signal_case TERM 15 ;;
 duration)
 	needs_bpf
 	"$ct" record -d 0.3 -o t.json -- "$workload" spin >w.out 2>err.txt || fail "record: $(cat err.txt)"
+	pids+=("$(sed -n 's/^spinning //p' w.out)")
 	$check valid t.json >end.txt || fail "invalid trace"
 	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"
 	grep -qx "signal=15" end.txt || fail "the command was not ended: $(cat end.txt)"
