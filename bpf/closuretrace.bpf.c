@@ -53,6 +53,14 @@ struct {
 	__type(value, __u8);
 } traced SEC(".maps");
 
+/* The process of every thread the traced processes started: events carry only the thread. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);   /* tid */
+	__type(value, __u32); /* its tgid */
+} thread_process SEC(".maps");
+
 static __always_inline bool wanted(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -230,12 +238,14 @@ int on_loader(struct pt_regs *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 parent_tgid = parent->tgid, child_tgid = child->tgid;
+	__u32 parent_tgid = parent->tgid, child_tid = child->pid, child_tgid = child->tgid;
 	__u8 yes = 1;
 
-	if (child->pid != child_tgid || !bpf_map_lookup_elem(&traced, &parent_tgid))
+	if (!bpf_map_lookup_elem(&traced, &parent_tgid))
 		return 0;
-	bpf_map_update_elem(&traced, &child_tgid, &yes, BPF_ANY);
+	bpf_map_update_elem(&thread_process, &child_tid, &child_tgid, BPF_ANY);
+	if (child_tid == child_tgid)
+		bpf_map_update_elem(&traced, &child_tgid, &yes, BPF_ANY);
 	return 0;
 }
 

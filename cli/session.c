@@ -521,6 +521,48 @@ static void continue_process(struct session *s)
 		syscall(SYS_pidfd_send_signal, s->pidfd, SIGCONT, NULL, 0);
 }
 
+/*
+ * Follow mode: the process of a thread, for the trace to keep the processes apart. Threads that
+ * the command's processes started are in a BPF map; a thread that is not is a process's first.
+ * Cached: a tid is not reused before pid_max others, far more than a check sees.
+ */
+static uint32_t process_of(struct session *s, uint32_t tid)
+{
+	uint32_t pid = tid;
+	size_t i;
+
+	if (!s->follow || !tid)
+		return 0;
+	if (s->tid_pid_n * 2 >= s->tid_pid_cap) {
+		size_t cap = s->tid_pid_cap ? s->tid_pid_cap * 2 : 256;
+		uint32_t *v = calloc(cap * 2, sizeof(*v)), *old = s->tid_pid;
+
+		if (!v)
+			return 0;
+		for (size_t k = 0; k < s->tid_pid_cap; k++) {
+			if (!old[2 * k])
+				continue;
+			for (i = hash_addr(old[2 * k]) & (cap - 1); v[2 * i];
+			     i = (i + 1) & (cap - 1))
+				;
+			v[2 * i] = old[2 * k];
+			v[2 * i + 1] = old[2 * k + 1];
+		}
+		free(old);
+		s->tid_pid = v;
+		s->tid_pid_cap = cap;
+	}
+	for (i = hash_addr(tid) & (s->tid_pid_cap - 1); s->tid_pid[2 * i];
+	     i = (i + 1) & (s->tid_pid_cap - 1))
+		if (s->tid_pid[2 * i] == tid)
+			return s->tid_pid[2 * i + 1];
+	bpf_map__lookup_elem(s->skel->maps.thread_process, &tid, sizeof(tid), &pid, sizeof(pid), 0);
+	s->tid_pid[2 * i] = tid;
+	s->tid_pid[2 * i + 1] = pid;
+	s->tid_pid_n++;
+	return pid;
+}
+
 /* Follow mode: a traced process exec'ed and waits, stopped: attach its program, let it go. */
 static void on_exec(struct session *s, const struct ct_exec_event *x)
 {
@@ -559,7 +601,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	if (size < sizeof(*e))
 		return 0;
-	trace_write_event(s->out, e, s->start_ns);
+	trace_write_event(s->out, e, s->start_ns, process_of(s, e->tid));
 	s->events++;
 	note_address(s, e->ip);
 	switch (e->kind) {
@@ -747,6 +789,7 @@ void session_close(struct session *s)
 	objects_free(&s->objects);
 	free(s->seen);
 	free(s->pending);
+	free(s->tid_pid);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	if (s->sigfd >= 0)

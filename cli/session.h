@@ -43,6 +43,8 @@ struct session {
 	bool quiet;	   /* no live status line, even on a terminal (check) */
 	unsigned probes;   /* probe names attached, over every object */
 	bool closing;	   /* session_close: only exec records are still handled */
+	uint32_t *tid_pid; /* follow mode: open-addressing pairs tid, pid (cache of the BPF map) */
+	size_t tid_pid_cap, tid_pid_n;
 	int pidfd, sigfd, epfd;
 
 	FILE *out;

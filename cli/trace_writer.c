@@ -200,7 +200,7 @@ static const char *bug_name(uint64_t bug)
 	return bug < 5 ? names[bug] : "unknown";
 }
 
-void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns)
+void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid)
 {
 	const char *name = trace_event_name(e->kind);
 	struct line l;
@@ -212,6 +212,10 @@ void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns)
 	put_i64(&l, (int64_t)(e->ts - start_ns));
 	PUT(&l, ",\"tid\":");
 	put_u64(&l, e->tid);
+	if (pid) {
+		PUT(&l, ",\"pid\":");
+		put_u64(&l, pid);
+	}
 	PUT(&l, ",\"ev\":\"");
 	put_str(&l, name);
 	PUT(&l, "\",\"cl\":");
