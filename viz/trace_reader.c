@@ -397,8 +397,12 @@ static int decode_event(struct reader *r, const struct field *fields, int n)
 				rc = want_addr(r, f, &ev.ip);
 			break;
 		case 'p':
-			if (key_is(f, "parent"))
+			if (key_is(f, "parent")) {
 				rc = want_addr(r, f, &ev.parent);
+			} else if (key_is(f, "pid")) {
+				rc = want_int(r, f, &v);
+				ev.pid = v;
+			}
 			break;
 		case 's':
 			if (key_is(f, "stack"))

@@ -50,6 +50,7 @@ struct trace_event {
 	uint64_t seq; /* position in the file: breaks ties between equal timestamps */
 	uint64_t line;
 	int64_t tid;
+	int64_t pid; /* the process, when the trace has several (check); 0: not given */
 	enum trace_op op;
 	uint64_t cl;
 	int64_t remaining;
