@@ -157,17 +157,66 @@ static FILE *temp_trace(char *path, size_t len)
 	return f;
 }
 
+/*
+ * The model knows closures by address alone; the processes of one check each have their own
+ * addresses (a child forked without exec starts with its parent's). Each process is told apart by
+ * its number of appearance in the address's top 16 bits, which user addresses leave unused.
+ */
+struct processes {
+	struct model *m;
+	int64_t pids[4096]; /* in order of appearance; later ones share the last number */
+	unsigned n;
+};
+
+static uint64_t process_key(struct processes *p, int64_t pid)
+{
+	unsigned i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->pids[i] == pid)
+			return (uint64_t)i << 48;
+	if (p->n < sizeof(p->pids) / sizeof(p->pids[0]))
+		p->pids[p->n++] = pid;
+	return (uint64_t)i << 48;
+}
+
+static void process_event(void *ctx, const struct trace_event *ev)
+{
+	struct processes *p = ctx;
+	struct trace_event e = *ev;
+	uint64_t key = ev->pid ? process_key(p, ev->pid) : 0;
+
+	if (e.cl)
+		e.cl ^= key;
+	if (e.parent)
+		e.parent ^= key;
+	model_sink.event(p->m, &e);
+}
+
+static void process_sym(void *ctx, const struct trace_sym *sym)
+{
+	struct processes *p = ctx;
+
+	model_sink.sym(p->m, sym);
+}
+
 /* The verdict of the trace at path, as diagnostics. 0, or -1 after printing why. */
 static int judge(const char *path, struct model **m, struct check_diags *d)
 {
+	static const struct trace_sink sink = {process_event, process_sym};
 	struct trace_info info = {0};
 	struct leaks_summary leaks;
+	struct processes *procs = calloc(1, sizeof(*procs));
 	int ret;
 
 	*m = model_new(false);
-	if (!*m)
+	if (!*m || !procs) {
+		free(procs);
 		return -1;
-	ret = trace_read(path, &model_sink, *m, &info);
+	}
+	procs->m = *m;
+	ret = trace_read(path, &sink, procs, &info);
+	free(procs);
 	trace_info_clear(&info);
 	if (ret)
 		return -1;

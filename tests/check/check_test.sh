@@ -350,6 +350,21 @@ case_nested_twice() {
 	expect_summary "closuretrace: 1 error: 2 closures leaked or stuck"
 }
 
+# A child forked without exec uses the same addresses as its parent, at the same time: the
+# events' pid keeps their closures apart.
+case_fork() {
+	skip_without_bpf
+	run --keep-trace t.json -- "$PROG" fork 0
+	expect_rc 0
+	[ -z "$(diagnostics)" ] || fail "diagnostics on a clean fork"
+	[ "$(grep -o '"pid":[0-9]*' t.json | sort -u | wc -l)" = 2 ] || fail "not two pids in the trace"
+	run -- "$PROG" fork 1
+	expect_rc 1
+	expect_diagnostics \
+		"$SOURCE:$(line_of LEAK_FORK): error: closure leaked: took 1 reference; the finished closures of its kind take 0 here" \
+		"$SOURCE:$(line_of INIT_FORK): note: the leaked closure (forked_closure) was initialised here, in forked_closure"
+}
+
 # A library the command dlopens is attached before its first operation (the loader is watched).
 case_dlopen() {
 	skip_without_bpf

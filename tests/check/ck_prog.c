@@ -11,12 +11,15 @@
  *   ck_prog wait PIDFILE     writes its pid to PIDFILE, then sleeps (to be killed)
  *   ck_prog stuck            sleeps in closure_sync while another thread makes it exit
  *   ck_prog many N           N closures at full speed (to overflow a small ring buffer)
+ *   ck_prog fork LEAK        forks; parent and child each run a closure at the same address, their
+ *                            operations interleaved; with LEAK 1 the child's takes one too many
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <closure.h>
@@ -108,6 +111,69 @@ static void stuck(void)
 	closure_sync(&cl); /* SYNC_STUCK */
 }
 
+/* One step of a two-process lockstep: wait for the other's byte, or send one. */
+static void await(int fd)
+{
+	char byte;
+
+	if (read(fd, &byte, 1) != 1)
+		_exit(3);
+}
+
+static void wake(int fd)
+{
+	if (write(fd, "x", 1) != 1)
+		_exit(3);
+}
+
+/*
+ * Parent and child (first or not) take turns, one step each: init, get, put and return. A child
+ * forked without exec has its parent's addresses, so both closures sit at the same address and
+ * only the process of each event tells their operations apart.
+ */
+static void forked_closure(int first, int leak, int in, int out)
+{
+	struct closure *cl = malloc(sizeof(*cl));
+
+	for (int step = 0; step < 3; step++) {
+		if (!first)
+			await(in);
+		if (step == 0) {
+			closure_init(cl, NULL); /* INIT_FORK */
+		} else if (step == 1) {
+			closure_get(cl);
+			if (leak)
+				closure_get(cl); /* LEAK_FORK */
+		} else {
+			closure_put(cl);
+			closure_return(cl);
+		}
+		wake(out);
+		if (first)
+			await(in);
+	}
+	keep(cl);
+}
+
+static int fork_pair(int leak)
+{
+	int to_child[2], to_parent[2], status;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		return 3;
+	pid = fork();
+	if (pid < 0)
+		return 3;
+	if (pid == 0) {
+		forked_closure(0, leak, to_child[0], to_parent[1]);
+		exit(0);
+	}
+	forked_closure(1, 0, to_parent[0], to_child[1]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "clean";
@@ -137,11 +203,13 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "many") && argc > 2) {
 		for (int i = atoi(argv[2]); i > 0; i -= 2 * ROUNDS)
 			batch(0, 0);
+	} else if (!strcmp(mode, "fork") && argc > 2) {
+		return fork_pair(atoi(argv[2]));
 	} else if (!strcmp(mode, "stuck")) {
 		stuck();
 	} else {
 		fprintf(stderr, "usage: ck_prog clean|leak_a [N]|leak_b|both|exit N|segv|wait "
-				"PIDFILE|stuck|many N\n");
+				"PIDFILE|stuck|many N|fork LEAK\n");
 		return 2;
 	}
 	return 0;
