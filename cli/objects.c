@@ -6,10 +6,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf_probes.h"
 #include "objects.h"
+
+struct file_id file_id_of(const char *path)
+{
+	struct file_id id = {0, 0};
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		id.dev = st.st_dev;
+		id.ino = st.st_ino;
+	}
+	return id;
+}
 
 long objects_find(const struct objects *o, const char *path)
 {
@@ -34,10 +47,22 @@ long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added
 {
 	long i = objects_find(o, path);
 	struct object *v;
+	struct file_id id;
+	char *file;
 
 	*added = false;
 	if (i >= 0)
 		return i;
+	if (asprintf(&file, "%s%s", o->root, path) < 0)
+		return -1;
+	/* Another name of a known file: the loader's symlink (libclosure.so.0) for one. */
+	id = file_id_of(file);
+	for (size_t k = 0; id.ino && k < o->n; k++) {
+		if (o->v[k].id.ino == id.ino && o->v[k].id.dev == id.dev) {
+			free(file);
+			return (long)k;
+		}
+	}
 	v = realloc(o->v, (o->n + 1) * sizeof(*v));
 	if (!v)
 		return -1;
@@ -45,8 +70,10 @@ long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added
 	v = &o->v[o->n];
 	memset(v, 0, sizeof(*v));
 	v->path = strdup(path);
-	if (!v->path || asprintf(&v->file, "%s%s", o->root, path) < 0) {
-		free(v->path);
+	v->file = file;
+	v->id = id;
+	if (!v->path) {
+		free(file);
 		return -1;
 	}
 	v->bias = bias;
