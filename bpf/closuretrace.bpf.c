@@ -1,10 +1,9 @@
-
-
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * closuretrace's kernel side: one program for every closure operation probe (the attachment's
- * cookie says which probe it is) and one for closure:module. Each hit becomes one ring-buffer
- * record; a record that does not fit is counted, never dropped silently.
+ * closuretrace's kernel side: one program for every closure operation probe (the probe's
+ * argument spec, found by the attachment's cookie, says which probe it is), one for
+ * closure:module, and one on the dynamic loader's _dl_debug_state. Each hit becomes one
+ * ring-buffer record; a record that does not fit is counted, never dropped silently.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

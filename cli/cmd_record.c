@@ -80,6 +80,7 @@ int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
+/* Fills *o; returns -1 to go on, or the exit status to stop with (after --help: 0). */
 static int parse_options(int argc, char **argv, struct record_options *o)
 {
 	static const struct option longopts[] = {
@@ -128,7 +129,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_OK + 100; /* help shown: stop, successfully */
+			return EXIT_OK; /* help shown: stop, successfully */
 		default:
 			return usage_error("unknown option", argv[optind - 1]);
 		}
@@ -274,7 +275,7 @@ int cmd_record(int argc, char **argv)
 	uint64_t start;
 
 	if (ret >= 0)
-		return ret == EXIT_OK + 100 ? EXIT_OK : ret;
+		return ret;
 	if (access(UPROBE_SYSFS, F_OK)) {
 		fprintf(stderr,
 			"closuretrace: this kernel has no uprobes (%s is missing); use a "

@@ -6,10 +6,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf_probes.h"
 #include "objects.h"
+
+struct file_id file_id_of(const char *path)
+{
+	struct file_id id = {0, 0};
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		id.dev = st.st_dev;
+		id.ino = st.st_ino;
+	}
+	return id;
+}
 
 long objects_find(const struct objects *o, const char *path)
 {
@@ -33,12 +46,26 @@ void objects_set_process(struct objects *o, pid_t pid)
 long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added)
 {
 	struct object *v;
+	struct file_id id;
+	char *file;
 
 	*added = false;
-	/* The same file at another bias is another process of check's (follow mode): both count. */
-	for (size_t i = 0; i < o->n; i++)
-		if (!strcmp(o->v[i].path, path) && (o->v[i].bias == bias || !o->v[i].elf))
-			return (long)i;
+	if (asprintf(&file, "%s%s", o->root, path) < 0)
+		return -1;
+	/*
+	 * Another name of a known file (the loader's symlink libclosure.so.0, for one) is that
+	 * object; the same file at another bias is another process of check's (follow mode).
+	 */
+	id = file_id_of(file);
+	for (size_t k = 0; k < o->n; k++) {
+		bool same = !strcmp(o->v[k].path, path) ||
+			    (id.ino && o->v[k].id.ino == id.ino && o->v[k].id.dev == id.dev);
+
+		if (same && (o->v[k].bias == bias || !o->v[k].elf)) {
+			free(file);
+			return (long)k;
+		}
+	}
 	v = realloc(o->v, (o->n + 1) * sizeof(*v));
 	if (!v)
 		return -1;
@@ -46,8 +73,10 @@ long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added
 	v = &o->v[o->n];
 	memset(v, 0, sizeof(*v));
 	v->path = strdup(path);
-	if (!v->path || asprintf(&v->file, "%s%s", o->root, path) < 0) {
-		free(v->path);
+	v->file = file;
+	v->id = id;
+	if (!v->path) {
+		free(file);
 		return -1;
 	}
 	v->bias = bias;

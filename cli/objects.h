@@ -11,9 +11,19 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* A file by identity: the names of one file differ (symlinks, /proc/PID/root), this does not. */
+struct file_id {
+	dev_t dev;
+	ino_t ino; /* 0: the file could not be read */
+};
+
+/* The identity of the file at path (ino 0 when it cannot be read). */
+struct file_id file_id_of(const char *path);
+
 struct object {
-	char *path;	 /* absolute path as the process sees it */
-	char *file;	 /* the same file as the recorder opens it (see objects.root) */
+	char *path; /* absolute path as the process sees it */
+	char *file; /* the same file as the recorder opens it (see objects.root) */
+	struct file_id id;
 	uint64_t bias;	 /* load bias: runtime address = link-time address + bias */
 	bool elf;	 /* an ELF file (maps also list data files: those are kept, unused) */
 	bool has_probes; /* carries closure probes (.note.stapsdt) */
@@ -34,8 +44,8 @@ struct objects {
 void objects_set_process(struct objects *o, pid_t pid);
 
 /*
- * Adds path with its bias (if that pair is not known yet); returns its index, and sets *added
- * when it is new. Returns -1 on allocation failure.
+ * Adds path with its bias, unless that file (by this name or another) is known at that bias;
+ * returns its index, and sets *added when it is new. Returns -1 on allocation failure.
  */
 long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added);
 

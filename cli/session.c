@@ -179,10 +179,10 @@ static int add_link(struct session *s, struct bpf_link *link)
 	return 0;
 }
 
-static bool already_attached(struct session *s, const char *path)
+static bool already_attached(struct session *s, struct file_id id)
 {
 	for (size_t i = 0; i < s->n_attached; i++)
-		if (!strcmp(s->attached[i], path))
+		if (s->attached[i].ino == id.ino && s->attached[i].dev == id.dev)
 			return true;
 	return false;
 }
@@ -291,16 +291,16 @@ static int attach_libbpf(struct session *s, const char *path)
 
 int session_attach_path(struct session *s, const char *path)
 {
-	char **v;
+	struct file_id id = file_id_of(path), *v;
 	int r = -EOPNOTSUPP;
 
-	if (already_attached(s, path))
+	if (!id.ino || already_attached(s, id))
 		return 0;
 	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	s->attached = v;
-	s->attached[s->n_attached++] = strdup(path);
+	s->attached[s->n_attached++] = id;
 	if (!s->use_libbpf) {
 		r = attach_multi(s, path);
 		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
@@ -496,17 +496,17 @@ static void on_module(struct session *s, const struct ct_module_event *m)
 {
 	size_t first = s->objects.n;
 	char path[CT_PATH_MAX + 1];
-	bool added;
-
 	char *canonical;
+	bool added;
 
 	memcpy(path, m->path, CT_PATH_MAX);
 	path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
 	if (path[0] != '/')
 		return;
 	/*
-	 * The loader's name may be a symlink (libclosure.so.0); maps and attach use the file. In
-	 * another mount namespace the path cannot be resolved here: it is kept as it is.
+	 * The loader's name may be a symlink (libclosure.so.0): the trace names the file, as the
+	 * maps do. Another mount namespace's path cannot be resolved here; objects_add still
+	 * knows the file by its identity.
 	 */
 	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
 	if (objects_add(&s->objects, canonical ? canonical : path, m->base, &added) >= 0 && added)
@@ -780,8 +780,6 @@ void session_close(struct session *s)
 		s->closing = true;
 		ring_buffer__consume(s->rb);
 	}
-	for (size_t i = 0; i < s->n_attached; i++)
-		free(s->attached[i]);
 	free(s->attached);
 	ring_buffer__free(s->rb);
 	closuretrace_bpf__destroy(s->skel);

@@ -31,7 +31,7 @@ struct session {
 	size_t n_link_fds;
 	struct bpf_link **links; /* libbpf's links */
 	size_t n_links;
-	char **attached; /* paths whose probes are attached */
+	struct file_id *attached; /* files whose probes are attached */
 	size_t n_attached;
 
 	pid_t pid;
