@@ -93,13 +93,13 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 
 static void describe_stuck(struct check_diag *d, struct model *m, const struct model_life *l)
 {
-	char state[512], fn[256];
+	char why[512], fn[256];
 	uint64_t at = l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	int64_t waits_for = l->held_other + l->held_children + l->held_waitlist;
 	unsigned children = 0;
 
 	d->rule = CHECK_STUCK;
 	d->at = site_of(m, at);
-	int64_t waits_for = l->held_other + l->held_children + l->held_waitlist;
 
 	if (l->state == MODEL_SYNCING)
 		snprintf(d->message, sizeof(d->message),
@@ -107,19 +107,17 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 			 (long long)waits_for, waits_for == 1 ? "reference" : "references");
 	else
 		snprintf(d->message, sizeof(d->message),
-			 "closure stuck: on a waitlist that was never woken (%s)",
-			 model_state_text(m, l, state, sizeof(state)));
+			 "closure stuck: waits on a waitlist that was never woken");
 	note_init(d, m, l, "the stuck closure");
 	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished && children++ < MAX_CHAIN)
 			add_note(d, m, c->init_ip,
-				 "it waits for an unfinished child (%s), "
-				 "initialised here",
+				 "it waits for an unfinished child (%s), initialised here",
 				 model_life_function(m, c, fn, sizeof(fn)));
 	for (unsigned i = 0; i < l->nblames; i++)
 		if (l->blames[i].site != at)
 			add_note(d, m, l->blames[i].site, "%s",
-				 leaks_blame_text(m, &l->blames[i], state, sizeof(state)));
+				 leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
 	note_parents(d, m, l);
 }
 

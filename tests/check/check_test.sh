@@ -191,6 +191,16 @@ case_stuck() {
 	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
 }
 
+case_waitlist() {
+	skip_without_bpf
+	run -- "$PROG" waitlist
+	expect_rc 1
+	expect_diagnostics \
+		"$SOURCE:$(line_of WAIT_STUCK): error: closure stuck: waits on a waitlist that was never woken" \
+		"$SOURCE:$(line_of INIT_WAIT): note: the stuck closure (never_woken) was initialised here, in never_woken"
+	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
+}
+
 # stdin reaches the command, its stdout and stderr are byte for byte what they are without check.
 case_output_unchanged() {
 	skip_without_bpf

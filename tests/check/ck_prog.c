@@ -11,6 +11,7 @@
  *   ck_prog wait PIDFILE     writes its pid to PIDFILE, then sleeps (to be killed)
  *   ck_prog stuck            sleeps in closure_sync while another thread makes it exit
  *   ck_prog many N           N closures at full speed (to overflow a small ring buffer)
+ *   ck_prog waitlist         a closure waits on a waitlist that nobody wakes
  *   ck_prog fork LEAK        forks; parent and child each run a closure at the same address, their
  *                            operations interleaved; with LEAK 1 the child's takes one too many
  */
@@ -98,6 +99,17 @@ static void *exit_soon(void *arg)
 	(void)arg;
 	usleep(100 * 1000);
 	exit(0);
+}
+
+static void never_woken(void)
+{
+	static struct closure_waitlist list;
+	struct closure *cl = malloc(sizeof(*cl));
+
+	closure_init(cl, NULL);	 /* INIT_WAIT */
+	closure_wait(&list, cl); /* WAIT_STUCK */
+	closure_return(cl);
+	keep(cl);
 }
 
 static void stuck(void)
@@ -205,11 +217,13 @@ int main(int argc, char **argv)
 			batch(0, 0);
 	} else if (!strcmp(mode, "fork") && argc > 2) {
 		return fork_pair(atoi(argv[2]));
+	} else if (!strcmp(mode, "waitlist")) {
+		never_woken();
 	} else if (!strcmp(mode, "stuck")) {
 		stuck();
 	} else {
 		fprintf(stderr, "usage: ck_prog clean|leak_a [N]|leak_b|both|exit N|segv|wait "
-				"PIDFILE|stuck|many N|fork LEAK\n");
+				"PIDFILE|stuck|waitlist|many N|fork LEAK\n");
 		return 2;
 	}
 	return 0;
