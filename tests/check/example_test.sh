@@ -51,4 +51,20 @@ grep -qx "2: $source:$line: error: closure leaked: put 0 references back; the fi
 "$tmp/prefix/bin/closuretrace" check -- "$tmp/example/queue_test" forgets-put >/dev/null 2>&1
 rc=$?
 [ "$rc" = 1 ] || fail "the leaking test's check exited $rc, not 1"
+# A test that does not exist (yet) is a configure error that says what to do.
+mkdir -p "$tmp/wrong"
+cat >"$tmp/wrong/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(wrong LANGUAGES C)
+enable_testing()
+find_package(closure REQUIRED)
+include(closuretrace)
+closuretrace_add_leak_check(TEST later)
+add_test(NAME later COMMAND true)
+CMAKE
+if cmake -S "$tmp/wrong" -B "$tmp/wrong/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/wrong.out" 2>&1; then
+	fail "closuretrace_add_leak_check accepted a test that is not there"
+fi
+tr -s ' \n' ' ' <"$tmp/wrong.out" | grep -q "closuretrace_add_leak_check: no test 'later' in this folder; call it after add_test(NAME later ...)" ||
+	fail "no message for an unknown test: $(cat "$tmp/wrong.out")"
 echo "PASS: example_project"
