@@ -57,7 +57,7 @@ static json_t *result(const struct check_diag *g)
 	if (g->suppressed) {
 		char why[128];
 
-		snprintf(why, sizeof(why), "suppressions file, line %lu", g->suppressed->file_line);
+		snprintf(why, sizeof(why), "%s:%lu", g->suppressed->file, g->suppressed->file_line);
 		json_object_set_new(
 			r, "suppressions",
 			json_pack("[{s:s,s:s}]", "kind", "external", "justification", why));

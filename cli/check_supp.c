@@ -63,6 +63,7 @@ static int parse_entry(const char *path, unsigned long nr, char *text, struct su
 	e->pattern = strdup(rest);
 	if (!e->pattern)
 		return entry_error(path, nr, strerror(errno), text);
+	e->file = path;
 	e->file_line = nr;
 	if (e->what != SUPP_SITE)
 		return 0;
@@ -89,8 +90,6 @@ int check_supp_load(struct check_supp *s, const char *path)
 	unsigned long nr = 0;
 	int ret = 0;
 
-	memset(s, 0, sizeof(*s));
-	s->path = path;
 	if (!f) {
 		fprintf(stderr, "closuretrace: cannot read the suppressions %s: %s\n", path,
 			strerror(errno));

@@ -26,20 +26,20 @@ struct supp_entry {
 	enum supp_what what;
 	int rule; /* an enum check_rule, or -1 for both */
 	char *pattern;
-	long line; /* site: */
+	long line;	  /* site: */
+	const char *file; /* the suppression file (borrowed from the command line) */
 	unsigned long file_line;
 	unsigned long used; /* diagnostics it hid */
 };
 
 struct check_supp {
-	const char *path; /* borrowed */
 	struct supp_entry *v;
 	size_t n;
 };
 
 /*
- * Reads the suppression file at path into *s. Returns 0, or -1 after printing
- * "FILE:LINE: error: ..." (or why the file cannot be read) on stderr.
+ * Adds the entries of the suppression file at path to *s (zeroed before the first). Returns 0, or
+ * -1 after printing "FILE:LINE: error: ..." (or why the file cannot be read) on stderr.
  */
 int check_supp_load(struct check_supp *s, const char *path);
 void check_supp_free(struct check_supp *s);

@@ -32,7 +32,9 @@
 struct check_options {
 	int error_exitcode;
 	size_t buffer_size;
-	const char *suppressions, *sarif, *keep_trace;
+	const char *sarif, *keep_trace;
+	char **suppressions; /* every --suppressions FILE, in order */
+	size_t n_suppressions;
 	bool allow_lost;
 	char **argv;
 };
@@ -49,8 +51,8 @@ static void usage(FILE *out)
 		"      --error-exitcode N   exit status when closures leaked (default 1; 0: never "
 		"fail\n"
 		"                           on leaks)\n"
-		"      --suppressions FILE  hide the diagnostics that FILE names (see the man "
-		"page)\n"
+		"      --suppressions FILE  hide the diagnostics that FILE names (see the man\n"
+		"                           page; may be given more than once)\n"
 		"      --sarif FILE         also write the diagnostics as SARIF 2.1.0\n"
 		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
 		"      --allow-lost         do not fail when events were lost (the verdict is\n"
@@ -91,6 +93,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 
 	*o = (struct check_options){.error_exitcode = EXIT_LEAKS,
 				    .buffer_size = DEFAULT_BUFFER_SIZE};
+	o->suppressions = calloc(argc, sizeof(*o->suppressions));
+	if (!o->suppressions)
+		return EXIT_ENVIRONMENT;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1) {
@@ -103,7 +108,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			o->error_exitcode = (int)v;
 			break;
 		case OPT_SUPP:
-			o->suppressions = optarg;
+			o->suppressions[o->n_suppressions++] = optarg;
 			break;
 		case OPT_SARIF:
 			o->sarif = optarg;
@@ -277,10 +282,15 @@ int cmd_check(int argc, char **argv)
 	FILE *out;
 	int ret = parse_options(argc, argv, &o);
 
-	if (ret >= 0)
+	if (ret >= 0) {
+		free(o.suppressions);
 		return ret;
-	if (o.suppressions && check_supp_load(&supp, o.suppressions))
-		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < o.n_suppressions; i++)
+		if (check_supp_load(&supp, o.suppressions[i])) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 	out = o.keep_trace ? trace_open(o.keep_trace) : temp_trace(temp, sizeof(temp));
 	trace_path = o.keep_trace ? o.keep_trace : temp;
 	if (!out) {
@@ -318,8 +328,7 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (o.suppressions)
-		check_diags_suppress(&diags, &supp);
+	check_diags_suppress(&diags, &supp);
 	for (size_t i = 0; i < diags.n; i++)
 		shown += !diags.v[i].suppressed;
 	check_diags_print(&diags, stderr);
@@ -336,6 +345,7 @@ out:
 	check_diags_free(&diags);
 	model_free(m);
 	check_supp_free(&supp);
+	free(o.suppressions);
 	if (temp[0])
 		unlink(temp);
 	return ret;

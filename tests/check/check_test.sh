@@ -250,6 +250,13 @@ case_suppressions() {
 	expect_rc 1
 	expect_diagnostics "${DIAG_A[@]}" "${DIAG_B[@]}"
 
+	# Several files: the entries of each count.
+	printf 'fun:request_a\n' >supp.a
+	printf 'fun:request_b\n' >supp.b
+	run --suppressions supp.a --suppressions supp.b -- "$PROG" both
+	expect_rc 0
+	expect_summary "closuretrace: no leaks (2 suppressed)"
+
 	printf 'leak:site:%s:%s\n' "$SOURCE" "$LEAK_A" >supp
 	run --suppressions supp -- "$PROG" leak_a 3
 	expect_rc 0
@@ -299,6 +306,8 @@ for r in results:
     loc, = r["locations"]
     phys = loc["physicalLocation"]
     assert phys["artifactLocation"]["uri"] == source, phys
+    if "suppressions" in r:
+        assert r["suppressions"] == [{"kind": "external", "justification": "supp:1"}], r
     lines.append((phys["region"]["startLine"], "suppressions" in r))
     for rel in r["relatedLocations"]:
         assert rel["physicalLocation"]["region"]["startLine"] > 0 and rel["message"]["text"]
