@@ -46,7 +46,7 @@ struct model {
 	struct model_kind **kind_slots;
 	size_t nkind_slots, nkinds;
 	struct model_life *first, *last;
-	uint64_t nr_lives, nr_finished, nr_events, nr_reordered;
+	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, nr_late;
 	int64_t last_ts, max_seen_ts;
 	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
 	struct trace_event *held;
@@ -491,6 +491,17 @@ static void apply(struct model *m, const struct trace_event *ev)
 		 * after it finished (a bug, or its init was lost). */
 		bool again = slot->lives > 0;
 
+		/*
+		 * Or reported late: a thread preempted between an operation and its probe reports
+		 * it after the put that finished the closure, time stamp and all. Only a get on a
+		 * finished closure leaves the count at 1; anything else after a finish, with no
+		 * init since, happened before it (the library aborts on a put after the finish).
+		 */
+		if (again && !(ev->op == TRACE_GET && ev->remaining == 1)) {
+			m->nr_late++;
+			return;
+		}
+
 		if (l)
 			slot->life = NULL;
 		l = life_new(m, slot, ev->ts);
@@ -737,6 +748,11 @@ uint64_t model_nr_events(struct model *m)
 uint64_t model_nr_reordered(struct model *m)
 {
 	return m->nr_reordered;
+}
+
+uint64_t model_nr_late(struct model *m)
+{
+	return m->nr_late;
 }
 
 int64_t model_last_ts(struct model *m)
