@@ -21,6 +21,7 @@ struct addr_slot {
 	uint64_t addr;
 	struct model_life *life;
 	unsigned lives;
+	uint32_t peak; /* the highest count its latest life reached: tells late events apart */
 	bool used;
 };
 
@@ -458,6 +459,18 @@ static void watch(struct model *m, const struct model_life *l, const struct trac
 	m->watched[m->nwatched++].ev = *ev;
 }
 
+/*
+ * An event after its closure finished, with no init since, that fits the finished life: its
+ * count is one the life went through on the way down (a get on a finished closure leaves 1, and
+ * a put after the finish aborts in the library), so it happened before the finish.
+ */
+static bool reported_late(const struct addr_slot *slot, const struct trace_event *ev)
+{
+	if (ev->op == TRACE_GET)
+		return ev->remaining >= 2 && ev->remaining <= slot->peak;
+	return ev->remaining < slot->peak;
+}
+
 static void apply(struct model *m, const struct trace_event *ev)
 {
 	struct addr_slot *slot = slot_of(m, ev->cl);
@@ -493,11 +506,9 @@ static void apply(struct model *m, const struct trace_event *ev)
 
 		/*
 		 * Or reported late: a thread preempted between an operation and its probe reports
-		 * it after the put that finished the closure, time stamp and all. Only a get on a
-		 * finished closure leaves the count at 1; anything else after a finish, with no
-		 * init since, happened before it (the library aborts on a put after the finish).
+		 * it after the put that finished the closure, time stamp and all.
 		 */
-		if (again && !(ev->op == TRACE_GET && ev->remaining == 1)) {
+		if (again && reported_late(slot, ev)) {
 			m->nr_late++;
 			return;
 		}
@@ -510,6 +521,10 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->first_ip = ev->ip;
 		l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
 	}
+	if (ev->op == TRACE_INIT)
+		slot->peak = 0;
+	if (ev->remaining > slot->peak)
+		slot->peak = ev->remaining;
 	l->nevents++;
 	if (m->watching && ev->cl == m->watch_addr)
 		watch(m, l, ev);
