@@ -21,6 +21,7 @@ struct addr_slot {
 	uint64_t addr;
 	struct model_life *life;
 	unsigned lives;
+	uint32_t peak; /* the highest count its latest life reached: tells late events apart */
 	bool used;
 };
 
@@ -46,7 +47,7 @@ struct model {
 	struct model_kind **kind_slots;
 	size_t nkind_slots, nkinds;
 	struct model_life *first, *last;
-	uint64_t nr_lives, nr_finished, nr_events, nr_reordered;
+	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, nr_late;
 	int64_t last_ts, max_seen_ts;
 	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
 	struct trace_event *held;
@@ -458,6 +459,18 @@ static void watch(struct model *m, const struct model_life *l, const struct trac
 	m->watched[m->nwatched++].ev = *ev;
 }
 
+/*
+ * An event after its closure finished, with no init since, that fits the finished life: its
+ * count is one the life went through on the way down (a get on a finished closure leaves 1, and
+ * a put after the finish aborts in the library), so it happened before the finish.
+ */
+static bool reported_late(const struct addr_slot *slot, const struct trace_event *ev)
+{
+	if (ev->op == TRACE_GET)
+		return ev->remaining >= 2 && ev->remaining <= slot->peak;
+	return ev->remaining < slot->peak;
+}
+
 static void apply(struct model *m, const struct trace_event *ev)
 {
 	struct addr_slot *slot = slot_of(m, ev->cl);
@@ -491,6 +504,15 @@ static void apply(struct model *m, const struct trace_event *ev)
 		 * after it finished (a bug, or its init was lost). */
 		bool again = slot->lives > 0;
 
+		/*
+		 * Or reported late: a thread preempted between an operation and its probe reports
+		 * it after the put that finished the closure, time stamp and all.
+		 */
+		if (again && reported_late(slot, ev)) {
+			m->nr_late++;
+			return;
+		}
+
 		if (l)
 			slot->life = NULL;
 		l = life_new(m, slot, ev->ts);
@@ -499,6 +521,10 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->first_ip = ev->ip;
 		l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
 	}
+	if (ev->op == TRACE_INIT)
+		slot->peak = 0;
+	if (ev->remaining > slot->peak)
+		slot->peak = ev->remaining;
 	l->nevents++;
 	if (m->watching && ev->cl == m->watch_addr)
 		watch(m, l, ev);
@@ -737,6 +763,11 @@ uint64_t model_nr_events(struct model *m)
 uint64_t model_nr_reordered(struct model *m)
 {
 	return m->nr_reordered;
+}
+
+uint64_t model_nr_late(struct model *m)
+{
+	return m->nr_late;
 }
 
 int64_t model_last_ts(struct model *m)

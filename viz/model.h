@@ -146,6 +146,8 @@ uint64_t model_nr_lives(struct model *m);	 /* every life seen, freed or not */
 uint64_t model_nr_finished(struct model *m);
 uint64_t model_nr_events(struct model *m);
 uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
+/* Events reported after the finish of the closure they belong to (a preempted thread). */
+uint64_t model_nr_late(struct model *m);
 int64_t model_last_ts(struct model *m);	      /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */

@@ -121,6 +121,11 @@ static void text_header(struct viz_input *in, FILE *out)
 			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
 			"put back in order\n",
 			model_nr_reordered(m));
+	if (model_nr_late(m))
+		fprintf(out,
+			"# %" PRIu64 " events were reported after their closure finished (their "
+			"thread was preempted before its probe) and were set aside\n",
+			model_nr_late(m));
 	fprintf(out, "\n");
 	fprintf(out,
 		"closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: %" PRIu64
