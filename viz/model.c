@@ -496,6 +496,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 
 			link_child(p, l);
 			site_of(p, ev->ip)->child_taken++;
+			slot = slot_of(m, ev->cl); /* a new parent's slot may have grown the table */
 		}
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
 		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
