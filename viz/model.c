@@ -16,8 +16,12 @@
 #define HIST_BUCKETS   (HIST_SUB * 60)
 #define COUNT_MASK     0x00ffffffu
 
-/* One slot per address: its current life and how many lives it had. */
+/*
+ * One slot per address of one process: its current life and how many lives it had. A trace of
+ * several processes (check follows forks) sees the same addresses in each, so pid is in the key.
+ */
 struct addr_slot {
+	int64_t pid; /* 0: the trace names no process per event */
 	uint64_t addr;
 	struct model_life *life;
 	unsigned lives;
@@ -92,7 +96,12 @@ static inline size_t hash64(uint64_t x)
 
 /* ---- addresses ---- */
 
-static struct addr_slot *slot_of(struct model *m, uint64_t addr)
+static uint64_t slot_hash(int64_t pid, uint64_t addr)
+{
+	return hash64(addr ^ ((uint64_t)pid * 0x9e3779b97f4a7c15ull));
+}
+
+static struct addr_slot *slot_of(struct model *m, int64_t pid, uint64_t addr)
 {
 	size_t mask, i;
 
@@ -106,29 +115,30 @@ static struct addr_slot *slot_of(struct model *m, uint64_t addr)
 		for (size_t j = 0; j < n; j++) {
 			if (!old[j].used)
 				continue;
-			*slot_of(m, old[j].addr) = old[j];
+			*slot_of(m, old[j].pid, old[j].addr) = old[j];
 			m->used_slots++;
 		}
 		free(old);
 	}
 	mask = m->nslots - 1;
-	for (i = hash64(addr) & mask; m->slots[i].used; i = (i + 1) & mask)
-		if (m->slots[i].addr == addr)
+	for (i = slot_hash(pid, addr) & mask; m->slots[i].used; i = (i + 1) & mask)
+		if (m->slots[i].addr == addr && m->slots[i].pid == pid)
 			return &m->slots[i];
 	m->slots[i].used = true;
+	m->slots[i].pid = pid;
 	m->slots[i].addr = addr;
 	m->used_slots++;
 	return &m->slots[i];
 }
 
-static struct addr_slot *slot_find(struct model *m, uint64_t addr)
+static struct addr_slot *slot_find(struct model *m, int64_t pid, uint64_t addr)
 {
 	size_t mask = m->nslots - 1;
 
 	if (!m->nslots)
 		return NULL;
-	for (size_t i = hash64(addr) & mask; m->slots[i].used; i = (i + 1) & mask)
-		if (m->slots[i].addr == addr)
+	for (size_t i = slot_hash(pid, addr) & mask; m->slots[i].used; i = (i + 1) & mask)
+		if (m->slots[i].addr == addr && m->slots[i].pid == pid)
 			return &m->slots[i];
 	return NULL;
 }
@@ -340,6 +350,7 @@ static struct model_life *life_new(struct model *m, struct addr_slot *slot, int6
 {
 	struct model_life *l = xcalloc(1, sizeof(*l));
 
+	l->pid = slot->pid;
 	l->addr = slot->addr;
 	l->nth = ++slot->lives;
 	l->seq = m->nr_lives++;
@@ -385,7 +396,7 @@ static void link_child(struct model_life *p, struct model_life *c)
 /* Report mode: a finished life is folded into its kind and forgotten. */
 static void life_free(struct model *m, struct model_life *l)
 {
-	struct addr_slot *slot = slot_find(m, l->addr);
+	struct addr_slot *slot = slot_find(m, l->pid, l->addr);
 
 	if (slot && slot->life == l)
 		slot->life = NULL;
@@ -433,13 +444,13 @@ static void settle_stack(struct model *m, struct model_life *l)
 		life_finished(m, l, l->end_ts);
 }
 
-static struct model_life *life_for_parent(struct model *m, uint64_t addr, int64_t ts)
+static struct model_life *life_for_parent(struct model *m, int64_t pid, uint64_t addr, int64_t ts)
 {
 	struct addr_slot *slot;
 
 	if (!addr)
 		return NULL;
-	slot = slot_of(m, addr);
+	slot = slot_of(m, pid, addr);
 	if (slot->life && !slot->life->finished)
 		return slot->life;
 	/* The parent was set up before recording began. */
@@ -473,7 +484,7 @@ static bool reported_late(const struct addr_slot *slot, const struct trace_event
 
 static void apply(struct model *m, const struct trace_event *ev)
 {
-	struct addr_slot *slot = slot_of(m, ev->cl);
+	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
 	struct model_life *l = slot->life;
 	bool latest;
 
@@ -492,11 +503,12 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->stack = ev->stack;
 		l->parent_addr = ev->parent;
 		if (ev->parent) {
-			struct model_life *p = life_for_parent(m, ev->parent, ev->ts);
+			struct model_life *p = life_for_parent(m, ev->pid, ev->parent, ev->ts);
 
 			link_child(p, l);
 			site_of(p, ev->ip)->child_taken++;
-			slot = slot_of(m, ev->cl); /* a new parent's slot may have grown the table */
+			slot = slot_of(m, ev->pid,
+				       ev->cl); /* a new parent's slot may have grown the table */
 		}
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
 		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
@@ -786,11 +798,15 @@ struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth)
 	return found;
 }
 
+/* The most lives the address had in any one process of the trace. */
 unsigned model_lives_at(struct model *m, uint64_t addr)
 {
-	struct addr_slot *slot = slot_find(m, addr);
+	unsigned most = 0;
 
-	return slot ? slot->lives : 0;
+	for (size_t i = 0; i < m->nslots; i++)
+		if (m->slots[i].used && m->slots[i].addr == addr && m->slots[i].lives > most)
+			most = m->slots[i].lives;
+	return most;
 }
 
 const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n)
@@ -874,9 +890,20 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 	return buf;
 }
 
-const char *model_life_name(const struct model_life *l, char *buf, size_t len)
+const char *model_life_key(const struct model_life *l, char *buf, size_t len)
 {
 	snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
+	return buf;
+}
+
+const char *model_life_name(const struct model_life *l, char *buf, size_t len)
+{
+	/* Lives of several processes share addresses: name the process when the trace gives it. */
+	if (l->pid)
+		snprintf(buf, len, "0x%" PRIx64 "#%u (pid %lld)", l->addr, l->nth,
+			 (long long)l->pid);
+	else
+		snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
 	return buf;
 }
 

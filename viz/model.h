@@ -59,6 +59,7 @@ struct model_blame {
 struct model_kind;
 
 struct model_life {
+	int64_t pid; /* the event's pid; 0 when the trace names none */
 	uint64_t addr;
 	unsigned nth;	   /* ADDR#nth */
 	uint64_t seq;	   /* creation order */
@@ -148,7 +149,7 @@ uint64_t model_nr_events(struct model *m);
 uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
 /* Events reported after the finish of the closure they belong to (a preempted thread). */
 uint64_t model_nr_late(struct model *m);
-int64_t model_last_ts(struct model *m);	      /* the latest event time */
+int64_t model_last_ts(struct model *m); /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
 struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */
@@ -183,7 +184,9 @@ void model_strip_files(struct model *m, size_t bytes);
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len);
 /* the function of an address, else "0x..." ("-" for 0) */
 const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t len);
-/* "0x7ffc5e2a0010#2" */
+/* ADDR#N: the life's key within its process (JSON carries the pid beside it). */
+const char *model_life_key(const struct model_life *l, char *buf, size_t len);
+/* "0x7ffc5e2a0010#2", with " (pid N)" when the trace names the process of each event */
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
 /* What a closure does: its continuation's function, else the function of its init site. */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);

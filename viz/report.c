@@ -380,7 +380,9 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	char buf[2 * TXT];
 	json_t *o = json_object();
 
-	json_object_set_new(o, "closure", json_string(model_life_name(l, buf, sizeof(buf))));
+	json_object_set_new(o, "closure", json_string(model_life_key(l, buf, sizeof(buf))));
+	if (l->pid)
+		json_object_set_new(o, "pid", json_integer(l->pid));
 	json_object_set_new(o, "function",
 			    json_string(model_life_function(m, l, buf, sizeof(buf))));
 	json_object_set_new(o, "init", l->init_ip ? jsite(m, l->init_ip) : json_null());
@@ -430,13 +432,13 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished)
 			json_array_append_new(children,
-					      json_string(model_life_name(c, buf, sizeof(buf))));
+					      json_string(model_life_key(c, buf, sizeof(buf))));
 	json_object_set_new(o, "held_by_children", children);
 	for (struct model_life *p = l->parent; p; p = p->parent) {
 		json_t *jp = json_object();
 
 		json_object_set_new(jp, "closure",
-				    json_string(model_life_name(p, buf, sizeof(buf))));
+				    json_string(model_life_key(p, buf, sizeof(buf))));
 		json_object_set_new(jp, "verdict",
 				    json_string(p->finished			   ? "finished"
 						: p->verdict == VERDICT_KEPT_ALIVE ? "kept_alive"
