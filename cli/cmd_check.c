@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check_diag.h"
+#include "check_guard.h"
 #include "check_run.h"
 #include "check_sarif.h"
 #include "check_supp.h"
@@ -280,7 +281,7 @@ int cmd_check(int argc, char **argv)
 	const char *trace_path;
 	size_t shown = 0;
 	FILE *out;
-	int ret = parse_options(argc, argv, &o);
+	int guard, ret = parse_options(argc, argv, &o);
 
 	if (ret >= 0) {
 		free(o.suppressions);
@@ -299,7 +300,9 @@ int cmd_check(int argc, char **argv)
 		ret = o.keep_trace ? EXIT_USAGE : EXIT_ENVIRONMENT;
 		goto out;
 	}
+	guard = check_guard_start(temp);
 	ret = check_run(o.argv, o.buffer_size, out, &run);
+	check_guard_release(guard); /* every process of the command was let go */
 	if (fclose(out) && ret < 0) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,
 			strerror(errno));

@@ -417,6 +417,32 @@ case_not_root() {
 	[ -z "$(cat out)" ] || fail "the command ran without being traced"
 }
 
+# check itself SIGKILLed while a process of the command is stopped: its guard continues the job
+# (a process held at an exec would otherwise stay stopped for ever) and removes the temporary trace.
+case_check_killed() {
+	skip_without_bpf
+	local sh_pid= ct_pid state=
+	mkdir tmp
+	TMPDIR=$WORK/tmp setsid "$CT" check -- sh -c 'echo $$ >sh.pid; kill -STOP $$; echo resumed >resumed' \
+		>out 2>err </dev/null &
+	for _ in $(seq 200); do
+		[ -s sh.pid ] && sh_pid=$(cat sh.pid) && state=$(awk '{print $3}' "/proc/$sh_pid/stat" 2>/dev/null)
+		[ "$state" = T ] && break
+		sleep 0.05
+	done
+	[ "$state" = T ] || fail "the command did not stop itself"
+	ct_pid=$(ps -o ppid= -p "$sh_pid" | tr -d ' ')
+	[ "$(cat "/proc/$ct_pid/comm")" = closuretrace ] || fail "the command's parent is not closuretrace"
+	[ -n "$(ls tmp)" ] || fail "no temporary trace while check runs"
+	kill -KILL "$ct_pid"
+	for _ in $(seq 200); do
+		[ -s resumed ] && break
+		sleep 0.05
+	done
+	[ "$(cat resumed 2>/dev/null)" = resumed ] || fail "the stopped command was not continued after check was killed"
+	[ -z "$(ls tmp)" ] || fail "the temporary trace was left behind: $(ls tmp)"
+}
+
 case_no_probes() {
 	skip_without_bpf
 	run -- true
