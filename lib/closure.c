@@ -170,6 +170,13 @@ static void settle(struct closure *cl, struct sub_result res, uintptr_t ip)
 	}
 }
 
+/* closure_get() found the count was 0; called from the user's code, so the caller is the get. */
+void closure_get_finished(struct closure *cl, uint32_t r)
+{
+	closure_bug(cl, CLOSURE_BUG_GET_FINISHED, "closure_get", r - 1 /* the count it found */,
+		    CALLER_IP(), "reference taken on a finished closure");
+}
+
 void closure_sub_slow(struct closure *cl, uint32_t v, int kind)
 {
 	uintptr_t ip = CALLER_IP();

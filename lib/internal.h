@@ -15,6 +15,7 @@ enum closure_bug {
 	CLOSURE_BUG_BAD_FLAGS = 2,
 	CLOSURE_BUG_SECOND_WAITLIST = 3,
 	CLOSURE_BUG_NOT_RUNNING = 4,
+	CLOSURE_BUG_GET_FINISHED = 5,
 };
 
 /* One line naming the closure, the operation and the call site; fires the bug probe; aborts. */

@@ -38,6 +38,14 @@ __attribute__((noinline)) void die_put_on_finished(void)
 	NO_TAIL_CALL();
 }
 
+__attribute__((noinline)) void die_get_on_finished(void)
+{
+	closure_init(&victim, NULL);
+	closure_return(&victim);
+	closure_get(&victim);
+	NO_TAIL_CALL();
+}
+
 __attribute__((noinline)) void die_put_on_destructed(void)
 {
 	closure_init(&victim, NULL);
@@ -131,6 +139,8 @@ struct death_case {
 static const struct death_case cases[] = {
 	{die_put_on_finished, "die_put_on_finished", "closure_put", "count would go below zero", 0,
 	 0},
+	{die_get_on_finished, "die_get_on_finished", "closure_get",
+	 "reference taken on a finished closure", 0, 0},
 	{die_put_on_destructed, "die_put_on_destructed", "closure_put", "count would go below zero",
 	 0, CLOSURE_DESTRUCTOR},
 	{die_put_running_ref, "die_put_running_ref", "closure_put", RUNNING_DETAIL, 1,
