@@ -17,8 +17,7 @@ static void guard(int fd, pid_t pgrp, const char *temp_trace)
 	ssize_t n;
 	int null = open("/dev/null", O_RDWR);
 
-	/* Hold nothing of the command's: a pipe reader downstream must see its end when check ends.
-	 */
+	/* Hold none of the command's files: a reader downstream must see EOF when check ends. */
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);

@@ -507,8 +507,8 @@ static void apply(struct model *m, const struct trace_event *ev)
 
 			link_child(p, l);
 			site_of(p, ev->ip)->child_taken++;
-			slot = slot_of(m, ev->pid,
-				       ev->cl); /* a new parent's slot may have grown the table */
+			/* a new parent's slot may have grown the table */
+			slot = slot_of(m, ev->pid, ev->cl);
 		}
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
 		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
@@ -898,12 +898,11 @@ const char *model_life_key(const struct model_life *l, char *buf, size_t len)
 
 const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 {
+	size_t n = strlen(model_life_key(l, buf, len));
+
 	/* Lives of several processes share addresses: name the process when the trace gives it. */
-	if (l->pid)
-		snprintf(buf, len, "0x%" PRIx64 "#%u (pid %lld)", l->addr, l->nth,
-			 (long long)l->pid);
-	else
-		snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
+	if (l->pid && n + 1 < len)
+		snprintf(buf + n, len - n, " (pid %lld)", (long long)l->pid);
 	return buf;
 }
 
