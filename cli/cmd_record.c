@@ -29,6 +29,7 @@ struct record_options {
 	double duration;
 	size_t buffer_size;
 	bool verbose;
+	bool per_op; /* the per-operation probes even when the library offers batches */
 	char **argv; /* the command, or NULL with -p */
 };
 
@@ -46,6 +47,8 @@ static void usage(FILE *out)
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"  -b, --buffer-size N    ring buffer bytes, a power of two (K, M suffixes;\n"
 		"                         default 16M)\n"
+		"      --per-op           take each operation from its own probe (a trap per\n"
+		"                         operation), even when libclosure offers batches\n"
 		"  -v, --verbose          say what is attached\n"
 		"  -h, --help             this help\n"
 		"\n"
@@ -89,6 +92,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"per-op", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -126,6 +130,9 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'P':
+			o->per_op = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -310,6 +317,7 @@ int cmd_record(int argc, char **argv)
 		goto out_child;
 	}
 	s.verbose = o.verbose;
+	s.per_op = o.per_op;
 	s.launched = !o.pid;
 	s.stop_on_load = s.launched;
 	s.exe = exe;

@@ -19,6 +19,7 @@
 #include "elf_probes.h"
 #include "event.h"
 #include "session.h"
+#include "session_batch.h"
 #include "symbols.h"
 #include "trace_writer.h"
 
@@ -43,7 +44,7 @@ int session_init(struct session *s, pid_t pid, FILE *out)
 	s->out = out;
 	s->pidfd = s->sigfd = s->epfd = -1;
 	s->syms = symbols_new();
-	return s->syms ? 0 : -1;
+	return s->syms && !session_batch_init(s, session_now_ns()) ? 0 : -1;
 }
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -101,7 +102,7 @@ static int attach_follow(struct session *s)
 static int open_and_load(struct session *s, size_t buffer_size)
 {
 	struct closuretrace_bpf *skel = closuretrace_bpf__open();
-	struct bpf_program *multi[3];
+	struct bpf_program *multi[4];
 	int err;
 
 	if (!skel)
@@ -109,7 +110,8 @@ static int open_and_load(struct session *s, size_t buffer_size)
 	s->skel = skel;
 	multi[0] = skel->progs.on_op_multi;
 	multi[1] = skel->progs.on_module_multi;
-	multi[2] = skel->progs.on_loader;
+	multi[2] = skel->progs.on_batch_multi;
+	multi[3] = skel->progs.on_loader;
 	skel->rodata->wakeup_bytes = buffer_size / 8;
 	skel->rodata->stop_on_load = s->stop_on_load;
 	err = setup_follow(s);
@@ -117,12 +119,12 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
-	for (int i = 0; i < 2 && !err; i++)
+	for (int i = 0; i < 3 && !err; i++)
 		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
 				    : bpf_program__set_expected_attach_type(
 					      multi[i], USDT_ATTACH_UPROBE_MULTI);
 	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
-		err = bpf_program__set_expected_attach_type(multi[2], USDT_ATTACH_UPROBE_MULTI);
+		err = bpf_program__set_expected_attach_type(multi[3], USDT_ATTACH_UPROBE_MULTI);
 	if (!err)
 		err = closuretrace_bpf__load(skel);
 	return err < 0 ? err : -err;
@@ -133,6 +135,7 @@ int session_load(struct session *s, size_t buffer_size)
 	int err;
 
 	libbpf_set_print(s->verbose ? verbose_print : silent_print);
+	s->buffer_size = buffer_size;
 	err = open_and_load(s, buffer_size);
 	if (err == -EINVAL && !s->use_libbpf) {
 		/* A kernel before 6.6 may refuse the uprobe_multi attach type: libbpf's way. */
@@ -163,7 +166,7 @@ static int probe_kind(const char *name)
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (!strcmp(names[i], name))
 			return i;
-	return -1;
+	return strcmp(name, "batch") ? -1 : CT_BATCH;
 }
 
 static int add_link(struct session *s, struct bpf_link *link)
@@ -200,15 +203,23 @@ static int add_link_fd(struct session *s, int fd)
 	return 0;
 }
 
-/* Attaches prog to the sites of path whose probe is module (or, with !module, every other). */
-static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
-			     bool module, int *names)
+/* The groups of probes, each attached with a program of its own. */
+enum probe_group { GROUP_OPS, GROUP_MODULE, GROUP_BATCH };
+
+static enum probe_group group_of(int kind)
 {
-	struct bpf_program *prog =
-		module ? s->skel->progs.on_module_multi : s->skel->progs.on_op_multi;
+	return kind == CT_MODULE ? GROUP_MODULE : kind == CT_BATCH ? GROUP_BATCH : GROUP_OPS;
+}
+
+/* Attaches the group's program to the sites of path whose probe is in the group. */
+static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
+			     enum probe_group group, int *names)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_op_multi, s->skel->progs.on_module_multi,
+				       s->skel->progs.on_batch_multi};
 	struct elf_site *mine = calloc(n, sizeof(*mine));
 	uint64_t *cookies = calloc(n, sizeof(*cookies));
-	bool seen_kind[CT_NR_OPS + 1] = {false};
+	bool seen_kind[CT_BATCH + 1] = {false};
 	size_t k = 0;
 	int fd = 0;
 
@@ -219,7 +230,7 @@ static int attach_multi_prog(struct session *s, const char *path, struct elf_sit
 	for (long i = 0; i < n; i++) {
 		int kind = probe_kind(sites[i].name);
 
-		if (kind < 0 || (kind == CT_MODULE) != module)
+		if (kind < 0 || group_of(kind) != group)
 			continue; /* a newer library's probe: not ours to interpret */
 		mine[k] = sites[i];
 		cookies[k++] = (uint64_t)kind;
@@ -229,8 +240,8 @@ static int attach_multi_prog(struct session *s, const char *path, struct elf_sit
 	if (!k)
 		goto out;
 	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
-	fd = usdt_multi_attach(&s->multi, bpf_program__fd(prog), s->follow ? 0 : s->pid, path, mine,
-			       cookies, k);
+	fd = usdt_multi_attach(&s->multi, bpf_program__fd(progs[group]), s->follow ? 0 : s->pid,
+			       path, mine, cookies, k);
 	if (fd >= 0)
 		fd = add_link_fd(s, fd);
 out:
@@ -239,20 +250,43 @@ out:
 	return fd;
 }
 
-/* Every closure probe of path with two uprobe_multi links. Probe names attached, or -errno. */
+/*
+ * Batches are used when a libclosure of the process has the batch probe and the per-operation
+ * probes were not asked for. The inline get and put of every object then record through the
+ * library too, so no per-operation probe is attached anywhere: no trap at all. Decided from all
+ * of a program's objects before any is attached.
+ */
+static void detect_batch(struct session *s, const char *path)
+{
+	struct elf_site *sites;
+	long n;
+
+	if (s->per_op || s->batching)
+		return;
+	n = elf_probe_sites(path, &sites);
+	for (long i = 0; i < n; i++)
+		s->batching |= !strcmp(sites[i].name, "batch");
+	if (n > 0)
+		free(sites);
+}
+
+/* Every closure probe of path with uprobe_multi links. Probe names attached, or -errno. */
 static int attach_multi(struct session *s, const char *path)
 {
 	struct elf_site *sites;
 	long n = elf_probe_sites(path, &sites);
-	int names = 0, err;
+	int count = 0, err = 0;
 
 	if (n <= 0)
 		return 0;
-	err = attach_multi_prog(s, path, sites, n, false, &names);
+	if (!s->batching)
+		err = attach_multi_prog(s, path, sites, n, GROUP_OPS, &count);
 	if (!err)
-		err = attach_multi_prog(s, path, sites, n, true, &names);
+		err = attach_multi_prog(s, path, sites, n, GROUP_MODULE, &count);
+	if (!err && s->batching)
+		err = attach_multi_prog(s, path, sites, n, GROUP_BATCH, &count);
 	free(sites);
-	return err ? err : names;
+	return err ? err : count;
 }
 
 static int attach_libbpf(struct session *s, const char *path)
@@ -265,12 +299,16 @@ static int attach_libbpf(struct session *s, const char *path)
 	for (size_t i = 0; i < probes.n; i++) {
 		int kind = probe_kind(probes.probes[i].name);
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = kind);
-		struct bpf_program *prog =
-			kind == CT_MODULE ? s->skel->progs.on_module : s->skel->progs.on_op;
+		struct bpf_program *prog = kind == CT_MODULE  ? s->skel->progs.on_module
+					   : kind == CT_BATCH ? s->skel->progs.on_batch
+							      : s->skel->progs.on_op;
 		struct bpf_link *link;
 
 		if (kind < 0)
 			continue; /* a newer library's probe: not ours to interpret */
+		if (group_of(kind) != GROUP_MODULE &&
+		    (group_of(kind) == GROUP_BATCH) != s->batching)
+			continue;
 		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, path, "closure",
 						probes.probes[i].name, &opts);
 		if (!link) {
@@ -315,7 +353,8 @@ int session_attach_path(struct session *s, const char *path)
 	if (r > 0)
 		s->probes += r;
 	if (s->verbose && r > 0)
-		fprintf(stderr, "closuretrace: attached %d probes in %s\n", r, path);
+		fprintf(stderr, "closuretrace: attached %d probes in %s%s\n", r, path,
+			s->batching ? " (batched)" : "");
 	return r;
 }
 
@@ -325,6 +364,9 @@ int session_attach_program(struct session *s, const char *path)
 	size_t n = elf_load_order(path, objs, MAX_OBJECTS);
 	int total = 0, err = 0;
 
+	for (size_t i = 0; i < n; i++)
+		if (elf_has_closure_probes(objs[i]))
+			detect_batch(s, objs[i]);
 	for (size_t i = 0; i < n; i++) {
 		int r = elf_has_closure_probes(objs[i]) ? session_attach_path(s, objs[i]) : 0;
 
@@ -451,6 +493,9 @@ static void retry_pending(struct session *s)
 /* Makes the objects from index first on known: symbols, a module record, their probes. */
 static void learn_objects(struct session *s, size_t first)
 {
+	for (size_t i = first; i < s->objects.n; i++)
+		if (s->objects.v[i].elf && s->objects.v[i].has_probes && s->skel)
+			detect_batch(s, s->objects.v[i].file);
 	for (size_t i = first; i < s->objects.n; i++) {
 		struct object *o = &s->objects.v[i];
 
@@ -587,6 +632,8 @@ static int on_record(void *ctx, void *data, size_t size)
 		on_exec(s, data);
 		return 0;
 	}
+	if (session_batch_record(s, data, size))
+		return 0;
 	if (s->closing)
 		return 0; /* the trace is complete */
 	if (size == sizeof(struct ct_module_event)) {
@@ -601,7 +648,13 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	if (size < sizeof(*e))
 		return 0;
-	trace_write_event(s->out, e, s->start_ns, process_of(s, e->tid));
+	session_event(s, e, process_of(s, e->tid));
+	return 0;
+}
+
+void session_event(struct session *s, const struct ct_event *e, uint32_t pid)
+{
+	trace_write_event(s->out, e, s->start_ns, pid);
 	s->events++;
 	note_address(s, e->ip);
 	switch (e->kind) {
@@ -617,7 +670,6 @@ static int on_record(void *ctx, void *data, size_t size)
 		note_address(s, e->x4);
 		break;
 	}
-	return 0;
 }
 
 /* --- the loop --- */
@@ -704,6 +756,7 @@ enum session_end session_run(struct session *s, uint64_t duration_ns)
 		uint64_t now;
 
 		ring_buffer__consume(s->rb);
+		session_batch_tick(s);
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.fd == s->pidfd) {
 				end = SESSION_EXIT;
@@ -748,6 +801,7 @@ uint64_t session_finish(struct session *s)
 	uint64_t lost_modules;
 
 	ring_buffer__consume(s->rb);
+	session_batch_stop(s); /* what the processes still hold, then every event held back */
 	if (s->n_pending)
 		session_scan(s); /* still alive after a signal or --duration: maps are there */
 	retry_pending(s);
@@ -757,7 +811,8 @@ uint64_t session_finish(struct session *s)
 			"closuretrace: warning: %llu module records lost (ring buffer full); some "
 			"call sites may lack file:line: try a larger --buffer-size\n",
 			(unsigned long long)lost_modules);
-	return read_stat(s, CT_STAT_LOST);
+	return read_stat(s, CT_STAT_LOST) + read_stat(s, CT_STAT_LOST_BATCHED) +
+	       session_batch_lost(s);
 }
 
 void session_close(struct session *s)
@@ -788,6 +843,7 @@ void session_close(struct session *s)
 	free(s->seen);
 	free(s->pending);
 	free(s->tid_pid);
+	session_batch_free(s);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	if (s->sigfd >= 0)

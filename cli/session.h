@@ -19,6 +19,9 @@ struct closuretrace_bpf;
 struct ring_buffer;
 struct bpf_link;
 struct symbols;
+struct ct_event;
+struct batch_decoder;
+struct batch_process;
 
 enum session_end { SESSION_EXIT, SESSION_SIGNAL, SESSION_DURATION };
 
@@ -55,6 +58,15 @@ struct session {
 	size_t seen_cap, seen_n;
 	uint64_t *pending; /* addresses in no known object yet */
 	size_t n_pending, pending_cap;
+
+	/* The batched transport (session_batch.h); per_op: attach the per-operation probes. */
+	bool per_op;
+	size_t buffer_size;
+	struct batch_decoder *batch;
+	struct batch_process *batch_procs;
+	size_t n_batch_procs;
+	uint64_t batch_dropped;
+	bool batching; /* a libclosure of the process batches: its batch probe is attached */
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */
@@ -104,5 +116,8 @@ uint64_t session_finish(struct session *s);
 void session_close(struct session *s);
 
 uint64_t session_now_ns(void);
+
+/* One event into the trace (from a probe hit or a decoded batch); pid as trace_write_event's. */
+void session_event(struct session *s, const struct ct_event *e, uint32_t pid);
 
 #endif
