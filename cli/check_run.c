@@ -10,9 +10,23 @@
 #include "launch.h"
 #include "record_shared.h"
 #include "session.h"
+#include "sink.h"
 #include "trace_writer.h"
 
-int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
+/* Without BPF: the command writes its own batches (sink.h). */
+static int check_run_sink(char **argv, const char *exe, FILE *out, struct check_run *r)
+{
+	struct trace_end end = {.exit_code = -1};
+	int ret = sink_run(argv, exe, out, &end, &r->probes);
+
+	r->exit_code = end.exit_code;
+	r->signal = end.signal;
+	r->events = end.events;
+	r->lost = end.lost;
+	return ret;
+}
+
+int check_run(char **argv, size_t buffer_size, bool no_bpf, FILE *out, struct check_run *r)
 {
 	static const char *const reasons[] = {"exit", "signal", "duration"};
 	struct launch child = {.gate = -1};
@@ -27,6 +41,11 @@ int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r)
 	if (!exe) {
 		fprintf(stderr, "closuretrace: cannot run %s: %s\n", argv[0], strerror(errno));
 		return EXIT_USAGE;
+	}
+	if (no_bpf || !sink_bpf_permitted()) {
+		ret = check_run_sink(argv, exe, out, r);
+		free(exe);
+		return ret;
 	}
 	if (launch_start(&child, exe, argv)) {
 		fprintf(stderr, "closuretrace: cannot start %s: %s\n", exe, strerror(errno));

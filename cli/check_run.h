@@ -19,9 +19,10 @@ struct check_run {
 
 /*
  * Runs argv to its end with a ring buffer of buffer_size bytes, writing the trace to out (which
- * stays open). Returns -1 when the command ran (see *r), or an exit status after printing why (3:
- * the environment refused; 2: no such command).
+ * stays open). Without BPF permission, or with no_bpf, through the in-process sink (sink.h).
+ * Returns -1 when the command ran (see *r), or an exit status after printing why (3: the
+ * environment refused; 2: no such command).
  */
-int check_run(char **argv, size_t buffer_size, FILE *out, struct check_run *r);
+int check_run(char **argv, size_t buffer_size, bool no_bpf, FILE *out, struct check_run *r);
 
 #endif

@@ -37,6 +37,7 @@ struct check_options {
 	char **suppressions; /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
+	bool no_bpf; /* the in-process sink even when BPF is permitted */
 	char **argv;
 };
 
@@ -58,6 +59,8 @@ static void usage(FILE *out)
 		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
 		"      --allow-lost         do not fail when events were lost (the verdict is\n"
 		"                           then incomplete)\n"
+		"      --no-bpf             run it with the in-process sink (libclosure writes its\n"
+		"                           own events; the default without BPF permission)\n"
 		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
 		"                           default 64M)\n"
 		"  -h, --help               this help\n"
@@ -77,13 +80,14 @@ static int usage_error(const char *msg, const char *arg)
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST };
+	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST, OPT_NO_BPF };
 	static const struct option longopts[] = {
 		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
 		{"suppressions", required_argument, NULL, OPT_SUPP},
 		{"sarif", required_argument, NULL, OPT_SARIF},
 		{"keep-trace", required_argument, NULL, OPT_KEEP},
 		{"allow-lost", no_argument, NULL, OPT_LOST},
+		{"no-bpf", no_argument, NULL, OPT_NO_BPF},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -121,6 +125,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_LOST:
 			o->allow_lost = true;
+			break;
+		case OPT_NO_BPF:
+			o->no_bpf = true;
 			break;
 		case 'b':
 			if (parse_size(optarg, &o->buffer_size))
@@ -301,7 +308,7 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	guard = check_guard_start(temp);
-	ret = check_run(o.argv, o.buffer_size, out, &run);
+	ret = check_run(o.argv, o.buffer_size, o.no_bpf, out, &run);
 	check_guard_release(guard); /* every process of the command was let go */
 	if (fclose(out) && ret < 0) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,

@@ -17,6 +17,7 @@
 #include "launch.h"
 #include "record_shared.h"
 #include "session.h"
+#include "sink.h"
 #include "trace_writer.h"
 
 #define DEFAULT_BUFFER_SIZE (16u << 20)
@@ -30,6 +31,7 @@ struct record_options {
 	size_t buffer_size;
 	bool verbose;
 	bool per_op; /* the per-operation probes even when the library offers batches */
+	bool no_bpf; /* the in-process sink even when BPF is permitted */
 	char **argv; /* the command, or NULL with -p */
 };
 
@@ -49,6 +51,9 @@ static void usage(FILE *out)
 		"                         default 16M)\n"
 		"      --per-op           take each operation from its own probe (a trap per\n"
 		"                         operation), even when libclosure offers batches\n"
+		"      --no-bpf           run the command with the in-process sink (libclosure\n"
+		"                         writes its own events; the default without BPF\n"
+		"                         permission; not with -p)\n"
 		"  -v, --verbose          say what is attached\n"
 		"  -h, --help             this help\n"
 		"\n"
@@ -93,6 +98,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"verbose", no_argument, NULL, 'v'},
 		{"per-op", no_argument, NULL, 'P'},
+		{"no-bpf", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -133,6 +139,9 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'P':
 			o->per_op = true;
+			break;
+		case 'N':
+			o->no_bpf = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -269,6 +278,41 @@ void child_status(pid_t pid, struct trace_end *end, bool block)
 
 static const char *const end_reasons[] = {"exit", "signal", "duration"};
 
+/* record -- CMD without BPF: the command writes its own events (sink.h). */
+static int record_sink(const struct record_options *o)
+{
+	struct trace_end end = {.exit_code = -1};
+	char *exe = launch_resolve(o->argv[0]);
+	FILE *out = NULL;
+	bool probes;
+	int ret;
+
+	if (!exe) {
+		fprintf(stderr, "closuretrace: cannot run %s: %s\n", o->argv[0], strerror(errno));
+		return EXIT_USAGE;
+	}
+	out = trace_open(o->output);
+	if (!out) {
+		fprintf(stderr, "closuretrace: cannot write %s: %s\n", o->output, strerror(errno));
+		free(exe);
+		return EXIT_USAGE;
+	}
+	ret = sink_run(o->argv, exe, out, &end, &probes);
+	if (ret < 0 && (fflush(out) || ferror(out))) {
+		fprintf(stderr, "closuretrace: writing %s failed: %s\n", o->output, strerror(errno));
+		ret = EXIT_ENVIRONMENT;
+	} else if (ret < 0) {
+		if (!probes)
+			fprintf(stderr, "closuretrace: warning: no process of the command wrote "
+					"closure events (is it linked with libclosure?)\n");
+		summary(&end, o->output);
+		ret = EXIT_OK;
+	}
+	fclose(out);
+	free(exe);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_options o;
@@ -283,6 +327,18 @@ int cmd_record(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
+	if (o.pid && o.no_bpf)
+		return usage_error("--no-bpf cannot record a running process (-p): it was not "
+				   "started with the sink",
+				   NULL);
+	if (!o.pid && (o.no_bpf || !sink_bpf_permitted()))
+		return record_sink(&o);
+	if (o.pid && !sink_bpf_permitted()) {
+		fprintf(stderr, "closuretrace: not permitted to use BPF and uprobes: recording a "
+				"running process (-p) needs root, or CAP_BPF and CAP_PERFMON "
+				"(record -- COMMAND and check run without)\n");
+		return EXIT_ENVIRONMENT;
+	}
 	if (access(UPROBE_SYSFS, F_OK)) {
 		fprintf(stderr,
 			"closuretrace: this kernel has no uprobes (%s is missing); use a "

@@ -539,13 +539,24 @@ void session_scan(struct session *s)
 
 static void on_module(struct session *s, const struct ct_module_event *m)
 {
-	size_t first = s->objects.n;
 	char path[CT_PATH_MAX + 1];
-	char *canonical;
-	bool added;
 
 	memcpy(path, m->path, CT_PATH_MAX);
 	path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
+	session_module(s, path, m->base);
+}
+
+void session_resolve_pending(struct session *s)
+{
+	retry_pending(s);
+}
+
+void session_module(struct session *s, const char *path, uint64_t base)
+{
+	size_t first = s->objects.n;
+	char *canonical;
+	bool added;
+
 	if (path[0] != '/')
 		return;
 	/*
@@ -554,7 +565,7 @@ static void on_module(struct session *s, const struct ct_module_event *m)
 	 * knows the file by its identity.
 	 */
 	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
-	if (objects_add(&s->objects, canonical ? canonical : path, m->base, &added) >= 0 && added)
+	if (objects_add(&s->objects, canonical ? canonical : path, base, &added) >= 0 && added)
 		learn_objects(s, first);
 	free(canonical);
 }

@@ -117,6 +117,12 @@ void session_close(struct session *s);
 
 uint64_t session_now_ns(void);
 
+/* An object of the process at load bias base (a module record): symbols, trace, probes. */
+void session_module(struct session *s, const char *path, uint64_t base);
+
+/* Resolves the addresses still pending (their objects were learnt since). */
+void session_resolve_pending(struct session *s);
+
 /* One event into the trace (from a probe hit or a decoded batch); pid as trace_write_event's. */
 void session_event(struct session *s, const struct ct_event *e, uint32_t pid);
 

@@ -152,6 +152,62 @@ bpftrace_alongside)
 	grep -q "closure:put\]: 500$" bt.out || fail "bpftrace's put: $(cat bt.out)"
 	echo "ok: bpftrace and closuretrace both counted 500 gets and 500 puts"
 	;;
+sink_counts)
+	# The in-process sink (--no-bpf): the same counts, every process of the command.
+	"$blockio" --requests 40 --bios 3 --counts | grep -v "^blockio" >want.txt
+	"$ct" check --no-bpf --keep-trace t.json -- "$blockio" --requests 40 --bios 3 >/dev/null 2>err ||
+		fail "check: $(cat err)"
+	check counts t.json >got.txt
+	diff -u want.txt got.txt || fail "blockio through the sink"
+	pairs_counts 100 3 >want.txt
+	"$ct" check --no-bpf --keep-trace f.json -- "$prog" fork 100 >/dev/null 2>err || fail "check: $(cat err)"
+	check counts f.json >got.txt
+	diff -u want.txt got.txt || fail "fork and exec through the sink"
+	pairs_counts 300 4 >want.txt
+	"$ct" record --no-bpf -o r.json -- "$prog" threads 4 300 >/dev/null 2>err || fail "record: $(cat err)"
+	check counts r.json >got.txt
+	diff -u want.txt got.txt || fail "record --no-bpf"
+	check ordered r.json || fail "record --no-bpf: out of order"
+	echo "ok: blockio, fork and exec, threads"
+	;;
+sink_nobody_leak | sink_nobody_clean)
+	# check as an unprivileged user: no BPF, so the sink; copies readable by nobody.
+	command -v setpriv >/dev/null || fail "setpriv missing (util-linux)"
+	mkdir bin
+	cp "$ct" "$blockio_static" bin/
+	chmod 755 . bin bin/*
+	leak=()
+	[ "$case_name" = sink_nobody_clean ] || leak=(--leak)
+	rc=0
+	(cd bin && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		./closuretrace check -- ./blockio-static --requests 20 "${leak[@]}") >out 2>err </dev/null || rc=$?
+	if [ "$case_name" = sink_nobody_leak ]; then
+		[ "$rc" = 1 ] || fail "exit $rc, not 1: $(cat err)"
+		grep -q "^$(realpath "$src/../..")/examples/blockio.c:217: error: closure leaked: took 1 reference" err ||
+			fail "the leak at examples/blockio.c:217 not found: $(cat err)"
+	else
+		[ "$rc" = 0 ] || fail "exit $rc, not 0: $(cat err)"
+		grep -qE "^closuretrace: no leaks; [1-9][0-9]* events, 0 lost$" err || fail "verdict: $(cat err)"
+	fi
+	echo "ok: as nobody, exit $rc"
+	;;
+sink_pid_refused)
+	# A running process was not started with the sink: -p keeps needing BPF, and says so.
+	rc=0
+	"$ct" record --no-bpf -p $$ -o t.json 2>err || rc=$?
+	[ "$rc" = 2 ] || fail "--no-bpf -p: exit $rc"
+	grep -q "cannot record a running process (-p)" err || fail "message: $(cat err)"
+	mkdir bin
+	cp "$ct" bin/
+	chmod 755 . bin bin/*
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all bin/closuretrace record -p $$ \
+		-o /dev/null 2>err </dev/null || rc=$?
+	[ "$rc" = 3 ] || fail "as nobody, -p: exit $rc"
+	[ "$(cat err)" = "closuretrace: not permitted to use BPF and uprobes: recording a running process (-p) needs root, or CAP_BPF and CAP_PERFMON (record -- COMMAND and check run without)" ] ||
+		fail "message: $(cat err)"
+	echo "ok: -p refused without BPF, with the reason"
+	;;
 *)
 	fail "unknown case"
 	;;
