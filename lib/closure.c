@@ -259,7 +259,18 @@ void set_closure_fn(struct closure *cl, closure_fn *fn, struct workqueue *wq)
 	set_fn_at(cl, fn, wq, "set_closure_fn", CALLER_IP());
 }
 
-enum { HOW_CONTINUE_AT, HOW_RETURN, HOW_DESTRUCTOR, HOW_NOBARRIER };
+/* continue_at's how (closure_probes.h). */
+enum {
+#define HOW_ENUM(name, code, trace_name) HOW_##name = code,
+	CLOSURE_HOW_LIST(HOW_ENUM)
+#undef HOW_ENUM
+};
+
+/* The flag letters of a trace stand for closure.h's bits. */
+#define FLAG_MATCHES(name, bit, letter)                                                            \
+	_Static_assert(CLOSURE_##name == 1u << (bit), "closure_probes.h: flag " #name);
+CLOSURE_FLAG_LIST(FLAG_MATCHES)
+#undef FLAG_MATCHES
 
 static void continue_at_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
 			   const char *name, uintptr_t ip)

@@ -6,16 +6,15 @@
 #include <stdnoreturn.h>
 
 #include "closure.h"
+#include "closure_probes.h"
 
 #pragma GCC visibility push(hidden)
 
-/* Broken rules: the code is the bug probe's argument (docs/probes.md). */
+/* Broken rules: the code is the bug probe's argument (closure_probes.h, docs/probes.md). */
 enum closure_bug {
-	CLOSURE_BUG_UNDERFLOW = 1,
-	CLOSURE_BUG_BAD_FLAGS = 2,
-	CLOSURE_BUG_SECOND_WAITLIST = 3,
-	CLOSURE_BUG_NOT_RUNNING = 4,
-	CLOSURE_BUG_GET_FINISHED = 5,
+#define CLOSURE_BUG_ENUM(name, code, trace_name, meaning) CLOSURE_BUG_##name = code,
+	CLOSURE_BUG_LIST(CLOSURE_BUG_ENUM)
+#undef CLOSURE_BUG_ENUM
 };
 
 /* One line naming the closure, the operation and the call site; fires the bug probe; aborts. */
