@@ -33,7 +33,8 @@ void closure_run(struct closure *cl);
 
 /* The live-closure list behind closure_debug_dump(); no-ops unless CLOSURE_DEBUG. */
 void closure_debug_create(struct closure *cl);
-void closure_debug_destroy(struct closure *cl);
+/* Off the list and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
+void closure_debug_unlist(struct closure *cl);
 
 #define CLOSURE_MAGIC_DEAD  0xc054deadu
 #define CLOSURE_MAGIC_ALIVE 0xc054a11eu

@@ -32,7 +32,8 @@
 	X(wake, WAKE, "waitlist", 0, 0)                                                            \
 	X(sync_begin, SYNC_BEGIN, "timeout_ms", 0, 0)                                              \
 	X(sync_end, SYNC_END, "ret", 0, 0)                                                         \
-	X(bug, BUG, "bug", 0, 0)
+	X(bug, BUG, "bug", 0, 0)                                                                   \
+	X(destroy, DESTROY, 0, 0, 0)
 
 /* The four arguments every operation probe starts with. */
 #define CLOSURE_PROBE_COMMON_ARGS "cl", "count", "flags", "ip"
@@ -57,7 +58,8 @@
 	  "a flag set twice or cleared while not set, or zero while running")                      \
 	X(SECOND_WAITLIST, 3, "second_waitlist", "closure_wait on a second waitlist")              \
 	X(NOT_RUNNING, 4, "not_running", "continue_at or closure_sync without the running ref")    \
-	X(GET_FINISHED, 5, "get_finished", "closure_get on a finished closure (count 0)")
+	X(GET_FINISHED, 5, "get_finished", "closure_get on a finished closure (count 0)")          \
+	X(NOT_ALIVE, 6, "not_alive", "closure_debug_destroy of a closure not alive")
 
 /*
  * The flag bits of remaining (closure.h) and their letters in a trace's "flags":
