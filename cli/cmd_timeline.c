@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -33,12 +34,23 @@ static void usage(FILE *out)
 		"                         (ID: ADDR, ADDR#N or PID:ADDR#N)\n");
 }
 
-/* Everything into a temporary file beside FILE, renamed over it only when complete. */
+/*
+ * Everything into a temporary file beside FILE, renamed over it only when complete. A FILE that
+ * is not a regular file (/dev/null, a pipe) is written in place: renaming over it would replace it.
+ */
 static FILE *open_output(const char *path, char **tmp)
 {
+	struct stat st;
 	int fd;
 	FILE *f;
 
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		*tmp = NULL;
+		if (!(f = fopen(path, "w")))
+			fprintf(stderr, "closuretrace timeline: cannot write %s: %s\n", path,
+				strerror(errno));
+		return f;
+	}
 	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
 		return NULL;
 	fd = mkstemp(*tmp);
@@ -61,6 +73,8 @@ static int finish_output(FILE *f, const char *path, char *tmp, bool ok)
 	bool written = !ferror(f) && fflush(f) == 0 && (tmp ? fsync(fileno(f)) == 0 : true);
 	int err = errno;
 
+	if (path && !tmp)
+		written = fclose(f) == 0 && written;
 	if (tmp) {
 		written = fclose(f) == 0 && written;
 		if (ok && written && rename(tmp, path))

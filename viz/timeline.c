@@ -247,6 +247,7 @@ static void write_sync(struct tl *t, const struct model_life *l, const struct tl
 
 	if (from > to)
 		return;
+	tlt_thread_used(t->tracks, out_pid(t, l->pid), s->sync.tid);
 	tlo_open(&t->out, 'X', "closure.sync",
 		 unfinished ? "closure_sync (still waiting)" : "closure_sync", out_pid(t, l->pid),
 		 s->sync.tid, from);
@@ -324,6 +325,7 @@ static void write_life(struct tl *t, const struct model_life *l, const struct tl
 	if (tid < 0)
 		tid = 0;
 	snprintf(name, sizeof(name), "%s%s", prefix, kind_name(t, l, kind, sizeof(kind)));
+	tlt_thread_used(t->tracks, pid, tid);
 	tlo_open(&t->out, 'b', cat, name, pid, tid, from);
 	tlo_id(&t->out, s->id);
 	life_args(t, l, end);
@@ -379,7 +381,11 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 	case TRACE_SYNC_END:
 		if (s->syncing && s->selected)
 			write_sync(t, l, s, ev->ts, false);
+		/* The put that woke the sleeper. */
+		if (s->syncing && s->releasing && s->release.tid != ev->tid && s->selected)
+			flow(t, "released", pid, s->release, here);
 		s->syncing = false;
+		s->releasing = false;
 		if (s->selected)
 			child_flows(t, l, s, here);
 		break;
