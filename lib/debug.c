@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "probes.h"
 
+#ifdef CLOSURE_DEBUG
 /* "func+0x1c in ./prog", or the address alone when no symbol covers it; hex always with 0x. */
 static void describe_address(char *buf, size_t size, uintptr_t addr)
 {
@@ -24,6 +25,7 @@ static void describe_address(char *buf, size_t size, uintptr_t addr)
 	else
 		snprintf(buf, size, "0x%lx", (unsigned long)addr);
 }
+#endif
 
 /*
  * A call site as addr2line takes it, "./prog+0x1304" (the address in the object's own virtual
