@@ -314,7 +314,7 @@ err_no_process)
 	;;
 err_no_probes)
 	needs_bpf
-	expect 3 "closuretrace: no closure probes in $(realpath /bin/true) or the libraries it loads; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
+	expect 3 "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
 	sleep 30 &
 	pids+=($!)
 	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!
