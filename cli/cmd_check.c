@@ -172,7 +172,7 @@ static FILE *temp_trace(char *path, size_t len)
 
 /* The trace: --keep-trace's file, or a temporary one removed once read. */
 struct check_out {
-	const char *keep;
+	const char *keep, *sarif;
 	struct trace_out kept;
 	char temp[4096];
 	FILE *f;
@@ -182,6 +182,10 @@ static FILE *open_trace(void *ctx, const char **temp)
 {
 	struct check_out *out = ctx;
 
+	if (out->sarif && trace_out_writable(out->sarif)) {
+		fprintf(stderr, "closuretrace: cannot write %s: %s\n", out->sarif, strerror(errno));
+		return NULL;
+	}
 	if (out->keep)
 		out->f = trace_out_open(&out->kept, out->keep) ? NULL : out->kept.f;
 	else
@@ -362,6 +366,7 @@ int cmd_check(int argc, char **argv)
 			goto out;
 		}
 	out.keep = o.keep_trace;
+	out.sarif = o.sarif;
 	ret = recorder_run(&(struct recorder_opts){.argv = o.argv,
 						   .buffer_size = o.buffer_size,
 						   .timeout_ns = o.timeout_ns,
@@ -394,7 +399,15 @@ int cmd_check(int argc, char **argv)
 		char what[4200];
 
 		snprintf(what, sizeof(what), "%s or the programs it ran", o.argv[0]);
-		ret = run.exit_code > 0 ? run.exit_code : no_probes_error(what);
+		if (run.exit_code <= 0) {
+			ret = no_probes_error(what);
+			goto out;
+		}
+		fprintf(stderr,
+			"closuretrace: %s exited with status %d, and ran no program with closure "
+			"probes: nothing to check\n",
+			o.argv[0], run.exit_code);
+		ret = run.exit_code;
 		goto out;
 	}
 	if (judge(trace_path, &m, &diags)) {

@@ -512,6 +512,17 @@ case_check_killed() {
 
 case_no_probes() {
 	skip_without_bpf
+	run -- /bin/false
+	expect_rc 1
+	[ "$(cat err)" = "closuretrace: /bin/false exited with status 1, and ran no program with closure probes: nothing to check" ] ||
+		fail "a failed command without probes is not said"
+	# --sarif and --keep-trace paths are checked before the command runs.
+	run --sarif "$WORK/none/x.sarif" -- sh -c "touch ran"
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace: cannot write $WORK/none/x.sarif: No such file or directory" ] || fail "--sarif path"
+	run --keep-trace "$WORK/none/t.json" -- sh -c "touch ran"
+	expect_rc 2
+	[ ! -e ran ] || fail "the command ran"
 	run -- true
 	expect_rc 3
 	[ "$(cat err)" = "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" ] ||
