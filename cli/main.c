@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "summarise a trace: closures by kind, lifetimes, leaks"},
 	{"explain", cmd_explain, "the life of one closure, step by step"},
 	{"check", cmd_check, "run a command traced; leaks as compiler-style errors (CI)"},
+	{"timeline", cmd_timeline, "the trace as Chrome/Perfetto trace-event JSON (timeline)"},
 };
 
 static void usage(FILE *out)
