@@ -75,7 +75,7 @@ void closure_debug_create(struct closure *cl)
 	pthread_mutex_unlock(&list_lock);
 }
 
-void closure_debug_destroy(struct closure *cl)
+void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic != CLOSURE_MAGIC_ALIVE)
 		return; /* stack closures are not listed */
@@ -122,7 +122,7 @@ void closure_debug_create(struct closure *cl)
 	cl->magic = CLOSURE_MAGIC_ALIVE;
 }
 
-void closure_debug_destroy(struct closure *cl)
+void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic == CLOSURE_MAGIC_ALIVE)
 		cl->magic = CLOSURE_MAGIC_DEAD;
