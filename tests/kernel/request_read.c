@@ -374,6 +374,9 @@ static CLOSURE_CALLBACK(cached_dev_free)
 
 static CLOSURE_CALLBACK(cached_dev_flush)
 {
+	closure_type(dc, struct cached_dev, cl);
+
+	(void)dc; /* bcache_device_unlink(d), bch_cache_accounting_destroy(&dc->accounting) */
 	continue_at(cl, cached_dev_free, system_wq);
 }
 
