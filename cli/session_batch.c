@@ -12,11 +12,18 @@
 /* A full batch in the ring buffer, with the ring's own 8-byte header. */
 #define BATCH_BYTES_MAX (8 + sizeof(struct ct_batch_event) + CT_BATCH_MAX * CT_BATCH_RECORD_SIZE)
 
+/*
+ * From the ring buffer, the process of a thread as the per-operation path finds it; from the
+ * in-process sink (no BPF), the process that wrote the batch.
+ */
 static void emit(void *ctx, const struct ct_event *e, uint32_t pid)
 {
 	struct session *s = ctx;
 
-	session_event(s, e, s->follow ? pid : 0);
+	if (s->skel)
+		session_emit(s, e);
+	else
+		session_emit_pid(s, e, pid);
 }
 
 int session_batch_init(struct session *s, uint64_t not_before_ns)
@@ -53,7 +60,7 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	const struct ct_batch_event *h = data;
 	struct batch_process *p;
 
-	if (size < sizeof(*h) || h->magic != CT_BATCH_MAGIC)
+	if (size < sizeof(*h) || h->kind != CT_BATCH)
 		return false;
 	if (s->closing || !s->batch || size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
 		return true;

@@ -24,7 +24,7 @@ struct batch_process {
 /* Prepares s for batches (events not before not_before_ns). 0, or -ENOMEM. */
 int session_batch_init(struct session *s, uint64_t not_before_ns);
 
-/* A ring-buffer record: true when it was a batch (and was handled). */
+/* A ring-buffer record of kind CT_BATCH: false when it is not one. */
 bool session_batch_record(struct session *s, const void *data, size_t size);
 
 /* Once per loop: tells waiting processes what was received; writes events out of the window. */

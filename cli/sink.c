@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "record_shared.h"
+#include "recorder.h"
 #include "session.h"
 #include "sink.h"
 #include "trace_writer.h"
@@ -40,7 +41,7 @@ static void take_chunk(struct session *s, const struct closure_sink_chunk *h, co
 		memcpy(&bias, p, 8);
 		memcpy(path, p + 8, len);
 		path[len] = '\0';
-		session_module(s, path, bias);
+		session_on_module(s, path, bias);
 	} else if (h->kind == CLOSURE_SINK_BATCH && h->size >= sizeof(struct closure_sink_batch)) {
 		const struct closure_sink_batch *b = (const void *)p;
 
@@ -100,61 +101,84 @@ static unsigned take_dir(struct session *s, const char *dir, unsigned *abrupt)
 	return files;
 }
 
-static int wait_command(pid_t pid, struct trace_end *end)
+static void wait_command(pid_t pid, struct recorder_result *res)
 {
 	int status;
 
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return -1;
-	end->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	end->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	return 0;
+			return;
+	res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 }
 
-int sink_run(char **argv, const char *exe, FILE *out, struct trace_end *end, bool *probes)
+/* The files of the sink directory into the trace, then its trailer. */
+static void write_trace(struct session *s, const char *dir, struct recorder_result *res)
 {
-	char dir[] = "/tmp/closuretrace-sink.XXXXXX";
-	struct launch child = {.gate = -1};
+	struct trace_end end = {.exit_code = res->exit_code, .signal = res->signal};
 	unsigned abrupt = 0;
-	uint64_t start;
-	struct session s;
 
-	*probes = false;
-	if (!mkdtemp(dir) || session_init(&s, getpid(), out)) {
-		fprintf(stderr, "closuretrace: cannot make the sink directory: %s\n",
-			strerror(errno));
-		return EXIT_ENVIRONMENT;
-	}
-	s.follow = true; /* events name their process */
-	setenv(CLOSURE_SINK_ENV, dir, 1);
-	start = session_now_ns();
-	if (launch_start(&child, (char *)exe, argv)) {
-		fprintf(stderr, "closuretrace: cannot start %s: %s\n", exe, strerror(errno));
-		unsetenv(CLOSURE_SINK_ENV);
-		session_close(&s);
-		rmdir(dir);
-		return EXIT_ENVIRONMENT;
-	}
-	unsetenv(CLOSURE_SINK_ENV);
-	s.start_ns = start;
-	trace_write_header(out, child.pid, exe, argv, start);
-	launch_release(&child);
-	wait_command(child.pid, end);
-	end->duration_ns = session_now_ns() - start;
-	*probes = take_dir(&s, dir, &abrupt) > 0;
-	batch_decoder_flush(s.batch);
-	session_resolve_pending(&s);
-	end->events = s.events;
-	end->lost = s.batch_dropped;
-	end->reason = "exit";
-	if (abrupt && !end->signal)
+	res->probes = take_dir(s, dir, &abrupt) > 0;
+	batch_decoder_flush(s->batch);
+	session_retry_pending(s);
+	res->events = end.events = s->events;
+	res->lost = end.lost = s->batch_dropped;
+	res->end = RECORDER_EXIT;
+	end.duration_ns = res->duration_ns;
+	end.reason = recorder_end_name(res->end);
+	if (abrupt && !res->signal)
 		fprintf(stderr,
 			"closuretrace: warning: %u processes ended without their exit handlers "
 			"(killed, or _exit): their last operations may be missing\n",
 			abrupt);
-	trace_write_end(out, end);
+	trace_write_end(s->out, &end);
+}
+
+int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
+	     struct recorder_result *res)
+{
+	char dir[] = "/tmp/closuretrace-sink.XXXXXX";
+	struct launch child = {.gate = -1, .stdout_to_stderr = o->stdout_to_stderr};
+	const char *temp = NULL;
+	char *exe = launch_resolve(o->argv[0]);
+	uint64_t start;
+	struct session s;
+	int ret = -1;
+
+	*res = (struct recorder_result){.exit_code = -1};
+	if (!exe) {
+		fprintf(stderr, "closuretrace: cannot run %s: %s\n", o->argv[0], strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (!mkdtemp(dir) || session_init(&s, getpid())) {
+		fprintf(stderr, "closuretrace: cannot make the sink directory: %s\n",
+			strerror(errno));
+		free(exe);
+		return EXIT_ENVIRONMENT;
+	}
+	s.follow = true; /* events name their process */
+	s.out = open_out(ctx, &temp);
+	setenv(CLOSURE_SINK_ENV, dir, 1);
+	if (!s.out) {
+		ret = EXIT_USAGE;
+	} else if (launch_start(&child, exe, o->argv)) {
+		fprintf(stderr, "closuretrace: cannot start %s: %s\n", exe, strerror(errno));
+		ret = EXIT_ENVIRONMENT;
+	}
+	unsetenv(CLOSURE_SINK_ENV);
+	if (ret < 0) {
+		start = session_now_ns();
+		s.start_ns = start;
+		res->pid = child.pid;
+		trace_write_header(s.out, child.pid, exe, o->argv, start);
+		launch_release(&child);
+		wait_command(child.pid, res);
+		res->duration_ns = session_now_ns() - start;
+		write_trace(&s, dir, res);
+	}
+	s.out = NULL; /* the caller's */
 	session_close(&s);
 	rmdir(dir);
-	return -1;
+	free(exe);
+	return ret;
 }

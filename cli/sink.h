@@ -10,16 +10,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct trace_end;
+#include "recorder.h"
 
 /* Whether this process may load BPF programs (else: the sink). */
 bool sink_bpf_permitted(void);
 
 /*
- * Runs argv (exe: its resolved path) with the sink and writes the whole trace, header to
- * trailer, to out; end is filled as the trailer says. Returns -1 when the command ran, else an
- * exit status after saying why. *probes: some process of the command wrote to the sink.
+ * recorder_run's way without BPF, for a command (o->argv): runs it with the sink to its end and
+ * writes the whole trace, header to trailer. res->probes: some process of the command wrote to
+ * the sink. -1 when the command ran, else an exit status after saying why.
  */
-int sink_run(char **argv, const char *exe, FILE *out, struct trace_end *end, bool *probes);
+int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
+	     struct recorder_result *res);
 
 #endif

@@ -9,23 +9,15 @@
 
 #include <stdint.h>
 
+#include "closure_probes.h"
+
 #pragma GCC visibility push(hidden)
 
-/* The operation of a record: the probe names of docs/probes.md, in their order. */
+/* The operation of a record: the probe's index in closure_probes.h's list (docs/probes.md). */
 enum {
-	CLOSURE_BATCH_OP_init,
-	CLOSURE_BATCH_OP_get,
-	CLOSURE_BATCH_OP_put,
-	CLOSURE_BATCH_OP_sub,
-	CLOSURE_BATCH_OP_continue_at,
-	CLOSURE_BATCH_OP_run,
-	CLOSURE_BATCH_OP_finish,
-	CLOSURE_BATCH_OP_destructor,
-	CLOSURE_BATCH_OP_wait,
-	CLOSURE_BATCH_OP_wake,
-	CLOSURE_BATCH_OP_sync_begin,
-	CLOSURE_BATCH_OP_sync_end,
-	CLOSURE_BATCH_OP_bug,
+#define CLOSURE_BATCH_OP(name, NAME, a4, a5, a6) CLOSURE_BATCH_OP_##name,
+	CLOSURE_PROBE_LIST(CLOSURE_BATCH_OP)
+#undef CLOSURE_BATCH_OP
 };
 
 /* closure.h's CLOSURE_REMAINING_MASK (lib/probes_unguarded.c checks it): r is count | flags. */
@@ -44,7 +36,11 @@ extern unsigned short closure_batch_semaphore;
 
 #pragma GCC visibility pop
 
+#ifdef CLOSURE_NO_BATCH /* the benchmarks' baseline: the library as it was before batching */
+#define CLOSURE_BATCH_ON() 0
+#else
 #define CLOSURE_BATCH_ON() __builtin_expect(*(volatile unsigned short *)&closure_batch_semaphore, 0)
+#endif
 
 /* Append when batching is on; a statement. */
 #define CLOSURE_BATCH(op, cl, r, ip, x4, x5, x6)                                                   \
