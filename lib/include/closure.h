@@ -160,6 +160,9 @@ struct closure_fn_ref {
 		int: (struct closure_fn_ref){(closure_fn *)(f), 0},                                \
 		long: (struct closure_fn_ref){(closure_fn *)(f), 0})
 #else
+/* C++: overloads instead; pass nullptr, not NULL, for no function. */
+} /* extern "C": overloads are C++ */
+extern "C++" {
 static inline struct closure_fn_ref closure_fn_ref_of(closure_fn *f)
 {
 	return {f, 0};
@@ -172,10 +175,8 @@ static inline struct closure_fn_ref closure_fn_ref_of(decltype(nullptr))
 {
 	return {nullptr, 0};
 }
-static inline struct closure_fn_ref closure_fn_ref_of(long f)
-{
-	return {(closure_fn *)f, 0}; /* NULL, which C++ compilers define as an integer */
-}
+} /* extern "C++" */
+extern "C" {
 #define CLOSURE_FN_REF(f) closure_fn_ref_of(f)
 #endif
 
