@@ -35,7 +35,7 @@ line_of() {
 # What each port prints when its own checks hold.
 case $PORT in
 writeback) WANT='^writeback: 200 extents written back in 2 passes, 1 read error retried$' ;;
-journal) WANT='^journal: [0-9]+ keys from 4 threads in [0-9]+ journal writes$' ;;
+journal) WANT='^journal: [0-9]+ keys from 4 threads in [0-9]+ journal writes, [0-9]+ waits for room$' ;;
 btree_write) WANT='^btree_write: 32 nodes written 4 times, 1 write error, superblocks at seq 2$' ;;
 request_read) WANT='^request_read: 400 reads, [0-9]+ extent hits, [0-9]+ misses, [0-9]+ inserted$' ;;
 bcachefs_journal_read) WANT='^bcachefs_journal_read: 96 jsets from 3 devices; a bad bucket: -EIO, 80 read; 200 transactions put$' ;;
