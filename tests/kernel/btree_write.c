@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bcache btree node writes, superblock writes and the cache set's life, ported to userspace from
- * torvalds/linux as it reads after "closures: CLOSURE_CALLBACK() to fix type punning" (Kent
- * Overstreet, Nov 2023; v6.8 and later):
+ * torvalds/linux in their CLOSURE_CALLBACK form (commit d4e3b928ab48, "closures: CLOSURE_CALLBACK()
+ * to fix type punning", Kent Overstreet, Nov 2023, merged for v6.7; the closure calls read the same
+ * in v6.8-v6.17):
  *   drivers/md/bcache/btree.c: __bch_btree_node_write(), bch_btree_node_write(),
  *     bch_btree_node_write_sync(), do_btree_node_write(), btree_node_write_endio(),
  *     btree_node_write_done(), __btree_node_write_done(), btree_node_write_unlock(), mca_reap();

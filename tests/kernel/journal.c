@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bcache journal writes, ported to userspace from torvalds/linux drivers/md/bcache/journal.c as it
- * reads after "closures: CLOSURE_CALLBACK() to fix type punning" (Kent Overstreet, Nov 2023; v6.8
- * and later): bch_journal(), bch_journal_meta(), journal_wait_for_write(), journal_try_write(),
+ * bcache journal writes, ported to userspace from torvalds/linux drivers/md/bcache/journal.c in its
+ * CLOSURE_CALLBACK form (commit d4e3b928ab48, "closures: CLOSURE_CALLBACK() to fix type punning",
+ * Kent Overstreet, Nov 2023, merged for v6.7; the closure calls read the same in v6.8-v6.17):
+ * bch_journal(), bch_journal_meta(), journal_wait_for_write(), journal_try_write(),
  * journal_write(), journal_write_unlocked(), journal_write_unlock(), journal_write_done(),
  * journal_write_endio(), journal_reclaim(), bch_journal_next(), journal_write_work().
  *

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bcache's read path, ported to userspace from torvalds/linux drivers/md/bcache/request.c as it
- * reads after "closures: CLOSURE_CALLBACK() to fix type punning" (Kent Overstreet, Nov 2023; v6.8
- * and later): search_alloc(), search_free(), bio_complete(), cached_dev_read(), cache_lookup(),
+ * bcache's read path, ported to userspace from torvalds/linux drivers/md/bcache/request.c in its
+ * CLOSURE_CALLBACK form (commit d4e3b928ab48, "closures: CLOSURE_CALLBACK() to fix type punning",
+ * Kent Overstreet, Nov 2023, merged for v6.7; the closure calls read the same in v6.8-v6.17):
+ * search_alloc(), search_free(), bio_complete(), cached_dev_read(), cache_lookup(),
  * cache_lookup_fn(), cached_dev_cache_miss(), bch_cache_read_endio(), request_endio(),
  * backing_request_endio(), cached_dev_read_done_bh(), cached_dev_read_done(),
  * cached_dev_cache_miss_done(), cached_dev_bio_complete(), bch_data_insert(),
@@ -15,7 +16,8 @@
  * closure_call of iop.cl, while the device's closure is held (closure_get(&dc->disk.cl)). The
  * search ends in search_free(), reached by direct calls (cached_dev_bio_complete(&cl->work)),
  * which calls closure_debug_destroy() and frees the search in its own continuation: it never
- * returns. The device's closure is stopped with closure_queue() and frees itself likewise.
+ * returns. The device's closure is stopped with closure_queue() and frees itself likewise (one
+ * deviation, see cached_dev_free()).
  *
  * The btree is a table of 8-sector extents, cached or not; a read covers several extents.
  * Run: request_read [READS]. Checks every read's data against the backing device, that each miss
@@ -368,6 +370,12 @@ static CLOSURE_CALLBACK(cached_dev_free)
 	closure_type(dc, struct cached_dev, cl);
 
 	dev_freed = true;
+	/*
+	 * Not in the kernel: its cached_dev_free() ends in kobject_put(), whose release kfree()s dc
+	 * without closure_debug_destroy(&dc->disk.cl), so with CONFIG_DEBUG_CLOSURES the freed
+	 * closure stays on the debug list (and check would call it leaked). The port destroys it
+	 * as cache_set_free() does its own.
+	 */
 	closure_debug_destroy(&dc->cl);
 	free(dc); /* kobject_put(&dc->disk.kobj) */
 }
