@@ -171,7 +171,7 @@ static void __bch_btree_node_write(struct btree *b, struct closure *parent)
 {
 	/* If caller isn't waiting for write, parent refcount is cache set */
 	down(&b->io_mutex);
-	closure_init(&b->io, parent ?: &b->c->cl);
+	closure_init(&b->io, parent ?: &b->c->cl); /* INIT-IO */
 
 	b->dirty = false;
 
@@ -377,7 +377,7 @@ static struct cache_set *bch_cache_set_alloc(struct block_device *cache, unsigne
 	struct cache_set *c = calloc(1, sizeof(*c));
 
 	kcheck(c, "out of memory");
-	closure_init(&c->cl, NULL);
+	closure_init(&c->cl, NULL); /* INIT-CACHE-SET */
 	set_closure_fn(&c->cl, cache_set_free, system_wq);
 
 	closure_init(&c->caching, &c->cl);
