@@ -418,6 +418,47 @@ static void node_update(struct btree *b, unsigned i, unsigned r)
 	pthread_mutex_unlock(&b->write_lock);
 }
 
+/* Updates: synchronous writes, background writes, and the shrinker reaping nodes. */
+static void update_rounds(struct cache_set *c, struct block_device *cache, unsigned n, unsigned bad)
+{
+	for (unsigned r = 1; r <= 3; r++) {
+		for (unsigned i = 0; i < n; i++)
+			node_update(&c->nodes[i], i, r);
+		if (r == 3)
+			cache->fail_sector = c->nodes[bad].ptr; /* one write error, below */
+		for (unsigned i = 0; i < n; i++) {
+			if (i % 4 == 0)
+				bch_btree_node_write_sync(&c->nodes[i]);
+			else if (i % 4 == 1)
+				btree_node_write_work(&c->nodes[i]);
+			else if (i % 4 == 2)
+				kcheck(mca_reap(&c->nodes[i], false) == -ENOMEM,
+				       "mca_reap reaped a dirty node without flush");
+			else
+				kcheck(mca_reap(&c->nodes[i], true) == 0, "mca_reap(flush) failed");
+		}
+		bio_pool_quiesce();
+		cache->fail_sector = UINT64_MAX;
+	}
+}
+
+/*
+ * Unregister: cache_set_flush writes what is still dirty (every i % 4 == 2). Returns when all that
+ * follows from it has run.
+ */
+static void unregister(struct cache_set *c)
+{
+	bch_cache_set_stop(c);
+	pthread_mutex_lock(&state_lock);
+	while (!flushed)
+		pthread_cond_wait(&state_cond, &state_lock);
+	pthread_mutex_unlock(&state_lock);
+	/* The flush's writes complete in the pool; then c->cl's continuation runs on system_wq. */
+	bio_pool_quiesce();
+	workqueue_destroy(system_wq);
+	bio_pool_stop();
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 32, bad = 5;
@@ -449,26 +490,7 @@ int main(int argc, char **argv)
 	closure_sync(&cl);
 	bcache_write_super(c);
 
-	/* Updates: synchronous writes, background writes, and the shrinker reaping nodes. */
-	for (unsigned r = 1; r <= 3; r++) {
-		for (unsigned i = 0; i < n; i++)
-			node_update(&c->nodes[i], i, r);
-		if (r == 3)
-			cache.fail_sector = c->nodes[bad].ptr; /* one write error, below */
-		for (unsigned i = 0; i < n; i++) {
-			if (i % 4 == 0)
-				bch_btree_node_write_sync(&c->nodes[i]);
-			else if (i % 4 == 1)
-				btree_node_write_work(&c->nodes[i]);
-			else if (i % 4 == 2)
-				kcheck(mca_reap(&c->nodes[i], false) == -ENOMEM,
-				       "mca_reap reaped a dirty node without flush");
-			else
-				kcheck(mca_reap(&c->nodes[i], true) == 0, "mca_reap(flush) failed");
-		}
-		bio_pool_quiesce();
-		cache.fail_sector = UINT64_MAX;
-	}
+	update_rounds(c, &cache, n, bad);
 
 	/* The writeback thread's clean path (no waiter), then its detach path (waits). */
 	bch_write_bdev_super(&dc, NULL);
@@ -480,16 +502,7 @@ int main(int argc, char **argv)
 	c_errors = c->write_errors;
 	bad_io_error = c->nodes[bad].io_error;
 
-	/* Unregister: cache_set_flush writes what is still dirty (every i % 4 == 2). */
-	bch_cache_set_stop(c);
-	pthread_mutex_lock(&state_lock);
-	while (!flushed)
-		pthread_cond_wait(&state_cond, &state_lock);
-	pthread_mutex_unlock(&state_lock);
-	/* The flush's writes complete in the pool; then c->cl's continuation runs on system_wq. */
-	bio_pool_quiesce();
-	workqueue_destroy(system_wq);
-	bio_pool_stop();
+	unregister(c);
 
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char want[NODE_SECTORS * 512];

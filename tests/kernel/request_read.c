@@ -415,6 +415,33 @@ static unsigned char pattern(uint64_t byte)
 	return (unsigned char)(byte * 13 + (byte >> 9) * 7);
 }
 
+/* Every read got the backing device's data, once; the cache holds what it says it holds. */
+static void verify(struct cache_set *c, struct block_device *backing, struct upper_read *reads,
+		   unsigned nreads)
+{
+	struct block_device *cache = c->cache;
+
+	for (unsigned i = 0; i < nreads; i++) {
+		struct upper_read *r = &reads[i];
+
+		kcheck(r->done == 1 && !r->bio.bi_status, "read %u completed %d times, status %d",
+		       i, r->done, r->bio.bi_status);
+		for (unsigned b = 0; b < r->bio.bi_size; b++)
+			kcheck(r->buf[b] == pattern(r->bio.bi_sector * 512 + b),
+			       "read %u: wrong data at byte %u", i, b);
+	}
+	for (uint64_t e = 0; e < NEXTENTS; e++)
+		if (c->ptr[e])
+			kcheck(!memcmp(cache->data + c->ptr[e] * 512,
+				       backing->data + e * EXTENT * 512, EXTENT * 512),
+			       "extent %llu cached wrong", (unsigned long long)e);
+	kcheck(atomic_read(&c->search_inflight) == 0, "%d searches not freed",
+	       atomic_read(&c->search_inflight));
+	kcheck(c->inserts >= 1 && c->inserts <= c->misses, "%lu inserts for %lu misses", c->inserts,
+	       c->misses);
+	kcheck(dev_freed, "the device's closure did not free it");
+}
+
 int main(int argc, char **argv)
 {
 	unsigned nreads = argc > 1 ? (unsigned)atoi(argv[1]) : 400, seed = 1;
@@ -478,26 +505,7 @@ int main(int argc, char **argv)
 	workqueue_destroy(system_wq);
 	bio_pool_stop();
 
-	for (unsigned i = 0; i < nreads; i++) {
-		struct upper_read *r = &reads[i];
-
-		kcheck(r->done == 1 && !r->bio.bi_status, "read %u completed %d times, status %d",
-		       i, r->done, r->bio.bi_status);
-		for (unsigned b = 0; b < r->bio.bi_size; b++)
-			kcheck(r->buf[b] == pattern(r->bio.bi_sector * 512 + b),
-			       "read %u: wrong data at byte %u", i, b);
-	}
-	for (uint64_t e = 0; e < NEXTENTS; e++)
-		if (c.ptr[e])
-			kcheck(!memcmp(cache.data + c.ptr[e] * 512, backing.data + e * EXTENT * 512,
-				       EXTENT * 512),
-			       "extent %llu cached wrong", (unsigned long long)e);
-	kcheck(atomic_read(&c.search_inflight) == 0, "%d searches not freed",
-	       atomic_read(&c.search_inflight));
-	kcheck(c.inserts >= 1 && c.inserts <= c.misses, "%lu inserts for %lu misses", c.inserts,
-	       c.misses);
-	kcheck(dev_freed, "the device's closure did not free it");
-
+	verify(&c, &backing, reads, nreads);
 	printf("request_read: %u reads, %lu extent hits, %lu misses, %lu inserted\n", nreads,
 	       c.hits, c.misses, c.inserts);
 	free(reads);
