@@ -326,5 +326,7 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		fprintf(f, ",\"exit_code\":%d", end->exit_code);
 	if (end->signal > 0)
 		fprintf(f, ",\"signal\":%d", end->signal);
+	if (end->cut_short)
+		fputs(",\"cut_short\":true", f);
 	fputs("}\n", f);
 }

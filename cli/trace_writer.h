@@ -2,6 +2,7 @@
 #ifndef CLOSURETRACE_TRACE_WRITER_H
 #define CLOSURETRACE_TRACE_WRITER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -15,6 +16,7 @@ struct trace_end {
 	const char *reason; /* "exit", "signal" or "duration" */
 	int exit_code;	    /* -1: none */
 	int signal;	    /* 0: none */
+	bool cut_short;	    /* the recorder ended a launched command before it finished */
 };
 
 /*
