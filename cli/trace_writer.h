@@ -19,12 +19,6 @@ struct trace_end {
 	bool cut_short;	    /* the recorder ended a launched command before it finished */
 };
 
-/*
- * Opens path for writing ("-": standard output), close-on-exec. An existing file is first
- * renamed to path.old, as perf does. NULL with errno set on failure.
- */
-FILE *trace_open(const char *path);
-
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
 /* pid: the process of the event's thread, written when not 0 (check follows several). */
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);
