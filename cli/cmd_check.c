@@ -301,6 +301,7 @@ static void keep_stuck(struct check_diags *d)
 			continue;
 		}
 		d->closures -= d->v[i].count;
+		free((char *)d->v[i].closure);
 		free(d->v[i].key);
 	}
 	d->n = kept;
