@@ -17,6 +17,7 @@ struct command {
 #pragma weak cmd_report
 #pragma weak cmd_explain
 #pragma weak cmd_check
+#pragma weak cmd_ps
 
 static const struct command commands[] = {
 	{"record", cmd_record, "trace a running process (-p PID) or a command into a trace file"},
@@ -25,6 +26,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "summarise a trace: closures by kind, lifetimes, leaks"},
 	{"explain", cmd_explain, "the life of one closure, step by step"},
 	{"check", cmd_check, "run a command traced; leaks as compiler-style errors (CI)"},
+	{"ps", cmd_ps, "the live closures of a running or hung process (CLOSURE_DEBUG builds)"},
 };
 
 static void usage(FILE *out)

@@ -36,6 +36,22 @@ void closure_run(struct closure *cl);
 void closure_debug_create(struct closure *cl);
 void closure_debug_destroy(struct closure *cl);
 
+/* The owner sleeps in closure_sync() at ip, then wakes (lists a stack closure meanwhile). */
+#ifdef CLOSURE_DEBUG
+void closure_debug_sync_begin(struct closure *cl, uintptr_t ip);
+void closure_debug_sync_end(struct closure *cl);
+#else
+static inline void closure_debug_sync_begin(struct closure *cl, uintptr_t ip)
+{
+	(void)cl;
+	(void)ip;
+}
+static inline void closure_debug_sync_end(struct closure *cl)
+{
+	(void)cl;
+}
+#endif
+
 #define CLOSURE_MAGIC_DEAD  0xc054deadu
 #define CLOSURE_MAGIC_ALIVE 0xc054a11eu
 #define CLOSURE_MAGIC_STACK 0xc05451ccu

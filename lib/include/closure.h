@@ -146,6 +146,8 @@ struct closure {
 	uintptr_t waiting_on;	/* who called closure_wait() */
 	struct closure *debug_prev, *debug_next;
 	uint32_t magic;
+	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 };
 
 /* Internal entry points behind the inline fast paths; not API. */
