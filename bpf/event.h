@@ -9,26 +9,23 @@
 #include <linux/types.h>
 #endif
 
-/* The probe kinds, in docs/probes.md order; passed to BPF as each attachment's cookie. */
+#include "closure_probes.h"
+
+/*
+ * The probe kinds: the operation probes of the contract (closure_probes.h), in its order, then
+ * the records that are not operations. Passed to BPF as each attachment's cookie.
+ */
+/* clang-format off: the list expansion confuses its indentation */
 enum ct_probe {
-	CT_INIT,
-	CT_GET,
-	CT_PUT,
-	CT_SUB,
-	CT_CONTINUE_AT,
-	CT_RUN,
-	CT_FINISH,
-	CT_DESTRUCTOR,
-	CT_WAIT,
-	CT_WAKE,
-	CT_SYNC_BEGIN,
-	CT_SYNC_END,
-	CT_BUG,
+#define CT_PROBE_ENUM(name, NAME, a4, a5, a6) CT_##NAME,
+	CLOSURE_PROBE_LIST(CT_PROBE_ENUM)
+#undef CT_PROBE_ENUM
 	CT_NR_OPS,	       /* the operation probes above; module below */
 	CT_MODULE = CT_NR_OPS, /* closure:module(path, base) */
 	CT_LOADER,	       /* the dynamic loader changed the process's objects */
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 };
+/* clang-format on */
 
 /*
  * One operation probe hit: 56 bytes, so that with the ring buffer's 8-byte header each event is

@@ -153,12 +153,15 @@ int session_load(struct session *s, size_t buffer_size)
 	return s->rb ? 0 : -errno;
 }
 
-/* The probe names of docs/probes.md, indexed by enum ct_probe. */
+/* The probe names of the contract (closure_probes.h), indexed by enum ct_probe. */
 static int probe_kind(const char *name)
 {
-	static const char *const names[] = {
-		"init",	      "get",  "put",  "sub",	    "continue_at", "run", "finish",
-		"destructor", "wait", "wake", "sync_begin", "sync_end",	   "bug", "module"};
+	static const char *const names[CT_NR_OPS + 1] = {
+#define PROBE_NAME(name, NAME, a4, a5, a6) [CT_##NAME] = #name,
+		CLOSURE_PROBE_LIST(PROBE_NAME)
+#undef PROBE_NAME
+			[CT_MODULE] = "module",
+	};
 
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (!strcmp(names[i], name))

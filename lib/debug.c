@@ -150,7 +150,7 @@ void closure_debug_sync_end(struct closure *cl)
 	pthread_mutex_unlock(&list_lock);
 }
 
-void closure_debug_destroy(struct closure *cl)
+void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic != CLOSURE_MAGIC_ALIVE)
 		return; /* stack closures are not listed */
@@ -202,7 +202,7 @@ void closure_debug_create(struct closure *cl)
 	cl->magic = CLOSURE_MAGIC_ALIVE;
 }
 
-void closure_debug_destroy(struct closure *cl)
+void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic == CLOSURE_MAGIC_ALIVE)
 		cl->magic = CLOSURE_MAGIC_DEAD;

@@ -624,6 +624,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 	case TRACE_BUG:
 		snprintf(l->bug, sizeof(l->bug), "%s", ev->bug[0] ? ev->bug : "bug");
 		break;
+	case TRACE_DESTROY: /* closure_debug_destroy: the verdict's concern, not the model's yet */
 	case TRACE_NR_OPS:
 		break;
 	}

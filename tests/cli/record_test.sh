@@ -119,7 +119,7 @@ list_lines() {
 }
 expected_lib_lines() {
 	local lib=$1
-	for p in init get put sub continue_at run finish destructor wait wake sync_begin sync_end bug module; do
+	for p in init get put sub continue_at run finish destructor wait wake sync_begin sync_end bug destroy module; do
 		echo "usdt:$lib:closure:$p"
 	done
 }
