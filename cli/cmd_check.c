@@ -17,15 +17,15 @@
 #include <unistd.h>
 
 #include "check_diag.h"
-#include "check_guard.h"
-#include "check_run.h"
 #include "check_sarif.h"
 #include "check_supp.h"
 #include "commands.h"
 #include "leaks.h"
 #include "model.h"
 #include "record_shared.h"
+#include "recorder.h"
 #include "trace_reader.h"
+#include "trace_out.h"
 #include "trace_writer.h"
 
 #define DEFAULT_BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 700k events */
@@ -67,13 +67,6 @@ static void usage(FILE *out)
 		"3 BPF refused or no closure probes.\n");
 }
 
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "closuretrace check: %s%s%s; see 'closuretrace check --help'\n", msg,
-		arg ? ": " : "", arg ? arg : "");
-	return EXIT_USAGE;
-}
-
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
@@ -104,7 +97,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		case OPT_EXITCODE:
 			v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 255)
-				return usage_error("--error-exitcode needs a number from 0 to 255",
+				return usage_error("check",
+						   "--error-exitcode needs a number from 0 to 255",
 						   optarg);
 			o->error_exitcode = (int)v;
 			break;
@@ -116,7 +110,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_KEEP:
 			if (!strcmp(optarg, "-")) /* standard output is the command's */
-				return usage_error("--keep-trace needs a file", optarg);
+				return usage_error("check", "--keep-trace needs a file", optarg);
 			o->keep_trace = optarg;
 			break;
 		case OPT_LOST:
@@ -125,6 +119,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		case 'b':
 			if (parse_size(optarg, &o->buffer_size))
 				return usage_error(
+					"check",
 					"--buffer-size must be a power of two from 4K to 2G",
 					optarg);
 			break;
@@ -132,14 +127,15 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return usage_error(optopt ? "an option is missing its argument"
+			return usage_error("check",
+					   optopt ? "an option is missing its argument"
 						  : "unknown option",
 					   argv[optind - 1]);
 		}
 	}
 	if (optind == argc)
-		return usage_error("give the command to check: closuretrace check -- COMMAND",
-				   NULL);
+		return usage_error(
+			"check", "give the command to check: closuretrace check -- COMMAND", NULL);
 	o->argv = argv + optind;
 	return -1;
 }
@@ -161,6 +157,31 @@ static FILE *temp_trace(char *path, size_t len)
 		unlink(path);
 	}
 	return f;
+}
+
+/* The trace: --keep-trace's file, or a temporary one removed once read. */
+struct check_out {
+	const char *keep;
+	struct trace_out kept;
+	char temp[4096];
+	FILE *f;
+};
+
+static FILE *open_trace(void *ctx, const char **temp)
+{
+	struct check_out *out = ctx;
+
+	if (out->keep)
+		out->f = trace_out_open(&out->kept, out->keep) ? NULL : out->kept.f;
+	else
+		out->f = temp_trace(out->temp, sizeof(out->temp));
+	*temp = out->keep ? out->kept.temp : out->temp;
+	if (!out->f) {
+		out->temp[0] = '\0';
+		fprintf(stderr, "closuretrace: cannot write the trace %s: %s\n",
+			out->keep ? out->keep : "in $TMPDIR", strerror(errno));
+	}
+	return out->f;
 }
 
 /*
@@ -231,7 +252,7 @@ static int judge(const char *path, struct model **m, struct check_diags *d)
 	return check_diags_collect(*m, d);
 }
 
-static void summary(const struct check_diags *d, const struct check_run *r, size_t shown)
+static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown)
 {
 	unsigned long closures = d->closures - d->suppressed_closures;
 
@@ -252,7 +273,7 @@ static void summary(const struct check_diags *d, const struct check_run *r, size
 }
 
 /* The exit status once the diagnostics are out: the command's failure first. */
-static int verdict(const struct check_options *o, const struct check_run *r, size_t shown)
+static int verdict(const struct check_options *o, const struct recorder_result *r, size_t shown)
 {
 	if (r->lost && o->allow_lost)
 		fprintf(stderr,
@@ -275,13 +296,12 @@ int cmd_check(int argc, char **argv)
 	struct check_options o;
 	struct check_supp supp = {0};
 	struct check_diags diags = {0};
-	struct check_run run;
+	struct recorder_result run;
 	struct model *m = NULL;
-	char temp[4096] = "";
+	struct check_out out = {0};
 	const char *trace_path;
 	size_t shown = 0;
-	FILE *out;
-	int guard, ret = parse_options(argc, argv, &o);
+	int ret = parse_options(argc, argv, &o);
 
 	if (ret >= 0) {
 		free(o.suppressions);
@@ -292,18 +312,17 @@ int cmd_check(int argc, char **argv)
 			ret = EXIT_USAGE;
 			goto out;
 		}
-	out = o.keep_trace ? trace_open(o.keep_trace) : temp_trace(temp, sizeof(temp));
-	trace_path = o.keep_trace ? o.keep_trace : temp;
-	if (!out) {
-		fprintf(stderr, "closuretrace: cannot write the trace %s: %s\n", trace_path,
-			strerror(errno));
-		ret = o.keep_trace ? EXIT_USAGE : EXIT_ENVIRONMENT;
-		goto out;
-	}
-	guard = check_guard_start(temp);
-	ret = check_run(o.argv, o.buffer_size, out, &run);
-	check_guard_release(guard); /* every process of the command was let go */
-	if (fclose(out) && ret < 0) {
+	out.keep = o.keep_trace;
+	ret = recorder_run(&(struct recorder_opts){.argv = o.argv,
+						   .buffer_size = o.buffer_size,
+						   .quiet = true},
+			   open_trace, &out, &run);
+	trace_path = o.keep_trace ? o.keep_trace : out.temp;
+	if (ret >= 0 && !o.keep_trace && out.f)
+		fclose(out.f);
+	if (ret >= 0)
+		trace_out_abort(&out.kept); /* refused: --keep-trace's file is left as it was */
+	else if (o.keep_trace ? trace_out_commit(&out.kept, true) : fclose(out.f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,
 			strerror(errno));
 		ret = EXIT_ENVIRONMENT;
@@ -349,7 +368,8 @@ out:
 	model_free(m);
 	check_supp_free(&supp);
 	free(o.suppressions);
-	if (temp[0])
-		unlink(temp);
+	if (out.temp[0])
+		unlink(out.temp);
+	trace_out_abort(&out.kept);
 	return ret;
 }

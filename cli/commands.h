@@ -2,7 +2,7 @@
 #ifndef CLOSURETRACE_COMMANDS_H
 #define CLOSURETRACE_COMMANDS_H
 
-/* Exit statuses (DESIGN.md): the same for every command. */
+/* Exit statuses: the same for every command (each man page's EXIT STATUS). */
 enum {
 	EXIT_OK = 0,
 	EXIT_LEAKS = 1,	      /* check: leaks found */

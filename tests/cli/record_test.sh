@@ -151,6 +151,31 @@ counts_perf_attach) CLOSURETRACE_ATTACH=perf counts_case "$workload" ;;
 sym_lines) syms_case "$workload" ;;
 sym_lines_O0) syms_case "$wdir/ct_workload_O0" ;;
 sym_lines_static) syms_case "$wdir/ct_workload_static" ;;
+follow_exec)
+	# record -- sh -c PROG: the shell has no probes; PROG, which it runs, is recorded whole,
+	# and every event names its process.
+	needs_bpf
+	"$ct" record -o t.json -- sh -c "$workload counts 1000" >expected.txt 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	$check counts t.json >got.txt
+	diff -u expected.txt got.txt || fail "counts differ from the workload's own"
+	grep -qx "exit_code=0" end.txt || fail "exit code: $(cat end.txt)"
+	$check syms t.json "$src/ct_workload.c" "$(realpath "$workload")" || fail "call sites"
+	grep '"type":"event"' t.json | grep -vc '"pid":[1-9]' >nopid.txt
+	[ "$(cat nopid.txt)" = 0 ] || fail "$(cat nopid.txt) events without their process"
+	# Two runs, one after the other: two processes, twice the counts.
+	"$ct" record -o t2.json -- sh -c "$workload counts 10; $workload counts 10" >/dev/null 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	n=$(grep -o '"type":"event".*"pid":[0-9]*' t2.json | grep -o '"pid":[0-9]*$' | sort -u | wc -l)
+	[ "$n" = 2 ] || fail "$n processes in the trace, not 2"
+	{ "$workload" counts 10; "$workload" counts 10; } |
+		awk '{n[$1] += $2; if (!($1 in o)) o[$1] = NR} END {for (k in n) print o[k], k, n[k]}' |
+		sort -n | cut -d' ' -f2- >expected2.txt
+	$check counts t2.json >got2.txt
+	diff -u expected2.txt got2.txt || fail "two runs: counts differ"
+	echo "ok: $(paste -sd' ' got.txt)"
+	;;
 short_lived)
 	# One round and exit: its maps are gone before the recorder reads the ring buffer, so
 	# the objects come from the module probe; every site must still resolve.
@@ -314,7 +339,7 @@ err_no_process)
 	;;
 err_no_probes)
 	needs_bpf
-	expect 3 "closuretrace: no closure probes in $(realpath /bin/true) or the libraries it loads; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
+	expect 3 "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
 	sleep 30 &
 	pids+=($!)
 	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!
