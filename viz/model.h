@@ -138,6 +138,12 @@ void model_watch(struct model *m, uint64_t addr);
 /* The sink that feeds the model from trace_read(); ctx is the model. */
 extern const struct trace_sink model_sink;
 
+/*
+ * A live view (top): apply the events held in the reorder window that are older than before_ts,
+ * which later events can no longer precede.
+ */
+void model_flush(struct model *m, int64_t before_ts);
+
 /* After the last event: drain the reorder window, settle stack closures. */
 void model_end(struct model *m);
 
