@@ -24,26 +24,36 @@
 #endif
 
 /* Events this much older than the newest are applied: none can still arrive before them. */
-#define FLUSH_LAG_NS 100000000LL
+#define FLUSH_LAG_NS 250000000LL
 
-/* One row: the closures initialised at one call site (0: those created before top started). */
+/*
+ * One row: the closures initialised on one source line (the compiler may put one line's call at
+ * several addresses); the row without a label holds those created before top started.
+ */
 struct site_row {
-	uint64_t init_ip;
-	bool stack; /* closure_init_stack: left out (a stack closure may never finish) */
+	char label[256]; /* "file:line (func)"; "" for the closures created before top started */
+	bool stack;	 /* closure_init_stack: left out (a stack closure may never finish) */
 	uint64_t created, created_prev;
 	uint64_t finished, finished_prev;
 	uint64_t in_flight, suspects;
 	int64_t oldest_ts; /* start of its oldest closure in flight; INT64_MAX: none */
 	double new_rate, done_rate;
 	const struct model_kind *kind; /* its kind with the most finished closures */
-	unsigned nkinds;	       /* kinds (continuations) of the site with finished ones */
+	uint64_t p50, p99;	       /* that kind's lifetimes */
+	unsigned nkinds;	       /* kinds (continuations) of the row with finished ones */
 	uint64_t live_fn; /* without a finished kind: a continuation of one in flight */
-	char label[256];  /* "file:line (func)", once resolved */
 };
 
-/* A kind's lifetimes, taken once per frame. */
+/* An init site's row: open addressing on the address. */
+struct ip_row {
+	uint64_t ip;
+	struct site_row *row;
+};
+
+/* A kind's lifetimes, taken once per frame, with its row. */
 struct kind_stat {
 	const struct model_kind *k;
+	const struct site_row *row;
 	uint64_t p50, p99;
 };
 
@@ -56,12 +66,17 @@ struct top_view {
 	struct objects objs;
 	struct symbols *syms;
 	bool rescanned; /* the maps were read again this frame */
-	struct site_row *rows;
+	struct site_row **rows;
 	size_t nrows, caprows;
+	struct ip_row *ips;
+	size_t nips, capips;
 	struct kind_stat *kinds;
 	size_t nkinds, capkinds;
-	uint64_t in_flight, suspects, frames;
+	uint64_t in_flight, suspects;
+	int64_t horizon; /* the model is complete up to here (ns since start) */
 };
+
+static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size);
 
 struct top_view *top_view_new(pid_t pid, uint64_t start_ns)
 {
@@ -93,7 +108,10 @@ void top_view_free(struct top_view *v)
 		model_free(v->model);
 	symbols_free(v->syms);
 	objects_free(&v->objs);
+	for (size_t i = 0; i < v->nrows; i++)
+		free(v->rows[i]);
 	free(v->rows);
+	free(v->ips);
 	free(v->kinds);
 	free(v);
 }
@@ -103,23 +121,69 @@ void top_view_begin(struct top_view *v, uint64_t now_ns)
 	v->start_ns = v->last_ns = v->now_ns = now_ns;
 }
 
-static struct site_row *row_of(struct top_view *v, uint64_t init_ip)
+/* The row of a label, made when new. */
+static struct site_row *row_named(struct top_view *v, const char *label)
 {
+	struct site_row *r;
+
 	for (size_t i = 0; i < v->nrows; i++)
-		if (v->rows[i].init_ip == init_ip)
-			return &v->rows[i];
+		if (!strcmp(v->rows[i]->label, label))
+			return v->rows[i];
 	if (v->nrows == v->caprows) {
 		size_t cap = v->caprows ? 2 * v->caprows : 32;
-		struct site_row *r = realloc(v->rows, cap * sizeof(*r));
+		struct site_row **rows = realloc(v->rows, cap * sizeof(*rows));
 
-		if (!r)
+		if (!rows)
 			return NULL;
-		v->rows = r;
+		v->rows = rows;
 		v->caprows = cap;
 	}
-	memset(&v->rows[v->nrows], 0, sizeof(v->rows[0]));
-	v->rows[v->nrows].init_ip = init_ip;
-	return &v->rows[v->nrows++];
+	if (!(r = calloc(1, sizeof(*r))))
+		return NULL;
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	r->oldest_ts = INT64_MAX;
+	return v->rows[v->nrows++] = r;
+}
+
+static int ips_grow(struct top_view *v)
+{
+	size_t cap = v->capips ? 2 * v->capips : 64, i;
+	struct ip_row *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -1;
+	for (size_t k = 0; k < v->capips; k++) {
+		if (!v->ips[k].row)
+			continue;
+		for (i = v->ips[k].ip % cap; t[i].row; i = (i + 1) % cap)
+			;
+		t[i] = v->ips[k];
+	}
+	free(v->ips);
+	v->ips = t;
+	v->capips = cap;
+	return 0;
+}
+
+/* The row of an init site (0: created before top started), its label resolved once. */
+static struct site_row *row_of(struct top_view *v, uint64_t ip)
+{
+	char label[256] = "";
+	struct site_row *r;
+	size_t i;
+
+	if (2 * (v->nips + 1) > v->capips && ips_grow(v))
+		return NULL;
+	for (i = ip % v->capips; v->ips[i].row; i = (i + 1) % v->capips)
+		if (v->ips[i].ip == ip)
+			return v->ips[i].row;
+	if (ip)
+		site_label(v, ip, label, sizeof(label));
+	if (!(r = row_named(v, label)))
+		return NULL;
+	v->ips[i] = (struct ip_row){ip, r};
+	v->nips++;
+	return r;
 }
 
 /* The trace event the model reads, from the recorder's record (as the trace writer writes it). */
@@ -200,87 +264,112 @@ void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid)
 	model_sink.event(v->model, &t);
 }
 
+/* By row, then continuation, then most finished first: a lookup finds a kind's best peer. */
 static int kind_cmp(const void *a, const void *b)
 {
-	const struct model_kind *x = ((const struct kind_stat *)a)->k;
-	const struct model_kind *y = ((const struct kind_stat *)b)->k;
+	const struct kind_stat *x = a, *y = b;
 
-	if (x->init_ip != y->init_ip)
-		return x->init_ip < y->init_ip ? -1 : 1;
-	return x->fn < y->fn ? -1 : x->fn > y->fn;
+	if (x->row != y->row)
+		return (uintptr_t)x->row < (uintptr_t)y->row ? -1 : 1;
+	if (x->k->fn != y->k->fn)
+		return x->k->fn < y->k->fn ? -1 : 1;
+	return x->k->finished > y->k->finished ? -1 : x->k->finished < y->k->finished;
 }
 
-static const struct kind_stat *kind_find(const struct top_view *v, uint64_t init_ip, uint64_t fn)
+/* The kind of row with continuation fn that has the most finished closures, or NULL. */
+static const struct kind_stat *kind_find(const struct top_view *v, const struct site_row *row,
+					 uint64_t fn)
 {
-	struct model_kind key = {.init_ip = init_ip, .fn = fn};
-	struct kind_stat k = {.k = &key};
+	size_t lo = 0, hi = v->nkinds;
 
-	return bsearch(&k, v->kinds, v->nkinds, sizeof(k), kind_cmp);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct kind_stat *k = &v->kinds[mid];
+
+		if ((uintptr_t)k->row < (uintptr_t)row || (k->row == row && k->k->fn < fn))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->nkinds && v->kinds[lo].row == row && v->kinds[lo].k->fn == fn ? &v->kinds[lo]
+										     : NULL;
 }
 
-/* The kinds with their percentiles, sorted for kind_find; each site's finished count. */
+/* The kinds with their percentiles and rows, sorted for kind_find; each row's finished count. */
 static void take_kinds(struct top_view *v)
 {
 	v->nkinds = 0;
 	for (const struct model_kind *k = model_kinds(v->model); k; k = k->next) {
+		struct kind_stat *s;
 		struct site_row *r;
 
+		if (!k->finished || !(r = row_of(v, k->init_ip)))
+			continue;
 		if (v->nkinds == v->capkinds) {
 			size_t cap = v->capkinds ? 2 * v->capkinds : 32;
-			struct kind_stat *s = realloc(v->kinds, cap * sizeof(*s));
 
-			if (!s)
+			if (!(s = realloc(v->kinds, cap * sizeof(*s))))
 				break;
 			v->kinds = s;
 			v->capkinds = cap;
 		}
-		v->kinds[v->nkinds++] = (struct kind_stat){k, model_kind_percentile(k, 50),
-							   model_kind_percentile(k, 99)};
-		if (!k->finished || !(r = row_of(v, k->init_ip)))
-			continue;
+		s = &v->kinds[v->nkinds++];
+		*s = (struct kind_stat){k, r, model_kind_percentile(k, 50),
+					model_kind_percentile(k, 99)};
 		r->finished += k->finished;
 		r->nkinds++;
-		if (!r->kind || k->finished > r->kind->finished)
+		if (!r->kind || k->finished > r->kind->finished) {
 			r->kind = k;
+			r->p50 = s->p50;
+			r->p99 = s->p99;
+		}
 	}
 	qsort(v->kinds, v->nkinds, sizeof(*v->kinds), kind_cmp);
 }
 
 /* A closure in flight far longer than the finished closures of its kind (the verdicts' rule). */
-static bool is_suspect(const struct top_view *v, const struct model_life *l, uint64_t age)
+static bool is_suspect(const struct top_view *v, const struct model_life *l,
+		       const struct site_row *r, uint64_t age)
 {
 	const struct kind_stat *s;
 
 	if (l->before_recording || !l->init_ip)
 		return false;
-	s = kind_find(v, l->init_ip, l->first_fn);
+	s = kind_find(v, r, l->first_fn);
 	return s && s->k->finished >= LEAKS_SUSPECT_MIN_FINISHED &&
 	       age > LEAKS_SUSPECT_P99 * s->p99 && age > LEAKS_SUSPECT_MAX * s->k->max_ns;
 }
 
 static int row_cmp(const void *a, const void *b)
 {
-	const struct site_row *x = a, *y = b;
+	const struct site_row *x = *(struct site_row *const *)a, *y = *(struct site_row *const *)b;
 
 	if (x->in_flight != y->in_flight)
 		return x->in_flight > y->in_flight ? -1 : 1;
 	if (x->created != y->created)
 		return x->created > y->created ? -1 : 1;
-	return x->init_ip < y->init_ip ? -1 : x->init_ip > y->init_ip;
+	return strcmp(x->label, y->label);
 }
 
 void top_view_update(struct top_view *v, uint64_t now_ns)
 {
 	double secs = (double)(now_ns - v->last_ns) / 1e9;
-	int64_t now = (int64_t)(now_ns - v->start_ns);
+	/*
+	 * The model is complete up to the horizon: a closure's age is taken there, or one that
+	 * finished in the last FLUSH_LAG_NS would look that much older than it is.
+	 */
+	int64_t now = (int64_t)(now_ns - v->start_ns) - FLUSH_LAG_NS;
 
-	model_flush(v->model, now - FLUSH_LAG_NS);
+	model_flush(v->model, now);
+	v->horizon = now;
+	v->rescanned = false;
 	for (size_t i = 0; i < v->nrows; i++) {
-		v->rows[i].finished = v->rows[i].in_flight = v->rows[i].suspects = 0;
-		v->rows[i].oldest_ts = INT64_MAX;
-		v->rows[i].kind = NULL;
-		v->rows[i].nkinds = 0;
-		v->rows[i].live_fn = 0;
+		struct site_row *r = v->rows[i];
+
+		r->finished = r->in_flight = r->suspects = r->live_fn = 0;
+		r->oldest_ts = INT64_MAX;
+		r->kind = NULL;
+		r->nkinds = 0;
 	}
 	take_kinds(v);
 	v->in_flight = v->suspects = 0;
@@ -298,13 +387,13 @@ void top_view_update(struct top_view *v, uint64_t now_ns)
 			r->oldest_ts = l->start_ts;
 		if (!r->live_fn)
 			r->live_fn = l->first_fn;
-		if (is_suspect(v, l, age)) {
+		if (is_suspect(v, l, r, age)) {
 			r->suspects++;
 			v->suspects++;
 		}
 	}
 	for (size_t i = 0; i < v->nrows; i++) {
-		struct site_row *r = &v->rows[i];
+		struct site_row *r = v->rows[i];
 
 		r->new_rate = secs > 0 ? (double)(r->created - r->created_prev) / secs : 0;
 		r->done_rate = secs > 0 && r->finished >= r->finished_prev
@@ -317,8 +406,6 @@ void top_view_update(struct top_view *v, uint64_t now_ns)
 	v->events_prev = v->events;
 	qsort(v->rows, v->nrows, sizeof(*v->rows), row_cmp);
 	v->last_ns = v->now_ns = now_ns;
-	v->rescanned = false;
-	v->frames++;
 }
 
 /* "850ns", "3.1us", "12ms", "1.2s", "3m05s": at most 6 characters. */
@@ -393,36 +480,39 @@ static void put_line(FILE *out, int cols, const char *line)
 	fprintf(out, "%.*s\n", cols > 0 && len > cols ? cols : len, line);
 }
 
-static void print_row(struct top_view *v, FILE *out, int cols, struct site_row *r)
+static void print_row(struct top_view *v, FILE *out, int cols, const struct site_row *r)
 {
 	char line[1024], oldest[16], p50[16], p99[16], kind[300];
 	int64_t now = (int64_t)(v->now_ns - v->start_ns);
+	bool before = !r->label[0];
 
-	if (r->init_ip && !r->label[0])
-		site_label(v, r->init_ip, r->label, sizeof(r->label));
 	kind_text(v, r, kind, sizeof(kind));
 	if (r->oldest_ts == INT64_MAX)
 		snprintf(oldest, sizeof(oldest), "-");
-	else if (!r->init_ip)
+	else if (before)
 		/* created before top started: at least this old */
 		snprintf(oldest, sizeof(oldest), ">%s",
 			 fmt_dur(p50, sizeof(p50), (uint64_t)(now > 0 ? now : 0)));
 	else
-		fmt_dur(oldest, sizeof(oldest), (uint64_t)(now - r->oldest_ts));
+		fmt_dur(oldest, sizeof(oldest),
+			(uint64_t)(v->horizon > r->oldest_ts ? v->horizon - r->oldest_ts : 0));
 	/* Lives seen only after they began have no true lifetime: none is shown for them. */
-	if (r->init_ip && r->kind && r->kind->finished) {
-		const struct kind_stat *s = kind_find(v, r->kind->init_ip, r->kind->fn);
-
-		fmt_dur(p50, sizeof(p50), s ? s->p50 : 0);
-		fmt_dur(p99, sizeof(p99), s ? s->p99 : 0);
+	if (!before && r->kind) {
+		fmt_dur(p50, sizeof(p50), r->p50);
+		fmt_dur(p99, sizeof(p99), r->p99);
 	} else {
 		snprintf(p50, sizeof(p50), "-");
 		snprintf(p99, sizeof(p99), "-");
 	}
 	snprintf(line, sizeof(line), "%c%9" PRIu64 " %8.0f %8.0f %7s %7s %7s %5" PRIu64 "  %s%s",
 		 r->suspects ? '!' : ' ', r->in_flight, r->new_rate, r->done_rate, oldest, p50, p99,
-		 r->suspects, r->init_ip ? r->label : "(created before top started)", kind);
+		 r->suspects, before ? "(created before top started)" : r->label, kind);
 	put_line(out, cols, line);
+}
+
+static bool row_shown(const struct site_row *r)
+{
+	return !r->stack && (r->in_flight || r->created || r->finished);
 }
 
 void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
@@ -433,12 +523,11 @@ void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 	int budget = rows > 0 ? rows - 4 : -1;
 
 	for (size_t i = 0; i < v->nrows; i++) {
-		if (v->rows[i].stack ||
-		    (!v->rows[i].in_flight && !v->rows[i].created && !v->rows[i].finished))
+		if (!row_shown(v->rows[i]))
 			continue;
 		kinds++;
-		created += v->rows[i].new_rate;
-		finished += v->rows[i].done_rate;
+		created += v->rows[i]->new_rate;
+		finished += v->rows[i]->done_rate;
 	}
 	snprintf(line, sizeof(line),
 		 "closuretrace top - pid %d, %s, %" PRIu64 " events (%.0f/s), %zu kind%s",
@@ -454,11 +543,9 @@ void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 		 " IN FLIGHT    NEW/s   DONE/s  OLDEST     P50     P99  SUSP  KIND (init site -> "
 		 "continuation)");
 	for (size_t i = 0; i < v->nrows && (budget < 0 || (int)shown < budget); i++) {
-		struct site_row *r = &v->rows[i];
-
-		if (r->stack || (!r->in_flight && !r->created && !r->finished))
+		if (!row_shown(v->rows[i]))
 			continue;
-		print_row(v, out, cols, r);
+		print_row(v, out, cols, v->rows[i]);
 		shown++;
 	}
 	if (v->suspects && (budget < 0 || (int)shown < budget)) {

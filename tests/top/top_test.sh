@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # closuretrace top against a running blockio, for real (root, BPF). One case per invocation:
-#   top_test.sh CASE CLOSURETRACE BLOCKIO SOURCE_DIR
+#   top_test.sh CASE CLOSURETRACE BLOCKIO SOURCE_DIR LEAKY
 # Each case prints what it checks and exits 0 (pass) or 1 (fail).
 set -uo pipefail
-case_name=$1 ct=$2 blockio=$3 src=$4
+case_name=$1 ct=$2 blockio=$3 src=$4 leaky=$5
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
 cd "$tmp" || exit 1
@@ -124,6 +124,34 @@ batch)
 	kill -0 "$bpid" || fail "blockio is gone"
 	echo "ok: 2 frames naming blockio's kinds, sorted by closures in flight"
 	cat out.txt
+	;;
+suspect)
+	# One closure of a kind that otherwise lives microseconds keeps a reference: once it has
+	# lived over 10x their p99 and 2x their max, it is the one suspect, marked, on its row.
+	"$leaky" >leaky.txt &
+	lpid=$!
+	pids+=("$lpid")
+	"$ct" top -b -n 4 -p "$lpid" >out.txt 2>err.txt &
+	tpid=$!
+	for _ in $(seq 1 500); do
+		grep -q '^closuretrace top' out.txt && break
+		sleep 0.02
+	done
+	grep -q '^closuretrace top' out.txt || fail "no first frame: $(cat err.txt)"
+	kill -USR1 "$lpid"
+	wait "$tpid" || fail "top exited $?: $(cat err.txt)"
+	grep -qx leaked leaky.txt || fail "no leak made: $(cat leaky.txt)"
+	init=$(grep -n 'L_INIT' "$src/tests/top/top_leaky.c" | cut -d: -f1)
+	last=$(awk '/^closuretrace top/ { f = "" } { f = f $0 "\n" } END { printf "%s", f }' out.txt)
+	printf '%b' "$last" >last.txt
+	grep -qx 'in flight 1, created [0-9]*/s, finished [0-9]*/s, suspects 1' last.txt ||
+		fail "last frame: $(cat last.txt)"
+	grep -qE "^! +1 +[0-9]+ +[0-9]+ +[0-9.]+(ms|s) +[^ ]+ +[^ ]+ +1  top_leaky\.c:$init \(main\) -> \(return\)$" last.txt ||
+		fail "no suspect row for top_leaky.c:$init: $(cat last.txt)"
+	grep -qx '! suspects: in flight over 10x the p99 and 2x the max lifetime of 20 or more finished closures of their kind' last.txt ||
+		fail "no rule line: $(cat last.txt)"
+	echo "ok: the leaked closure is the one suspect, marked on its kind's row"
+	cat last.txt
 	;;
 interactive_q)
 	start_blockio
