@@ -8,6 +8,7 @@ enum {
 	EXIT_LEAKS = 1,	      /* check: leaks found */
 	EXIT_USAGE = 2,	      /* bad usage or bad input, with a message naming the file and line */
 	EXIT_ENVIRONMENT = 3, /* no permission, no such process, no probes: with what to do */
+	EXIT_TIMEOUT = 124,   /* check --timeout ended the command (as timeout(1)) */
 };
 
 int cmd_record(int argc, char **argv);
@@ -18,5 +19,6 @@ int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 #endif

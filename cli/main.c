@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"check", cmd_check, "run a command traced; leaks as compiler-style errors (CI)"},
 	{"top", cmd_top, "a live view of a running process: closures in flight by kind"},
 	{"ps", cmd_ps, "the live closures of a running or hung process (CLOSURE_DEBUG builds)"},
+	{"timeline", cmd_timeline, "the trace as Chrome/Perfetto trace-event JSON (timeline)"},
 };
 
 static void usage(FILE *out)

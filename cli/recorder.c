@@ -63,6 +63,50 @@ static int no_process(pid_t pid)
 	return EXIT_ENVIRONMENT;
 }
 
+/* State and flags of /proc/PID/stat ('?' and 0 when unreadable). */
+static char process_state(pid_t pid, unsigned long *flags)
+{
+	char path[64], buf[1024], *p, state = '?';
+	FILE *f;
+
+	*flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return state;
+	/* After the command name's closing parenthesis: state, then 5 numbers, then flags. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags);
+	fclose(f);
+	return state;
+}
+
+#define PF_KTHREAD 0x00200000ul /* linux/sched.h */
+
+/* A process whose executable or maps cannot be read: say why, as it is. */
+static int no_user_code(pid_t pid)
+{
+	unsigned long flags;
+	char state = process_state(pid, &flags);
+
+	if (state == 'Z')
+		fprintf(stderr,
+			"closuretrace: process %d has exited (a zombie its parent has not reaped): "
+			"nothing to record\n",
+			(int)pid);
+	else if (flags & PF_KTHREAD)
+		fprintf(stderr,
+			"closuretrace: process %d is a kernel thread: it runs no user code to "
+			"record\n",
+			(int)pid);
+	else if (geteuid() && errno != ENOENT)
+		return permission_error();
+	else
+		fprintf(stderr, "closuretrace: cannot read process %d's executable or maps: %s\n",
+			(int)pid, strerror(errno));
+	return EXIT_ENVIRONMENT;
+}
+
 /* Checks that a -p target exists and has probes, before anything is loaded: -1 or a status. */
 static int check_pid(pid_t pid, char **exe)
 {
@@ -78,7 +122,7 @@ static int check_pid(pid_t pid, char **exe)
 		objects_free(&objs);
 		if (kill(pid, 0) && errno == ESRCH) /* it exited meanwhile */
 			return no_process(pid);
-		return permission_error();
+		return no_user_code(pid);
 	}
 	scanned = has_probes(&objs);
 	objects_free(&objs);
@@ -87,6 +131,13 @@ static int check_pid(pid_t pid, char **exe)
 		return no_probes_error(what);
 	}
 	return -1;
+}
+
+static int exited_early(pid_t pid)
+{
+	fprintf(stderr, "closuretrace: process %d exited before recording began; nothing written\n",
+		(int)pid);
+	return EXIT_ENVIRONMENT;
 }
 
 /* The command to run, checked and started held: -1, or an exit status after saying why. */
@@ -195,12 +246,12 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	if (!s->launched) {
 		session_scan(s);
 		if (!s->n_links && !s->n_link_fds)
-			return kill(s->pid, 0) && errno == ESRCH ? no_process(s->pid)
+			return kill(s->pid, 0) && errno == ESRCH ? exited_early(s->pid)
 								 : no_probes_error(r->exe);
 	}
 	err = session_start(s, r->start_ns);
 	if (err == -ESRCH)
-		return no_process(s->pid);
+		return exited_early(s->pid);
 	if (err) {
 		fprintf(stderr, "closuretrace: cannot watch process %d: %s\n", (int)s->pid,
 			strerror(-err));

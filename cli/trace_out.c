@@ -38,6 +38,26 @@ static int open_temp(struct trace_out *t)
 	return fd;
 }
 
+int trace_out_writable(const char *target)
+{
+	struct stat st;
+	char *dir;
+	int r;
+
+	if (!strcmp(target, "-"))
+		return 0;
+	if (!stat(target, &st) && S_ISDIR(st.st_mode))
+		return errno = EISDIR, -1;
+	if (!stat(target, &st) && !S_ISREG(st.st_mode))
+		return access(target, W_OK);
+	dir = strdup(target);
+	if (!dir)
+		return -1;
+	r = access(dirname(dir), W_OK | X_OK);
+	free(dir);
+	return r;
+}
+
 int trace_out_open(struct trace_out *t, const char *target)
 {
 	struct stat st;

@@ -17,6 +17,10 @@ struct trace_out {
 	FILE *f;
 };
 
+/* Whether target can be written (checked before a run: a new file in its folder, or a device in
+ * place). 0, or -1 with errno set. */
+int trace_out_writable(const char *target);
+
 /* Opens for target (see above), close-on-exec, fully buffered. 0, or -1 with errno set. */
 int trace_out_open(struct trace_out *t, const char *target);
 

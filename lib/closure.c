@@ -114,15 +114,22 @@ void closure_run(struct closure *cl)
 	call_fn(cl->fn, cl->fn_takes_closure, cl);
 }
 
-static void closure_queue_at(struct closure *cl, uintptr_t ip)
+static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 {
 	struct workqueue *wq = cl->wq;
 
-	cl->released_at = ip;
-	if (wq)
-		workqueue_queue(wq, cl);
-	else
+	if (!wq) {
+		cl->released_at = ip;
 		closure_run(cl);
+		return;
+	}
+	/* The worker clears queued as it takes the closure, as the kernel's PENDING bit. */
+	if (__atomic_exchange_n(&cl->queued, 1, __ATOMIC_ACQ_REL))
+		closure_bug(cl, CLOSURE_BUG_QUEUED_TWICE, name,
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "its continuation is still queued (not started yet)");
+	cl->released_at = ip;
+	workqueue_queue(wq, cl);
 }
 
 static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
@@ -170,7 +177,7 @@ static void settle(struct closure *cl, struct sub_result res, uintptr_t ip)
 		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
 		break;
 	case SUB_REQUEUE:
-		closure_queue_at(cl, ip);
+		closure_queue_at(cl, ip, "closure_put");
 		break;
 	case SUB_DONE:
 		closure_finish(cl, res.now, ip);
@@ -215,7 +222,13 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 
 static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
 {
+	if (parent == cl)
+		closure_bug(cl, CLOSURE_BUG_OWN_PARENT, "closure_init",
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "a closure cannot be its own parent (it would wait for itself)");
+	closure_debug_check_init(cl, "closure_init", ip);
 	cl->wq = NULL;
+	cl->queued = 0;
 	cl->next = NULL;
 	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
 	__atomic_store_n(&cl->parent, parent, __ATOMIC_RELAXED);
@@ -238,6 +251,8 @@ void closure_init(struct closure *cl, struct closure *parent)
 
 static void closure_init_stack_at(struct closure *cl, uintptr_t ip)
 {
+	/* A listed closure cleared here would break the live list. */
+	closure_debug_check_init(cl, "closure_init_stack", ip);
 	memset(cl, 0, sizeof(*cl));
 	cl->ip = ip;
 	cl->magic = CLOSURE_MAGIC_STACK;
@@ -285,14 +300,13 @@ static void require_running(struct closure *cl, const char *name, uintptr_t ip)
 
 	if (!(r & CLOSURE_RUNNING))
 		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
-			    "not running: only the owner of the running reference may set a "
-			    "continuation");
+			    "not running: only the owner of the running reference may give it up");
 }
 
+/* A plain store, as in the kernel: allowed on a closure that is not running. */
 static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
-		      const char *name, uintptr_t ip)
+		      uintptr_t ip)
 {
-	require_running(cl, name, ip);
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->fn, fn.fn, __ATOMIC_RELAXED);
@@ -302,7 +316,7 @@ static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct workq
 
 void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
 {
-	set_fn_at(cl, fn, wq, "set_closure_fn", CALLER_IP());
+	set_fn_at(cl, fn, wq, CALLER_IP());
 }
 
 /* continue_at's how (closure_probes.h). */
@@ -321,7 +335,8 @@ CLOSURE_FLAG_LIST(FLAG_MATCHES)
 static void continue_at_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
 			   const char *name, uintptr_t ip)
 {
-	set_fn_at(cl, fn, wq, name, ip);
+	require_running(cl, name, ip);
+	set_fn_at(cl, fn, wq, ip);
 	SUB_AND_SETTLE(cl, CLOSURE_RUNNING + 1, name, ip,
 		       probe_op3(continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq,
 				 fn.fn ? HOW_CONTINUE_AT : HOW_RETURN));
@@ -342,7 +357,8 @@ void closure_return_with_destructor(struct closure *cl, struct closure_fn_ref de
 	const char *name = "closure_return_with_destructor";
 	uintptr_t ip = CALLER_IP();
 
-	set_fn_at(cl, destructor, NULL, name, ip);
+	require_running(cl, name, ip);
+	set_fn_at(cl, destructor, NULL, ip);
 	/* One step: drop the running reference, clear RUNNING, set DESTRUCTOR. */
 	SUB_AND_SETTLE(
 		cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, name, ip,
@@ -354,11 +370,11 @@ static void continue_at_nobarrier_at(struct closure *cl, struct closure_fn_ref f
 {
 	uint32_t r;
 
-	set_fn_at(cl, fn, wq, "continue_at_nobarrier", ip);
+	set_fn_at(cl, fn, wq, ip);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r;
 	probe_op3(continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq, HOW_NOBARRIER);
-	closure_queue_at(cl, ip);
+	closure_queue_at(cl, ip, "continue_at_nobarrier");
 }
 
 void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
@@ -368,7 +384,7 @@ void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct 
 
 void closure_queue(struct closure *cl)
 {
-	closure_queue_at(cl, CALLER_IP());
+	closure_queue_at(cl, CALLER_IP(), "closure_queue");
 }
 
 /* Sleeps while the last put has not cleared CLOSURE_SLEEPING. */
@@ -387,7 +403,8 @@ void closure_return_sync(struct closure *cl)
 	struct closure *parent = cl->parent;
 	uint32_t r;
 
-	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, name, ip);
+	require_running(cl, name, ip);
+	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, ip);
 	/*
 	 * One step: drop the running reference, clear RUNNING, set DESTRUCTOR (so that the last put
 	 * finishes rather than requeues) and SLEEPING (so that it only wakes us: the count stays
@@ -422,13 +439,12 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 	 */
 	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 
-	/* Only the owner calls closure_wait(), so check-then-add is not racy. */
-	if (r & CLOSURE_WAITING) {
-		if (cl->waitlist == list)
-			return false;
-		closure_bug(cl, CLOSURE_BUG_SECOND_WAITLIST, "closure_wait", r, ip,
-			    "already waiting on another waitlist");
-	}
+	/*
+	 * Already waiting, on this list or another: false, as in the kernel (one list at a time).
+	 * Only the owner calls closure_wait(), so check-then-add is not racy.
+	 */
+	if (r & CLOSURE_WAITING)
+		return false;
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);

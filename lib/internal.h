@@ -33,6 +33,8 @@ void closure_run(struct closure *cl);
 
 /* The live-closure list behind closure_debug_dump(); no-ops unless CLOSURE_DEBUG. */
 void closure_debug_create(struct closure *cl);
+/* With CLOSURE_DEBUG: aborts (bug init_live) when cl is alive and listed, about to be reused. */
+void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip);
 /* Off the list and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
 void closure_debug_unlist(struct closure *cl);
 

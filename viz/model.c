@@ -63,6 +63,8 @@ struct model {
 	struct watched *watched;
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
+	const struct model_observer *obs;
+	void *obs_ctx;
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -426,6 +428,8 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 		l->state = MODEL_FINISHED;
 	m->nr_finished++;
 	kind_add_finished(m, l);
+	if (m->obs && m->obs->finished)
+		m->obs->finished(m->obs_ctx, l);
 }
 
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */
@@ -482,6 +486,13 @@ static bool reported_late(const struct addr_slot *slot, const struct trace_event
 	return ev->remaining < slot->peak;
 }
 
+/* The observer sees each event once the model has it, before a finished life is forgotten. */
+static void observe(struct model *m, const struct trace_event *ev, struct model_life *l)
+{
+	if (m->obs && m->obs->event)
+		m->obs->event(m->obs_ctx, ev, l);
+}
+
 static void apply(struct model *m, const struct trace_event *ev)
 {
 	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
@@ -511,8 +522,10 @@ static void apply(struct model *m, const struct trace_event *ev)
 			slot = slot_of(m, ev->pid, ev->cl);
 		}
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
-		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
+		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives) {
+			observe(m, ev, NULL);
 			return; /* the destructor of a life already folded into its kind */
+		}
 		/* First seen without its init: created before recording began, or used again
 		 * after it finished (a bug, or its init was lost). */
 		bool again = slot->lives > 0;
@@ -523,6 +536,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 		 */
 		if (again && reported_late(slot, ev)) {
 			m->nr_late++;
+			observe(m, ev, NULL);
 			return;
 		}
 
@@ -633,6 +647,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->remaining = ev->remaining;
 		l->flags = ev->flags;
 	}
+	observe(m, ev, l);
 	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR)
 		maybe_free(m, l);
 }
@@ -717,6 +732,12 @@ struct model *model_new(bool keep_finished)
 	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
 		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
 	return m;
+}
+
+void model_observe(struct model *m, const struct model_observer *obs, void *ctx)
+{
+	m->obs = obs;
+	m->obs_ctx = ctx;
 }
 
 void model_watch(struct model *m, uint64_t addr)

@@ -223,6 +223,7 @@ struct closure {
 	struct closure *debug_prev, *debug_next;
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
+	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
 	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
 	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 };
@@ -293,7 +294,11 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 /* Drop v at once: references and flags (v = 1 is closure_put). */
 void closure_sub(struct closure *cl, int v);
 
-/* Initialise; the caller owns the running reference. With a parent, takes a reference on it. */
+/*
+ * Initialise; the caller owns the running reference. With a parent, takes a reference on it. A
+ * closure cannot be its own parent (aborts). Built with CLOSURE_DEBUG, initialising a closure that
+ * is still alive (not finished, not destroyed) aborts, as the kernel's CONFIG_DEBUG_CLOSURES BUGs.
+ */
 void closure_init(struct closure *cl, struct closure *parent);
 
 /* For a closure on the stack: zeroed, no parent. Finish it with closure_sync() before returning. */
@@ -357,8 +362,9 @@ void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue
 		  struct closure *parent);
 
 /*
- * Put cl on the waitlist, holding a reference until closure_wake_up(). False, doing nothing,
- * when cl already waits on this list; a closure waiting on another list is a bug (aborts).
+ * Put cl on the waitlist, holding a reference until closure_wake_up(). False, doing nothing, when
+ * cl is already waiting (on this list or another: a closure waits on one list at a time), as in
+ * the kernel.
  */
 bool closure_wait(struct closure_waitlist *list, struct closure *cl);
 

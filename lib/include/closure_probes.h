@@ -50,16 +50,20 @@
 
 /*
  * The bug probe's arg4, a broken rule: X(NAME, code, trace name, meaning). Trace names are at
- * most 15 characters. Code 0 is never fired; a reader shows an unknown code as "unknown".
+ * most 15 characters. Code 0 is never fired; a reader shows an unknown code as "unknown". Code 3
+ * (second_waitlist) is retired: closure_wait on a closure already waiting returns false, as in the
+ * kernel. Codes are never reused.
  */
 #define CLOSURE_BUG_LIST(X)                                                                        \
 	X(UNDERFLOW, 1, "underflow", "the count would go below zero")                              \
 	X(BAD_FLAGS, 2, "bad_flags",                                                               \
 	  "a flag set twice or cleared while not set, or zero while running")                      \
-	X(SECOND_WAITLIST, 3, "second_waitlist", "closure_wait on a second waitlist")              \
-	X(NOT_RUNNING, 4, "not_running", "continue_at or closure_sync without the running ref")    \
+	X(NOT_RUNNING, 4, "not_running", "continue_at or closure_return without the running ref")  \
 	X(GET_FINISHED, 5, "get_finished", "closure_get on a finished closure (count 0)")          \
-	X(NOT_ALIVE, 6, "not_alive", "closure_debug_destroy of a closure not alive")
+	X(NOT_ALIVE, 6, "not_alive", "closure_debug_destroy of a closure not alive")               \
+	X(QUEUED_TWICE, 7, "queued_twice", "closure_queue while its continuation is still queued") \
+	X(INIT_LIVE, 8, "init_live", "closure_init of a live closure (CLOSURE_DEBUG builds)")      \
+	X(OWN_PARENT, 9, "own_parent", "closure_init(cl, cl): a closure that waits for itself")
 
 /*
  * The flag bits of remaining (closure.h) and their letters in a trace's "flags":

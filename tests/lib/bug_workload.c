@@ -2,6 +2,7 @@
  * Breaks one rule of libclosure on purpose, for tests that record the bug probe (record_bugs.sh):
  *
  *   bug_workload list      the trace names of every bug code of the contract (closure_probes.h)
+ *                          that this build fires (init_live: only with CLOSURE_DEBUG)
  *   bug_workload NAME      breaks the rule NAME names: the library prints its line and aborts
  *   bug_workload destroy   closure_debug_destroy of a live closure, then exits 0
  *
@@ -10,20 +11,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <closure.h>
 #include <closure_probes.h>
 
-static struct closure victim;
-static struct closure_waitlist list_a = CLOSURE_WAITLIST_INIT, list_b = CLOSURE_WAITLIST_INIT;
+static struct closure victim, blocker;
 
 static void never_runs(struct closure *cl)
 {
 	(void)cl;
 }
 
+static void block_forever(struct closure *cl)
+{
+	(void)cl;
+	for (;;)
+		pause();
+}
+
 static void trigger(int code)
 {
+	struct workqueue *wq;
+
 	switch (code) {
 	case 1: /* underflow */
 		closure_init(&victim, NULL);
@@ -33,11 +43,6 @@ static void trigger(int code)
 	case 2: /* bad_flags */
 		closure_init(&victim, NULL);
 		closure_put(&victim);
-		break;
-	case 3: /* second_waitlist */
-		closure_init(&victim, NULL);
-		closure_wait(&list_a, &victim);
-		closure_wait(&list_b, &victim);
 		break;
 	case 4: /* not_running */
 		closure_init(&victim, NULL);
@@ -54,6 +59,22 @@ static void trigger(int code)
 		closure_init(&victim, NULL);
 		closure_return(&victim);
 		closure_debug_destroy(&victim);
+		break;
+	case 7: /* queued_twice: the only worker is busy, so the first queueing stays pending */
+		wq = workqueue_create("bug", 1);
+		closure_init(&blocker, NULL);
+		continue_at_nobarrier(&blocker, block_forever, wq);
+		closure_init(&victim, NULL);
+		closure_get(&victim);
+		continue_at_nobarrier(&victim, never_runs, wq);
+		continue_at_nobarrier(&victim, never_runs, wq);
+		break;
+	case 8: /* init_live (CLOSURE_DEBUG builds only) */
+		closure_init(&victim, NULL);
+		closure_init(&victim, NULL);
+		break;
+	case 9: /* own_parent */
+		closure_init(&victim, &victim);
 		break;
 	}
 }
@@ -72,7 +93,8 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		for (size_t i = 0; i < n; i++)
-			printf("%s\n", bugs[i].name);
+			if (TEST_CLOSURE_DEBUG || strcmp(bugs[i].name, "init_live"))
+				printf("%s\n", bugs[i].name); /* init_live: CLOSURE_DEBUG only */
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "destroy")) {
