@@ -508,6 +508,7 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 			deadline.tv_nsec -= 1000000000L;
 		}
 	}
+	closure_debug_sync_begin(cl, ip);
 	/* One step: give up the running reference and ask the last put to wake us. */
 	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
 		       probe_op1(sync_begin, cl, r, ip, timeout_ms));
@@ -541,6 +542,7 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 			ret = -ETIME;
 		break;
 	}
+	closure_debug_sync_end(cl);
 out:
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	probe_op1(sync_end, cl, r, ip, (long)ret);

@@ -697,6 +697,12 @@ static void on_event(void *ctx, const struct trace_event *ev)
 
 const struct trace_sink model_sink = {.event = on_event, .sym = on_sym};
 
+void model_flush(struct model *m, int64_t before_ts)
+{
+	while (m->pending && RING(0).ts < before_ts)
+		window_pop(m);
+}
+
 void model_end(struct model *m)
 {
 	while (m->pending)

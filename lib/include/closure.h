@@ -225,6 +225,8 @@ struct closure {
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
 	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
+	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 };
 
 /* Internal entry points behind the inline fast paths; not API. */
