@@ -164,8 +164,7 @@ static int by_place(const void *pa, const void *pb)
 	return strcmp(a->message, b->message);
 }
 
-int check_diags_collect(struct model *m, const struct leaks_summary *leaks,
-			struct check_diags *out)
+int check_diags_collect(struct model *m, const struct leaks_summary *leaks, struct check_diags *out)
 {
 	memset(out, 0, sizeof(*out));
 	/* check judges a process that exited; a recording stopped before sees closures at work */

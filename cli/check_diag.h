@@ -37,7 +37,7 @@ struct check_diags {
 	struct check_diag *v; /* owned, sorted by file and line */
 	size_t n;
 	unsigned long closures, suppressed_closures; /* counted with the folded ones */
-	unsigned long late; /* lives seen only after their closure finished: not judged */
+	unsigned long late;	 /* lives seen only after their closure finished: not judged */
 	unsigned long in_flight; /* the recording stopped before the process exited: not judged */
 };
 

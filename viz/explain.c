@@ -95,11 +95,13 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 		return;
 	}
 	if (l->verdict == VERDICT_IN_FLIGHT) {
-		fprintf(out, "verdict: in flight (the recording stopped while the process ran): %s\n",
+		fprintf(out,
+			"verdict: in flight (the recording stopped while the process ran): %s\n",
 			leaks_age_text(l, why, sizeof(why)));
 	} else if (l->verdict == VERDICT_LATE) {
-		fprintf(out, "verdict: set aside: seen without an init after #%u finished (an event "
-			     "that reached the trace late)\n",
+		fprintf(out,
+			"verdict: set aside: seen without an init after #%u finished (an event "
+			"that reached the trace late)\n",
 			l->nth - 1);
 	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
 		fprintf(out, "verdict: unfinished, kept alive by its unfinished children:");

@@ -156,7 +156,8 @@ static struct model_kind *peer_kind(struct model *m, const struct model_life *l)
 	if (best || l->first_fn || !l->init_ip)
 		return best;
 	for (struct model_kind *k = model_kinds(m); k; k = k->next)
-		if (k->init_ip == l->init_ip && k->finished && (!best || k->finished > best->finished))
+		if (k->init_ip == l->init_ip && k->finished &&
+		    (!best || k->finished > best->finished))
 			best = k;
 	return best;
 }
@@ -186,8 +187,9 @@ static void count_held(struct model_life *l)
 	l->held_running = !!(l->flags & TRACE_FLAG_RUNNING);
 	l->held_waitlist = !!(l->flags & TRACE_FLAG_WAITING);
 	l->held_children = l->live_children;
-	rest = l->remaining < 0 ? 0
-				: l->remaining - l->held_running - l->held_waitlist - l->held_children;
+	rest = l->remaining < 0
+		       ? 0
+		       : l->remaining - l->held_running - l->held_waitlist - l->held_children;
 	l->held_other = rest > 0 ? rest : 0;
 }
 
@@ -354,9 +356,11 @@ const char *leaks_age_text(const struct model_life *l, char *buf, size_t len)
 	if (l->before_recording)
 		snprintf(buf, len, "alive %s; created before the recording: never a suspect", age);
 	else if (!k)
-		snprintf(buf, len, "alive %s; no finished closure of its kind to compare with", age);
+		snprintf(buf, len, "alive %s; no finished closure of its kind to compare with",
+			 age);
 	else
-		snprintf(buf, len, "alive %s; %" PRIu64 " finished closure%s of its kind live p99 %s, max %s",
+		snprintf(buf, len,
+			 "alive %s; %" PRIu64 " finished closure%s of its kind live p99 %s, max %s",
 			 age, k->finished, k->finished == 1 ? "" : "s",
 			 model_duration_text(model_kind_percentile(k, 99), p99, sizeof(p99)),
 			 model_duration_text(k->max_ns, max, sizeof(max)));

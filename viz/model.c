@@ -657,7 +657,8 @@ static void apply(struct model *m, const struct trace_event *ev)
 		snprintf(l->bug, sizeof(l->bug), "%s", ev->bug[0] ? ev->bug : "bug");
 		break;
 	case TRACE_DESTROY:
-		/* closure_debug_destroy before its memory is freed (bcache's search_free): its end */
+		/* closure_debug_destroy before its memory is freed (bcache's search_free): its end
+		 */
 		if (!l->finished) {
 			l->destroyed = true;
 			l->release_ip = ev->ip;

@@ -103,8 +103,8 @@ struct model_life {
 	struct model_blame blames[MODEL_MAX_BLAMES];
 	unsigned nblames;
 	enum blame_sure sure;
-	const char *sure_why; /* static text */
-	uint64_t age_ns;      /* at the end of the recording */
+	const char *sure_why;	 /* static text */
+	uint64_t age_ns;	 /* at the end of the recording */
 	struct model_kind *peer; /* the finished closures it is compared with; NULL: none */
 
 	/* Scratch for the presentations. */
@@ -163,7 +163,7 @@ uint64_t model_nr_events(struct model *m);
 uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
 /* Events reported after the finish of the closure they belong to (a preempted thread). */
 uint64_t model_nr_late(struct model *m);
-int64_t model_last_ts(struct model *m);	      /* the latest event time */
+int64_t model_last_ts(struct model *m); /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
 struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */

@@ -107,7 +107,8 @@ static void text_header(struct viz_input *in, FILE *out)
 	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
 			"# note: recording stopped (%s) while the process ran: unfinished closures "
-			"are in flight, not leaks; a suspect has lived over %dx the p99 and %dx the "
+			"are in flight, not leaks; a suspect has lived over %dx the p99 and %dx "
+			"the "
 			"max of the finished closures of its kind (at least %d of them)\n",
 			info->reason ? info->reason : "?", LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX,
 			LEAKS_SUSPECT_MIN_FINISHED);
@@ -126,7 +127,8 @@ static void text_header(struct viz_input *in, FILE *out)
 			model_nr_late(m));
 	if (in->leaks.late)
 		fprintf(out,
-			"# %" PRIu64 " closure%s seen without an init after the closure at %s address "
+			"# %" PRIu64
+			" closure%s seen without an init after the closure at %s address "
 			"finished (events that reached the trace late): set aside\n",
 			in->leaks.late, in->leaks.late == 1 ? " was" : "s were",
 			in->leaks.late == 1 ? "its" : "their");
@@ -134,10 +136,12 @@ static void text_header(struct viz_input *in, FILE *out)
 	fprintf(out, "closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: ",
 		model_nr_lives(m), model_nr_finished(m), in->leaks.unfinished);
 	if (in->leaks.exited)
-		fprintf(out, "%" PRIu64 " leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck",
+		fprintf(out,
+			"%" PRIu64 " leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck",
 			in->leaks.leaked, in->leaks.kept_alive, in->leaks.stuck);
 	else
-		fprintf(out, "%" PRIu64 " in flight, %" PRIu64 " suspect%s, %" PRIu64
+		fprintf(out,
+			"%" PRIu64 " in flight, %" PRIu64 " suspect%s, %" PRIu64
 			" kept alive by them",
 			in->leaks.in_flight, in->leaks.suspects, in->leaks.suspects == 1 ? "" : "s",
 			in->leaks.kept_alive);
@@ -307,16 +311,18 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	const struct leaks_summary *s = &in->leaks;
 
 	if (!s->exited) {
-		fprintf(out, "in flight: %" PRIu64 " closure%s (still at work when the recording "
-			     "stopped)\n",
+		fprintf(out,
+			"in flight: %" PRIu64 " closure%s (still at work when the recording "
+			"stopped)\n",
 			s->in_flight, s->in_flight == 1 ? "" : "s");
 		if (!s->suspects) {
 			fprintf(out, "suspects: none%s\n\n",
 				viz_incomplete(in) ? " found (the trace is incomplete)" : "");
 			return;
 		}
-		fprintf(out, "suspects: %" PRIu64 " (alive over %dx the p99 and %dx the max of "
-			     "the finished closures of their kind)\n",
+		fprintf(out,
+			"suspects: %" PRIu64 " (alive over %dx the p99 and %dx the max of "
+			"the finished closures of their kind)\n",
 			s->suspects, LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX);
 		text_root_causes(in, VERDICT_SUSPECT, out);
 		fputc('\n', out);
@@ -444,8 +450,8 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 		json_object_set_new(o, "why_suspect",
 				    json_string(leaks_age_text(l, buf, sizeof(buf))));
 		json_object_set_new(peer, "finished", json_integer((json_int_t)l->peer->finished));
-		json_object_set_new(peer, "p99_ns", json_integer((json_int_t)model_kind_percentile(
-								  l->peer, 99)));
+		json_object_set_new(peer, "p99_ns",
+				    json_integer((json_int_t)model_kind_percentile(l->peer, 99)));
 		json_object_set_new(peer, "max_ns", json_integer((json_int_t)l->peer->max_ns));
 		json_object_set_new(o, "kind_lifetimes", peer);
 	}
@@ -457,7 +463,8 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 	for (struct model_life *p = l->parent; p && p != l; p = p->parent) {
 		json_t *jp;
 
-		/* Chains are capped (a 10,000-deep chain of leaks stays small): say what is left. */
+		/* Chains are capped (a 10,000-deep chain of leaks stays small): say what is left.
+		 */
 		if (json_array_size(chain) == JSON_CHAIN_SHOWN) {
 			unsigned more = 0;
 
@@ -505,8 +512,7 @@ static int json_report(struct viz_input *in, FILE *out)
 	struct model *m = in->m;
 	json_t *root = json_object(), *totals = json_object(), *jkinds = json_array(),
 	       *leaks = json_array(), *kept = json_array(), *stuck = json_array(),
-	       *suspects = json_array(),
-	       *warnings = json_array();
+	       *suspects = json_array(), *warnings = json_array();
 	struct model_kind **kinds;
 	size_t n = 0;
 	char buf[3 * TXT];
@@ -580,15 +586,17 @@ static int json_report(struct viz_input *in, FILE *out)
 		json_array_append_new(warnings, json_string(buf));
 	}
 	if (!in->leaks.exited) {
-		snprintf(buf, sizeof(buf),
-			 "%s%s%s: unfinished closures are in flight, not leaks; a suspect has lived "
-			 "over %dx the p99 and %dx the max of the finished closures of its kind (at "
-			 "least %d of them)",
-			 in->info.has_end ? "recording stopped (" : "whether the process exited is "
-								    "not known",
-			 in->info.has_end && in->info.reason ? in->info.reason : "",
-			 in->info.has_end ? ") while the process ran" : "", LEAKS_SUSPECT_P99,
-			 LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
+		snprintf(
+			buf, sizeof(buf),
+			"%s%s%s: unfinished closures are in flight, not leaks; a suspect has lived "
+			"over %dx the p99 and %dx the max of the finished closures of its kind (at "
+			"least %d of them)",
+			in->info.has_end ? "recording stopped ("
+					 : "whether the process exited is "
+					   "not known",
+			in->info.has_end && in->info.reason ? in->info.reason : "",
+			in->info.has_end ? ") while the process ran" : "", LEAKS_SUSPECT_P99,
+			LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
 		json_array_append_new(warnings, json_string(buf));
 	}
 	json_object_set_new(root, "warnings", warnings);
