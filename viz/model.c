@@ -595,6 +595,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 	case TRACE_CONTINUE_AT:
 		if (ev->how == TRACE_HOW_DESTRUCTOR) {
 			l->destructor_fn = 0;
+			l->fn = ev->fn; /* the destructor: what runs when it finishes */
 		} else {
 			l->fn = ev->fn;
 			l->wq = ev->wq;
@@ -960,7 +961,7 @@ const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len)
 {
-	if (l->fn)
+	if (l->fn && l->how != TRACE_HOW_DESTRUCTOR) /* a destructor is not what it does */
 		return model_func_text(m, l->fn, buf, len);
 	if (l->first_fn)
 		return model_func_text(m, l->first_fn, buf, len);
