@@ -399,6 +399,13 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 	return groups;
 }
 
+uint64_t leaks_blamed_site(const struct model_life *l)
+{
+	if (l->stuck)
+		return l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	return l->nblames ? l->blames[0].site : l->init_ip;
+}
+
 const char *leaks_verdict_name(const struct model_life *l)
 {
 	static const char *const names[] = {
