@@ -536,7 +536,9 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->init_ip = l->running_from = ev->ip;
 		l->stack = ev->stack;
 		l->parent_addr = ev->parent;
-		if (ev->parent) {
+		/* A closure that is its own parent could never finish: named, never linked (a cycle
+		 * would send every walk over parents round forever). */
+		if (ev->parent && ev->parent != ev->cl) {
 			struct model_life *p = life_for_parent(m, ev->pid, ev->parent, ev->ts);
 
 			link_child(p, l);
