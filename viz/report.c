@@ -544,32 +544,14 @@ static json_t *verdict(struct viz_input *in, json_t *o)
 	return o;
 }
 
-static int json_report(struct viz_input *in, FILE *out)
+/* Closures by kind, with the lifetimes of the finished ones. */
+static json_t *json_kinds(struct model *m)
 {
-	struct model *m = in->m;
-	json_t *root = json_object(), *totals = json_object(), *jkinds = json_array(),
-	       *leaks = json_array(), *kept = json_array(), *stuck = json_array(),
-	       *suspects = json_array(), *warnings = json_array();
+	json_t *jkinds = json_array();
 	struct model_kind **kinds;
 	size_t n = 0;
 	char buf[3 * TXT];
 
-	json_object_set_new(root, "trace", json_text(in->path));
-	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
-	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
-	json_object_set_new(root, "lost", json_integer(in->info.lost));
-	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
-	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
-	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
-	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
-	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
-	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
-	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
-	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
-	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));
-	json_object_set_new(totals, "suspects", json_integer((json_int_t)in->leaks.suspects));
-	json_object_set_new(totals, "set_aside", json_integer((json_int_t)in->leaks.late));
-	json_object_set_new(root, "totals", totals);
 	kinds = sorted_kinds(m, &n);
 	for (size_t i = 0; kinds && i < n; i++) {
 		struct model_kind *k = kinds[i];
@@ -598,7 +580,35 @@ static int json_report(struct viz_input *in, FILE *out)
 		json_array_append_new(jkinds, jk);
 	}
 	free(kinds);
-	json_object_set_new(root, "kinds", jkinds);
+	return jkinds;
+}
+
+static int json_report(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	json_t *root = json_object(), *totals = json_object(), *leaks = json_array(),
+	       *kept = json_array(), *stuck = json_array(), *suspects = json_array(),
+	       *warnings = json_array();
+	char buf[3 * TXT];
+
+	json_object_set_new(root, "trace", json_text(in->path));
+	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
+	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
+	json_object_set_new(root, "lost", json_integer(in->info.lost));
+	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
+	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
+	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
+	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
+	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
+	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
+	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
+	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
+	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));
+	json_object_set_new(totals, "suspects", json_integer((json_int_t)in->leaks.suspects));
+	json_object_set_new(totals, "set_aside", json_integer((json_int_t)in->leaks.late));
+	json_object_set_new(root, "totals", totals);
+	json_object_set_new(root, "kinds", json_kinds(m));
+
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		if (l->finished)
 			continue;
