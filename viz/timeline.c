@@ -278,6 +278,14 @@ static const char *life_class(const struct model_life *l, const char **prefix)
 		*prefix = "KEPT ALIVE ";
 		return "closure.kept_alive";
 	}
+	if (l->verdict == VERDICT_SUSPECT) {
+		*prefix = "SUSPECT ";
+		return "closure.suspect";
+	}
+	if (l->verdict == VERDICT_IN_FLIGHT) {
+		*prefix = "IN FLIGHT ";
+		return "closure.in_flight";
+	}
 	*prefix = "UNFINISHED ";
 	return "closure.unfinished";
 }
@@ -303,9 +311,13 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	tlo_arg_str(&t->out, "lifetime", fn);
 	tlo_arg_int(&t->out, "lifetime_ns", (long long)life);
 	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
-	if (!l->finished && l->verdict == VERDICT_LEAKED && l->nblames)
+	if (!l->finished)
+		tlo_arg_str(&t->out, "verdict", leaks_verdict_name(l));
+	if (leaks_is_root_cause(l) && l->nblames)
 		tlo_arg_str(&t->out, "blame",
 			    leaks_blame_text(t->m, &l->blames[0], buf, sizeof(buf)));
+	if (!l->finished && (l->verdict == VERDICT_SUSPECT || l->verdict == VERDICT_IN_FLIGHT))
+		tlo_arg_str(&t->out, "age", leaks_age_text(l, buf, sizeof(buf)));
 	if (l->stack)
 		tlo_arg_str(&t->out, "stack", "closure_init_stack");
 }
@@ -320,7 +332,8 @@ static void write_life(struct tl *t, const struct model_life *l, const struct tl
 	int64_t to = end < t->o->to_ns ? end : t->o->to_ns;
 	int64_t pid = out_pid(t, l->pid), tid = s->init_seen ? s->init.tid : s->first_tid;
 
-	if (!s->selected || from > to)
+	/* A life made of events that reached the trace late is no closure: set aside. */
+	if (!s->selected || from > to || (!l->finished && l->verdict == VERDICT_LATE))
 		return;
 	if (tid < 0)
 		tid = 0;
@@ -344,8 +357,9 @@ static void on_finished(void *ctx, struct model_life *l)
 	struct tl_life *s = state(t, l);
 
 	write_life(t, l, s, l->end_ts);
-	/* A stack closure settled by its closure_sync has no finish event to wait for. */
-	if (l->stack && l->synced)
+	/* A stack closure settled by its closure_sync, or whose frame was left, has no finish
+	 * event to wait for. */
+	if ((l->stack && l->synced) || l->frame_left)
 		forget(l);
 }
 
@@ -390,11 +404,13 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 			child_flows(t, l, s, here);
 		break;
 	case TRACE_FINISH:
+	case TRACE_DESTROY: /* closure_debug_destroy: the end of its life too */
 		if (s->selected)
 			child_flows(t, l, s, here);
-		if (s->selected && l->parent)
+		if (s->selected && l->parent && ev->op == TRACE_FINISH)
 			add_child_flow(t, l->parent, here);
-		forget(l);
+		if (l->finished)
+			forget(l);
 		break;
 	default:
 		/* The operation that let the count reach zero: the next run is its doing. */
@@ -491,7 +507,7 @@ static int find_closure(struct tl *t)
 	if (trace_read(t->o->path, &model_sink, m, &t->info))
 		rc = -1;
 	else
-		model_end(m);
+		model_end(m, viz_exited(&t->info));
 	model_free(m);
 	trace_info_clear(&t->info);
 	return rc;
@@ -540,7 +556,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 	if (trace_read(o->path, &model_sink, t.m, &t.info)) {
 		rc = 2;
 	} else {
-		model_end(t.m);
+		model_end(t.m, viz_exited(&t.info));
 		leaks_analyze(t.m, &leaks);
 		write_unfinished(&t);
 		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, func_of, t.m);
