@@ -60,17 +60,6 @@ struct tl {
 	unsigned nanc;
 };
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 static int64_t out_pid(const struct tl *t, int64_t pid)
 {
 	return pid ? pid : (int64_t)t->info.pid;
@@ -119,7 +108,7 @@ static struct tl_life *state(struct tl *t, struct model_life *l)
 
 	if (s)
 		return s;
-	s = xcalloc(1, sizeof(*s));
+	s = tl_xcalloc(1, sizeof(*s));
 	s->id = l->seq + 1;
 	s->first_tid = -1;
 	s->desc = !t->o->select || below_target(t, l);
@@ -428,7 +417,8 @@ static void on_event(void *ctx, const struct trace_event *ev, struct model_life 
 	struct tl_life *s = NULL;
 	bool shown;
 
-	if (l && !(l->finished && ev->op != TRACE_FINISH)) {
+	/* A finished life has steps left only in the event that finished it. */
+	if (l && (!l->finished || ev->op == TRACE_FINISH || ev->op == TRACE_DESTROY)) {
 		s = state(t, l);
 		if (s->first_tid < 0)
 			s->first_tid = ev->tid;
