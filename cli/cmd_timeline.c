@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "timeline.h"
+#include "viz.h"
 
 static void usage(FILE *out)
 {
@@ -125,12 +126,10 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 			break;
 		case 'c':
 			o->select = true;
-			o->sel_text = optarg;
-			if (timeline_parse_closure(optarg, &o->sel_pid, &o->sel_addr,
-						   &o->sel_nth)) {
+			if (viz_parse_closure(optarg, &o->sel)) {
 				fprintf(stderr,
-					"closuretrace timeline: bad closure '%s' (ADDR, ADDR#N or "
-					"PID:ADDR#N, ADDR in hex with 0x)\n",
+					"closuretrace timeline: want a closure "
+					"as " VIZ_CLOSURE_SYNTAX ", not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}

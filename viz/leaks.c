@@ -29,48 +29,99 @@ static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site,
 		l->nblames++;
 }
 
-static const struct model_site *kind_site(const struct model_kind *k, uint64_t ip)
+/*
+ * References taken and put on one source line, by the life and per finished closure of its kind.
+ * Sites are compared by line, not by address: one closure_put in the source may reach the trace
+ * from two addresses (its inlined fast path and its slow path).
+ */
+struct line_ledger {
+	uint64_t ip; /* the first site seen on the line */
+	double lt, lp, kt, kp;
+};
+
+static bool same_line(struct model *m, uint64_t a, uint64_t b)
 {
-	for (unsigned i = 0; i < k->nsites; i++)
-		if (k->sites[i].ip == ip)
-			return &k->sites[i];
-	return NULL;
+	const struct model_sym *x, *y;
+
+	if (a == b)
+		return true;
+	x = model_sym(m, a);
+	y = model_sym(m, b);
+	return x && y && x->file && y->file && x->line > 0 && x->line == y->line &&
+	       !strcmp(x->file, y->file);
 }
 
-static bool in_life(const struct model_life *l, uint64_t ip)
+static struct line_ledger *ledger_of(struct model *m, struct line_ledger *v, unsigned *n,
+				     uint64_t ip)
 {
-	for (unsigned i = 0; i < l->nsites; i++)
-		if (l->sites[i].ip == ip)
-			return true;
-	return false;
+	for (unsigned i = 0; i < *n; i++)
+		if (same_line(m, v[i].ip, ip))
+			return &v[i];
+	v[*n] = (struct line_ledger){.ip = ip};
+	return &v[(*n)++];
 }
 
-/* Compare with the finished closures of the kind: sites that took more or put less. */
-static unsigned blame_against_kind(struct model_life *l)
+static bool is_get_blame(const struct model_blame *b)
+{
+	return b->kind == BLAME_EXCESS_TAKE || b->kind == BLAME_MISSING_PUT ||
+	       b->kind == BLAME_UNMATCHED;
+}
+
+/*
+ * The second and later sites are told only while the ones before them have not explained every
+ * reference held: a site that differs from its kind by chance (a count that varies per closure)
+ * is not a second culprit.
+ */
+static void keep_needed(struct model_life *l)
+{
+	double explained = 0;
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < l->nblames; i++) {
+		if (is_get_blame(&l->blames[i])) {
+			if (explained > 0 && explained + 0.5 > (double)l->held_other)
+				continue;
+			explained += l->blames[i].refs;
+		}
+		l->blames[kept++] = l->blames[i];
+	}
+	l->nblames = kept;
+}
+
+/* Compare with the finished closures of the kind: lines that took more or put less. */
+static unsigned blame_against_kind(struct model *m, struct model_life *l)
 {
 	const struct model_kind *k = l->peer;
 	double n = (double)k->finished;
-	unsigned before = l->nblames;
+	struct line_ledger *v = calloc(l->nsites + k->nsites + 1, sizeof(*v));
+	unsigned nv = 0, found = 0;
 
+	if (!v)
+		return 0;
 	for (unsigned i = 0; i < l->nsites; i++) {
-		const struct model_site *s = &l->sites[i], *ks = kind_site(k, s->ip);
-		double lt = (double)model_site_plain_taken(s), lp = (double)model_site_plain_put(s);
-		double kt = ks ? (double)model_site_plain_taken(ks) / n : 0;
-		double kp = ks ? (double)model_site_plain_put(ks) / n : 0;
+		struct line_ledger *e = ledger_of(m, v, &nv, l->sites[i].ip);
 
-		if (lt - kt >= 0.5)
-			add_blame(l, BLAME_EXCESS_TAKE, s->ip, lt - kt, kt, lt);
-		if (kp - lp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, s->ip, kp - lp, kp, lp);
+		e->lt += (double)model_site_plain_taken(&l->sites[i]);
+		e->lp += (double)model_site_plain_put(&l->sites[i]);
 	}
 	for (unsigned i = 0; i < k->nsites; i++) {
-		const struct model_site *ks = &k->sites[i];
-		double kp = (double)model_site_plain_put(ks) / n;
+		struct line_ledger *e = ledger_of(m, v, &nv, k->sites[i].ip);
 
-		if (!in_life(l, ks->ip) && kp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, ks->ip, kp, kp, 0);
+		e->kt += (double)model_site_plain_taken(&k->sites[i]) / n;
+		e->kp += (double)model_site_plain_put(&k->sites[i]) / n;
 	}
-	return l->nblames - before;
+	for (unsigned i = 0; i < nv; i++) {
+		const struct line_ledger *e = &v[i];
+
+		if (e->lt - e->kt >= 0.5)
+			add_blame(l, BLAME_EXCESS_TAKE, e->ip, e->lt - e->kt, e->kt, e->lt),
+				found++;
+		if (e->kp - e->lp >= 0.5)
+			add_blame(l, BLAME_MISSING_PUT, e->ip, e->kp - e->lp, e->kp, e->lp),
+				found++;
+	}
+	free(v);
+	return found;
 }
 
 /* Nothing to compare with: the sites that took more than they put themselves. */
@@ -92,7 +143,34 @@ static unsigned blame_unmatched(struct model_life *l)
 	return l->nblames - before;
 }
 
-static void blame(struct model_life *l)
+/* How sure the comparison with the kind is, from the get blames that were kept. */
+static void sure_against_kind(struct model_life *l)
+{
+	const struct model_blame *top = NULL, *second = NULL;
+
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (is_get_blame(&l->blames[i])) {
+			if (!top)
+				top = &l->blames[i];
+			else if (!second)
+				second = &l->blames[i];
+		}
+	if (!second && fabs(top->refs - (double)l->held_other) < 0.5) {
+		l->sure = SURE_HIGH;
+		l->sure_why = "the only call site that differs from the finished closures of its "
+			      "kind, by exactly the references held";
+	} else if (!second || top->refs > second->refs) {
+		l->sure = SURE_MEDIUM;
+		l->sure_why = "the call site that differs most from the finished closures of its "
+			      "kind";
+	} else {
+		l->sure = SURE_LOW;
+		l->sure_why = "several call sites differ as much from the finished closures of its "
+			      "kind";
+	}
+}
+
+static void blame(struct model *m, struct model_life *l)
 {
 	unsigned found;
 
@@ -108,29 +186,13 @@ static void blame(struct model_life *l)
 		return;
 	}
 	/* Closures created before recording have no known kind to compare with. */
-	if (l->init_ip && l->peer && l->peer->finished) {
-		found = blame_against_kind(l);
-		if (found) {
-			const struct model_blame *top = &l->blames[0];
-
-			if (found == 1 && fabs(top->refs - (double)l->held_other) < 0.5) {
-				l->sure = SURE_HIGH;
-				l->sure_why =
-					"the only call site that differs from the finished "
-					"closures of its kind, by exactly the references held";
-			} else if (l->nblames == 1 || top->refs > l->blames[1].refs) {
-				l->sure = SURE_MEDIUM;
-				l->sure_why = "the call site that differs most from the finished "
-					      "closures of its kind";
-			} else {
-				l->sure = SURE_LOW;
-				l->sure_why = "several call sites differ as much from the finished "
-					      "closures of its kind";
-			}
-			return;
-		}
+	if (l->init_ip && l->peer && l->peer->finished && blame_against_kind(m, l)) {
+		keep_needed(l);
+		sure_against_kind(l);
+		return;
 	}
 	found = blame_unmatched(l);
+	keep_needed(l);
 	if (!found && !l->init_ip) {
 		l->sure = SURE_LOW;
 		l->sure_why = "the references it holds were taken before its first event";
@@ -228,11 +290,11 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	} else if (out->exited) {
 		l->verdict = VERDICT_LEAKED;
 		out->leaked++;
-		blame(l);
+		blame(m, l);
 	} else {
 		l->verdict = VERDICT_SUSPECT;
 		out->suspects++;
-		blame(l);
+		blame(m, l);
 	}
 	l->stuck = out->exited && (l->state == MODEL_SYNCING || l->on_waitlist);
 	out->stuck += l->stuck;
@@ -335,6 +397,13 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 	qsort(groups, ng, sizeof(*groups), cmp_groups);
 	*n = ng;
 	return groups;
+}
+
+uint64_t leaks_blamed_site(const struct model_life *l)
+{
+	if (l->stuck)
+		return l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	return l->nblames ? l->blames[0].site : l->init_ip;
 }
 
 const char *leaks_verdict_name(const struct model_life *l)

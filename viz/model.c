@@ -59,7 +59,7 @@ struct model {
 	struct pending *ring;
 	size_t head, pending;
 	bool watching;
-	uint64_t watch_addr;
+	struct model_id watch_id; /* pid 0: at that address in every process */
 	struct watched *watched;
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
@@ -434,11 +434,17 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 		m->obs->finished(m->obs_ctx, l);
 }
 
+static bool watched_life(const struct model *m, int64_t pid, uint64_t addr)
+{
+	return m->watching && addr == m->watch_id.addr &&
+	       (!m->watch_id.pid || pid == m->watch_id.pid);
+}
+
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */
 static void maybe_free(struct model *m, struct model_life *l)
 {
 	/* The watched address keeps its lives: explain tells finished ones too. */
-	if (!m->keep_finished && l->finished && !(m->watching && l->addr == m->watch_addr) &&
+	if (!m->keep_finished && l->finished && !watched_life(m, l->pid, l->addr) &&
 	    !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
 		life_free(m, l);
 }
@@ -587,7 +593,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 	if (ev->remaining > slot->peak)
 		slot->peak = ev->remaining;
 	l->nevents++;
-	if (m->watching && ev->cl == m->watch_addr)
+	if (watched_life(m, ev->pid, ev->cl))
 		watch(m, l, ev);
 	/* Counts are commutative; the state comes from the latest event in time. */
 	latest = ev->ts >= l->last_ts;
@@ -611,6 +617,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 	case TRACE_CONTINUE_AT:
 		if (ev->how == TRACE_HOW_DESTRUCTOR) {
 			l->destructor_fn = 0;
+			l->fn = ev->fn; /* the destructor: what runs when it finishes */
 		} else {
 			l->fn = ev->fn;
 			l->wq = ev->wq;
@@ -787,10 +794,10 @@ void model_observe(struct model *m, const struct model_observer *obs, void *ctx)
 	m->obs_ctx = ctx;
 }
 
-void model_watch(struct model *m, uint64_t addr)
+void model_watch(struct model *m, const struct model_id *id)
 {
 	m->watching = true;
-	m->watch_addr = addr;
+	m->watch_id = *id;
 }
 
 void model_free(struct model *m)
@@ -863,35 +870,55 @@ int64_t model_last_ts(struct model *m)
 	return m->last_ts;
 }
 
-struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth)
+struct model_life *model_find(struct model *m, const struct model_id *id)
 {
 	struct model_life *found = NULL;
 
 	for (struct model_life *l = m->first; l; l = l->next)
-		if (l->addr == addr && (!nth || l->nth == nth))
+		if (l->addr == id->addr && (!id->pid || l->pid == id->pid) &&
+		    (!id->nth || l->nth == id->nth))
 			found = l;
 	return found;
 }
 
-/* The most lives the address had in any one process of the trace. */
-unsigned model_lives_at(struct model *m, uint64_t addr)
+unsigned model_lives_at(struct model *m, int64_t pid, uint64_t addr)
 {
-	unsigned most = 0;
+	const struct addr_slot *slot = slot_find(m, pid, addr);
 
-	for (size_t i = 0; i < m->nslots; i++)
-		if (m->slots[i].used && m->slots[i].addr == addr && m->slots[i].lives > most)
-			most = m->slots[i].lives;
-	return most;
+	return slot ? slot->lives : 0;
 }
 
-const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n)
+size_t model_processes_at(struct model *m, uint64_t addr, int64_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nslots; i++) {
+		if (!m->slots[i].used || m->slots[i].addr != addr || !m->slots[i].lives)
+			continue;
+		if (n < max)
+			pids[n] = m->slots[i].pid;
+		n++;
+	}
+	/* Slots lie in hash order: sort the ones returned, for stable messages. */
+	for (size_t i = 1; i < n && i < max; i++)
+		for (size_t j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			int64_t t = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = t;
+		}
+	return n;
+}
+
+const struct trace_event *model_watched(struct model *m, const struct model_life *l, size_t *n)
 {
 	size_t k = 0;
 
 	free(m->watch_out);
 	m->watch_out = xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
 	for (size_t i = 0; i < m->nwatched; i++)
-		if (m->watched[i].ev.cl == addr && m->watched[i].nth == nth)
+		if (m->watched[i].ev.cl == l->addr && m->watched[i].ev.pid == l->pid &&
+		    m->watched[i].nth == l->nth)
 			m->watch_out[k++] = m->watched[i].ev;
 	*n = k;
 	return m->watch_out;
@@ -973,17 +1000,17 @@ const char *model_life_key(const struct model_life *l, char *buf, size_t len)
 
 const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 {
-	size_t n = strlen(model_life_key(l, buf, len));
-
 	/* Lives of several processes share addresses: name the process when the trace gives it. */
-	if (l->pid && n + 1 < len)
-		snprintf(buf + n, len - n, " (pid %lld)", (long long)l->pid);
+	if (l->pid)
+		snprintf(buf, len, "%lld:0x%" PRIx64 "#%u", (long long)l->pid, l->addr, l->nth);
+	else
+		model_life_key(l, buf, len);
 	return buf;
 }
 
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len)
 {
-	if (l->fn)
+	if (l->fn && l->how != TRACE_HOW_DESTRUCTOR) /* a destructor is not what it does */
 		return model_func_text(m, l->fn, buf, len);
 	if (l->first_fn)
 		return model_func_text(m, l->first_fn, buf, len);

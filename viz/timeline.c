@@ -40,12 +40,6 @@ struct tl_life {
 	struct tl_point child[CHILD_FLOWS];
 };
 
-struct ident {
-	int64_t pid;
-	uint64_t addr;
-	unsigned nth;
-};
-
 struct tl {
 	const struct timeline_opts *o;
 	struct model *m;
@@ -56,7 +50,7 @@ struct tl {
 	uint64_t next_flow;
 	/* --closure: found by a first pass */
 	bool found;
-	struct ident target, anc[MAX_ANCESTORS];
+	struct model_id target, anc[MAX_ANCESTORS];
 	unsigned nanc;
 };
 
@@ -70,7 +64,7 @@ static bool in_window(const struct tl *t, int64_t ts)
 	return ts >= t->o->from_ns && ts <= t->o->to_ns;
 }
 
-static bool same(const struct ident *a, const struct model_life *l)
+static bool same(const struct model_id *a, const struct model_life *l)
 {
 	return a->pid == l->pid && a->addr == l->addr && a->nth == l->nth;
 }
@@ -464,10 +458,10 @@ static void write_unfinished(struct tl *t)
 
 static bool wanted(const struct tl *t, const struct model_life *l)
 {
-	const struct timeline_opts *o = t->o;
+	const struct model_id *id = &t->o->sel;
 
-	return l->addr == o->sel_addr && (!o->sel_nth || l->nth == o->sel_nth) &&
-	       (!o->sel_pid || out_pid(t, l->pid) == o->sel_pid);
+	return l->addr == id->addr && (!id->nth || l->nth == id->nth) &&
+	       (!id->pid || out_pid(t, l->pid) == id->pid);
 }
 
 static void find_event(void *ctx, const struct trace_event *ev, struct model_life *l)
@@ -480,25 +474,44 @@ static void find_event(void *ctx, const struct trace_event *ev, struct model_lif
 	if (!l || !wanted(t, l) || (t->found && same(&t->target, l)))
 		return;
 	t->found = true;
-	t->target = (struct ident){l->pid, l->addr, l->nth};
+	t->target = (struct model_id){l->pid, l->addr, l->nth};
 	t->nanc = 0;
 	for (const struct model_life *p = l->parent; p && t->nanc < MAX_ANCESTORS; p = p->parent)
-		t->anc[t->nanc++] = (struct ident){p->pid, p->addr, p->nth};
+		t->anc[t->nanc++] = (struct model_id){p->pid, p->addr, p->nth};
 }
 
 static const struct model_observer finder = {.event = find_event};
 
+/*
+ * Returns 0 when the closure is found; else 2 after saying why: bad input, or the name fits no
+ * closure, or (without a pid) closures of several processes, as every command says it.
+ */
 static int find_closure(struct tl *t)
 {
-	struct model *m = model_new(false);
+	struct viz_input in = {.path = t->o->path, .m = model_new(false)};
+	const struct model_id *id = &t->o->sel;
+	struct model_life *l;
+	int64_t pids[2];
+	char err[1024];
 	int rc = 0;
 
-	model_observe(m, &finder, t);
-	if (trace_read(t->o->path, &model_sink, m, &t->info))
-		rc = -1;
-	else
-		model_end(m, viz_exited(&t->info));
-	model_free(m);
+	model_observe(in.m, &finder, t);
+	if (trace_read(t->o->path, &model_sink, in.m, &t->info)) {
+		rc = 2;
+	} else {
+		model_end(in.m, viz_exited(&t->info));
+		/* A life only ever named as a parent has no event: the finder did not see it. */
+		if (!t->found && (l = viz_find_closure(&in, id, err, sizeof(err))))
+			find_event(t, NULL, l);
+		if (!id->pid && model_processes_at(in.m, id->addr, pids, 2) > 1)
+			t->found = false; /* ambiguous: viz_find_closure says so */
+		if (!t->found) {
+			viz_find_closure(&in, id, err, sizeof(err));
+			fprintf(stderr, "closuretrace timeline: %s\n", err);
+			rc = 2;
+		}
+	}
+	model_free(in.m);
 	trace_info_clear(&t->info);
 	return rc;
 }
@@ -532,12 +545,6 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 		}
 		if (find_closure(&t))
 			return 2;
-		if (!t.found) {
-			fprintf(stderr,
-				"%s: no closure %s in this trace (see 'closuretrace report')\n",
-				o->path, o->sel_text);
-			return 2;
-		}
 	}
 	t.m = model_new(false);
 	t.tracks = tlt_new();
@@ -564,23 +571,6 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 }
 
 /* ---- arguments ---- */
-
-int timeline_parse_closure(const char *s, int64_t *pid, uint64_t *addr, unsigned *nth)
-{
-	const char *colon = strchr(s, ':');
-
-	*pid = 0;
-	if (colon) {
-		char *end;
-		long long p = strtoll(s, &end, 10);
-
-		if (end != colon || p <= 0)
-			return -1;
-		*pid = p;
-		s = colon + 1;
-	}
-	return viz_parse_closure(s, addr, nth);
-}
 
 int timeline_parse_time(const char *s, int64_t *ns)
 {
