@@ -457,8 +457,7 @@ void model_apply(struct model *m, const struct trace_event *ev)
 	if (watched_life(m, ev->pid, ev->cl))
 		watch(m, l, ev);
 	apply_op(m, l, ev);
-	/* The observer sees the event once the model has it, before a finished life is forgotten.
-	 */
+	/* The observer sees the event applied, before a finished life is forgotten. */
 	if (m->obs && m->obs->event)
 		m->obs->event(m->obs_ctx, ev, l);
 	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR || ev->op == TRACE_DESTROY)
