@@ -192,7 +192,7 @@ static void op_args(struct tl *t, const struct trace_event *ev, const struct mod
 	if (l)
 		tlo_arg_str(&t->out, "closure", life_id(t, l, id, sizeof(id)));
 	else
-		tlo_arg_str(&t->out, "closure", "(reported after it finished)");
+		tlo_arg_str(&t->out, "closure", "(set aside: its closure had ended)");
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, ev->ip, buf, sizeof(buf)));
 	tlo_arg_int(&t->out, "remaining", ev->remaining);
 	switch (ev->op) {
