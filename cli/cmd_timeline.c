@@ -55,6 +55,13 @@ static FILE *open_output(const char *path, char **tmp)
 	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
 		return NULL;
 	fd = mkstemp(*tmp);
+	/* mkstemp makes it 0600; the file gets the mode a plain create would give it. */
+	if (fd >= 0) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "closuretrace timeline: cannot write %s: %s\n", path,
 			strerror(errno));
