@@ -10,15 +10,6 @@ struct command {
 	const char *summary;
 };
 
-/* Declared weak so that the tool links while a subcommand is being built; see dispatch(). */
-#pragma weak cmd_record
-#pragma weak cmd_list
-#pragma weak cmd_graph
-#pragma weak cmd_report
-#pragma weak cmd_explain
-#pragma weak cmd_check
-#pragma weak cmd_timeline
-
 static const struct command commands[] = {
 	{"record", cmd_record, "trace a running process (-p PID) or a command into a trace file"},
 	{"list", cmd_list, "list the closure probes of a binary or a process"},
@@ -56,10 +47,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(name, commands[i].name))
 			continue;
-		if (!commands[i].run) {
-			fprintf(stderr, "closuretrace: '%s' is not built into this closuretrace\n", name);
-			return EXIT_USAGE;
-		}
 		return commands[i].run(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "closuretrace: '%s' is not a command; see 'closuretrace --help'\n", name);

@@ -13,14 +13,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A count per finished closure that is whole: they all do the same there (a mix of 1 and 3 would
+ * average a whole 2 only by chance). */
+static bool whole(double v)
+{
+	return fabs(v - round(v)) < 0.02;
+}
+
+/* Whether a ranks before b: consistent evidence first, then how much it explains. */
+static bool ranks_before(const struct model_blame *a, const struct model_blame *b)
+{
+	if (a->consistent != b->consistent)
+		return a->consistent;
+	return a->refs > b->refs;
+}
+
 static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site, double refs,
 		      double expected, double actual)
 {
-	struct model_blame b = {kind, site, refs, expected, actual};
+	struct model_blame b = {kind, site, refs, expected, actual, whole(expected)};
 	unsigned i;
 
-	/* Keep the list sorted by how much each explains, first come first on ties. */
-	for (i = l->nblames; i > 0 && l->blames[i - 1].refs < refs; i--)
+	/* Keep the list ranked, first come first on ties. A site where the finished closures vary
+	 * (a bio puts once per segment, and segments vary) ranks after one where they agree. */
+	for (i = l->nblames; i > 0 && ranks_before(&b, &l->blames[i - 1]); i--)
 		if (i < MODEL_MAX_BLAMES)
 			l->blames[i] = l->blames[i - 1];
 	if (i < MODEL_MAX_BLAMES)
@@ -95,6 +111,7 @@ static unsigned blame_against_kind(struct model *m, struct model_life *l)
 	double n = (double)k->finished;
 	struct line_ledger *v = calloc(l->nsites + k->nsites + 1, sizeof(*v));
 	unsigned nv = 0, found = 0;
+	double taken_more = 0;
 
 	if (!v)
 		return 0;
@@ -113,12 +130,26 @@ static unsigned blame_against_kind(struct model *m, struct model_life *l)
 	for (unsigned i = 0; i < nv; i++) {
 		const struct line_ledger *e = &v[i];
 
-		if (e->lt - e->kt >= 0.5)
-			add_blame(l, BLAME_EXCESS_TAKE, e->ip, e->lt - e->kt, e->kt, e->lt),
-				found++;
-		if (e->kp - e->lp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, e->ip, e->kp - e->lp, e->kp, e->lp),
-				found++;
+		if (e->lt - e->kt >= 0.5) {
+			add_blame(l, BLAME_EXCESS_TAKE, e->ip, e->lt - e->kt, e->kt, e->lt);
+			found++;
+			if (whole(e->kt))
+				taken_more += e->lt - e->kt;
+		}
+	}
+	/*
+	 * Fewer puts than the kind are evidence only for the references that takes beyond the kind
+	 * do not explain: a closure that took less at a site (one segment, not two) puts less too.
+	 */
+	for (unsigned i = 0; i < nv && taken_more + 0.5 <= (double)l->held_other; i++) {
+		const struct line_ledger *e = &v[i];
+		double refs = e->kp - e->lp, most = (double)l->held_other - taken_more;
+
+		if (refs >= 0.5) {
+			add_blame(l, BLAME_MISSING_PUT, e->ip, refs < most ? refs : most, e->kp,
+				  e->lp);
+			found++;
+		}
 	}
 	free(v);
 	return found;
@@ -155,11 +186,15 @@ static void sure_against_kind(struct model_life *l)
 			else if (!second)
 				second = &l->blames[i];
 		}
-	if (!second && fabs(top->refs - (double)l->held_other) < 0.5) {
+	if (!top->consistent) {
+		l->sure = SURE_LOW;
+		l->sure_why = "it differs from the average of the finished closures of its kind, "
+			      "which vary there";
+	} else if (!second && fabs(top->refs - (double)l->held_other) < 0.5) {
 		l->sure = SURE_HIGH;
 		l->sure_why = "the only call site that differs from the finished closures of its "
 			      "kind, by exactly the references held";
-	} else if (!second || top->refs > second->refs) {
+	} else if (!second || ranks_before(top, second)) {
 		l->sure = SURE_MEDIUM;
 		l->sure_why = "the call site that differs most from the finished closures of its "
 			      "kind";
@@ -452,13 +487,16 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 
 	switch (b->kind) {
 	case BLAME_EXCESS_TAKE:
-		snprintf(buf, len, "took %.0f %s; the finished closures of its kind take %.3g here",
-			 b->actual, refs_word(b->actual), b->expected);
+		snprintf(buf, len,
+			 "took %.0f %s; the finished closures of its kind take %.3g here%s",
+			 b->actual, refs_word(b->actual), b->expected,
+			 b->consistent ? "" : " on average");
 		break;
 	case BLAME_MISSING_PUT:
 		snprintf(buf, len,
-			 "put %.0f %s back; the finished closures of its kind put %.3g here",
-			 b->actual, refs_word(b->actual), b->expected);
+			 "put %.0f %s back; the finished closures of its kind put %.3g here%s",
+			 b->actual, refs_word(b->actual), b->expected,
+			 b->consistent ? "" : " on average");
 		break;
 	case BLAME_UNMATCHED:
 		snprintf(buf, len, "took %.0f %s, %.0f not put back", b->actual,

@@ -289,6 +289,13 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 	return l;
 }
 
+/* The observer sees each event once the model has it, before a finished life is forgotten. */
+static void observe(struct model *m, const struct trace_event *ev, struct model_life *l)
+{
+	if (m->obs && m->obs->event)
+		m->obs->event(m->obs_ctx, ev, l);
+}
+
 /*
  * The lookup step: the life an event belongs to, made when the event starts one; NULL when the
  * event is set aside (late, or of a life already over).
@@ -445,8 +452,7 @@ void model_apply(struct model *m, const struct trace_event *ev)
 	m->nr_events++;
 	l = life_of_event(m, &slot, ev);
 	if (!l) {
-		if (m->obs && m->obs->event)
-			m->obs->event(m->obs_ctx, ev, NULL);
+		observe(m, ev, NULL); /* set aside */
 		return;
 	}
 	if (ev->op == TRACE_INIT)
@@ -457,9 +463,7 @@ void model_apply(struct model *m, const struct trace_event *ev)
 	if (watched_life(m, ev->pid, ev->cl))
 		watch(m, l, ev);
 	apply_op(m, l, ev);
-	/* The observer sees the event applied, before a finished life is forgotten. */
-	if (m->obs && m->obs->event)
-		m->obs->event(m->obs_ctx, ev, l);
+	observe(m, ev, l);
 	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR || ev->op == TRACE_DESTROY)
 		maybe_free(m, l);
 }

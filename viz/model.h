@@ -55,6 +55,7 @@ struct model_blame {
 	double refs;	 /* how many outstanding references this explains */
 	double expected; /* per finished closure of the kind (EXCESS_TAKE, MISSING_PUT) */
 	double actual;
+	bool consistent; /* expected is whole: the finished closures all do the same there */
 };
 
 #define MODEL_MAX_BLAMES 4

@@ -59,7 +59,7 @@ struct model {
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
 	bool exited;
-	const struct model_observer *obs; /* model_observe */
+	const struct model_observer *obs;
 	void *obs_ctx;
 };
 
