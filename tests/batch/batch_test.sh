@@ -79,6 +79,7 @@ drain_at_stop)
 	rpid=$!
 	pids+=("$rpid")
 	wait_for w.out "^done"
+	wait_for err "recording process" # its stop signal is handled from then on
 	kill -INT "$rpid"
 	wait "$rpid" || fail "record exited $?: $(cat err)"
 	check counts t.json >got.txt
@@ -140,6 +141,7 @@ bpftrace_alongside)
 	rpid=$!
 	pids+=("$rpid")
 	wait_for w.out "^done"
+	wait_for err "recording process" # its stop signal is handled from then on
 	kill -INT "$rpid"
 	wait "$rpid" || fail "record exited $?: $(cat err)"
 	kill -INT "$bpid"
