@@ -12,6 +12,7 @@ cd "$tmp" || exit 1
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
