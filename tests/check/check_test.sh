@@ -360,9 +360,11 @@ case_sarif() {
 	run --sarif out.sarif --suppressions supp -- "$PROG" both
 	expect_rc 1
 	python3 - "$SOURCE" "$LEAK_A" "$LEAK_B" <<'PY' || fail "SARIF"
-import json, sys
+import json, sys, urllib.parse
 source, leak_a, leak_b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 log = json.load(open("out.sarif"))
+# an absolute path is a file: URI, percent-encoded
+uri = "file://" + urllib.parse.quote(source) if source.startswith("/") else urllib.parse.quote(source)
 assert log["version"] == "2.1.0", log["version"]
 assert log["$schema"].endswith("sarif-2.1.0.json"), log["$schema"]
 run, = log["runs"]
@@ -378,7 +380,7 @@ for r in results:
     assert r["message"]["text"].startswith("closure leaked: "), r["message"]
     loc, = r["locations"]
     phys = loc["physicalLocation"]
-    assert phys["artifactLocation"]["uri"] == source, phys
+    assert phys["artifactLocation"]["uri"] == uri, phys
     if "suppressions" in r:
         assert r["suppressions"] == [{"kind": "external", "justification": "supp:1"}], r
     lines.append((phys["region"]["startLine"], "suppressions" in r))
@@ -482,12 +484,11 @@ case_lost_flag() {
 case_not_root() {
 	local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 	[ "$(id -u)" = 0 ] || as_nobody=()
+	# Without BPF the command writes its own events (the in-process sink): the same verdict.
 	"${as_nobody[@]}" "$CT" check -- "$PROG" clean >out 2>err </dev/null
 	RC=$?
-	expect_rc 3
-	[ "$(cat err)" = "closuretrace: not permitted to use BPF and uprobes; run as root, or give closuretrace CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)" ] ||
-		fail "remedy message"
-	[ -z "$(cat out)" ] || fail "the command ran without being traced"
+	expect_rc 0
+	grep -qE "^closuretrace: no leaks; [1-9][0-9]* events, 0 lost$" err || fail "verdict: $(cat err)"
 }
 
 # check itself SIGKILLed while a process of the command is stopped: its guard continues the job
