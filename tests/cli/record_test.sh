@@ -12,6 +12,7 @@ cd "$tmp" || exit 1
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -362,6 +363,21 @@ duration)
 	grep -qx "signal=15" end.txt || fail "the command was not ended: $(cat end.txt)"
 	echo "ok: $(paste -sd' ' end.txt)"
 	;;
+left_running)
+	# A command that ignores SIGTERM outlives --duration's grace: record ends, and says which
+	# processes it left running.
+	needs_bpf
+	"$ct" record -d 0.3 -o t.json -- sh -c "trap '' TERM; exec $workload spin" >w.out 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	spinner=$(sed -n 's/^spinning //p' w.out)
+	pids+=("$spinner")
+	grep -qx "closuretrace: left running, no longer recorded: $spinner" err.txt ||
+		fail "the process left running is not named: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"
+	kill -0 "$spinner" || fail "the command did not outlive record"
+	echo ok
+	;;
 dlopen)
 	# A library loaded after the recorder attached: its (inlined) probes are found and traced
 	# (--per-op: batched, they record through libclosure and are not attached; dlopen_now
@@ -447,9 +463,12 @@ err_no_probes)
 err_not_permitted)
 	needs_bpf
 	command -v setpriv >/dev/null || skip "no setpriv to drop privileges"
-	msg="closuretrace: not permitted to use BPF and uprobes; run as root, or give closuretrace CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)"
-	expect 3 "$msg" setpriv --reuid=65534 --regid=65534 --clear-groups "$ct" record -- "$workload" counts 1
+	# record -- CMD without BPF runs the command with the in-process sink; its output path is
+	# still checked first (this folder is not the user's to write).
+	expect 2 "closuretrace: cannot write closuretrace.json: Permission denied" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$ct" record -- "$workload" counts 1
 	[ ! -s out.txt ] || fail "the command ran: $(cat out.txt)"
+	msg="closuretrace: not permitted to use BPF and uprobes: recording a running process (-p) needs root, or CAP_BPF and CAP_PERFMON (record -- COMMAND and check run without)"
 	"$workload" spin >w.out &
 	pids+=($!)
 	wait_for w.out spinning
