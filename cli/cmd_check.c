@@ -38,6 +38,7 @@ struct check_options {
 	char **suppressions; /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
+	bool no_bpf; /* the in-process sink even when BPF is permitted */
 	uint64_t timeout_ns; /* 0: none */
 	char **argv;
 };
@@ -60,6 +61,8 @@ static void usage(FILE *out)
 		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
 		"      --allow-lost         do not fail when events were lost (the verdict is\n"
 		"                           then incomplete)\n"
+		"      --no-bpf             run it with the in-process sink (libclosure writes its\n"
+		"                           own events; the default without BPF permission)\n"
 		"      --timeout SECS       end the command after SECS seconds (SIGTERM, SIGKILL\n"
 		"                           2 s later) and report what it was stuck on\n"
 		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
@@ -75,13 +78,14 @@ static void usage(FILE *out)
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST, OPT_TIMEOUT };
+	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST, OPT_TIMEOUT, OPT_NO_BPF };
 	static const struct option longopts[] = {
 		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
 		{"suppressions", required_argument, NULL, OPT_SUPP},
 		{"sarif", required_argument, NULL, OPT_SARIF},
 		{"keep-trace", required_argument, NULL, OPT_KEEP},
 		{"allow-lost", no_argument, NULL, OPT_LOST},
+		{"no-bpf", no_argument, NULL, OPT_NO_BPF},
 		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
@@ -121,6 +125,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_LOST:
 			o->allow_lost = true;
+			break;
+		case OPT_NO_BPF:
+			o->no_bpf = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_seconds(optarg, &o->timeout_ns))
@@ -290,7 +297,8 @@ static int run_command(const struct check_options *o, struct check_out *out,
 	int ret = recorder_run(&(struct recorder_opts){.argv = o->argv,
 						       .buffer_size = o->buffer_size,
 						       .timeout_ns = o->timeout_ns,
-						       .quiet = true},
+						       .quiet = true,
+						       .no_bpf = o->no_bpf},
 			       open_trace, out, run);
 
 	if (ret >= 0 && !o->keep_trace && out->f)

@@ -516,6 +516,8 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 		if (!(r & CLOSURE_SLEEPING))
 			break;
+		if (CLOSURE_BATCH_ON())
+			closure_batch_flush(); /* about to sleep: hand the records over first */
 		if (timeout_ms < 0) {
 			futex(&cl->remaining, FUTEX_WAIT, r, NULL);
 			continue;

@@ -62,6 +62,8 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	probe_op1(bug, cl, remaining, ip, (long)bug);
+	if (CLOSURE_BATCH_ON())
+		closure_batch_flush(); /* abort() runs no exit handler */
 	describe_site(where, sizeof(where), ip);
 	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s\n", op,
 		(void *)cl, detail, remaining & CLOSURE_REMAINING_MASK,

@@ -231,6 +231,20 @@ struct closure {
 
 /* Internal entry points behind the inline fast paths; not API. */
 void closure_sub_slow(struct closure *cl, uint32_t v, int op);
+/*
+ * Batched tracing (docs/probes.md): the batch probe's semaphore, raised while a tracer takes
+ * batches, read through a pointer: a copy relocation of the variable itself into the executable
+ * would never see the kernel raise the library's. The records of the inline get and put are made
+ * out of line, so that their return address is the caller's line.
+ */
+extern unsigned short *const closure_batch_active;
+void closure_batch_get(struct closure *cl, uint32_t r, int not_zero);
+void closure_batch_put(struct closure *cl, uint32_t r);
+#if CLOSURE_PROBES && !defined(CLOSURE_NO_BATCH) /* CLOSURE_NO_BATCH: benchmarks' baseline */
+#define CLOSURE_BATCHING() __builtin_expect(*(volatile unsigned short *)closure_batch_active, 0)
+#else
+#define CLOSURE_BATCHING() 0
+#endif
 /* Aborts; not declared noreturn, so that its return address stays inside the caller. */
 void closure_get_finished(struct closure *cl, uint32_t r);
 enum { CLOSURE_OP_PUT = 0, CLOSURE_OP_SUB = 1 };
@@ -254,6 +268,10 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) <= 1, 0))
 		closure_get_finished(cl, r);
 	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
+	if (CLOSURE_BATCHING()) {
+		closure_batch_get(cl, r, 0);
+		__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
+	}
 }
 
 /*
@@ -271,6 +289,8 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
 	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
+	if (CLOSURE_BATCHING())
+		closure_batch_get(cl, r, 1);
 	return true;
 }
 
@@ -286,6 +306,10 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED)) {
 		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
+		if (CLOSURE_BATCHING()) {
+			closure_batch_put(cl, r);
+			__asm__ volatile("");
+		}
 		return;
 	}
 	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);

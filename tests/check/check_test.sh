@@ -484,12 +484,11 @@ case_lost_flag() {
 case_not_root() {
 	local as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 	[ "$(id -u)" = 0 ] || as_nobody=()
+	# Without BPF the command writes its own events (the in-process sink): the same verdict.
 	"${as_nobody[@]}" "$CT" check -- "$PROG" clean >out 2>err </dev/null
 	RC=$?
-	expect_rc 3
-	[ "$(cat err)" = "closuretrace: not permitted to use BPF and uprobes; run as root, or give closuretrace CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep)" ] ||
-		fail "remedy message"
-	[ -z "$(cat out)" ] || fail "the command ran without being traced"
+	expect_rc 0
+	grep -qE "^closuretrace: no leaks; [1-9][0-9]* events, 0 lost$" err || fail "verdict: $(cat err)"
 }
 
 # check itself SIGKILLed while a process of the command is stopped: its guard continues the job
