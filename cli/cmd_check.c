@@ -19,6 +19,7 @@
 #include "check_diag.h"
 #include "check_sarif.h"
 #include "check_supp.h"
+#include "viz.h"
 #include "commands.h"
 #include "leaks.h"
 #include "model.h"
@@ -199,74 +200,6 @@ static FILE *open_trace(void *ctx, const char **temp)
 	return out->f;
 }
 
-/*
- * The model knows closures by address alone; the processes of one check each have their own
- * addresses (a child forked without exec starts with its parent's). Each process is told apart by
- * its number of appearance in the address's top 16 bits, which user addresses leave unused.
- */
-struct processes {
-	struct model *m;
-	int64_t pids[4096]; /* in order of appearance; later ones share the last number */
-	unsigned n;
-};
-
-static uint64_t process_key(struct processes *p, int64_t pid)
-{
-	unsigned i;
-
-	for (i = 0; i < p->n; i++)
-		if (p->pids[i] == pid)
-			return (uint64_t)i << 48;
-	if (p->n < sizeof(p->pids) / sizeof(p->pids[0]))
-		p->pids[p->n++] = pid;
-	return (uint64_t)i << 48;
-}
-
-static void process_event(void *ctx, const struct trace_event *ev)
-{
-	struct processes *p = ctx;
-	struct trace_event e = *ev;
-	uint64_t key = ev->pid ? process_key(p, ev->pid) : 0;
-
-	if (e.cl)
-		e.cl ^= key;
-	if (e.parent)
-		e.parent ^= key;
-	model_sink.event(p->m, &e);
-}
-
-static void process_sym(void *ctx, const struct trace_sym *sym)
-{
-	struct processes *p = ctx;
-
-	model_sink.sym(p->m, sym);
-}
-
-/* The verdict of the trace at path, as diagnostics. 0, or -1 after printing why. */
-static int judge(const char *path, struct model **m, struct check_diags *d)
-{
-	static const struct trace_sink sink = {process_event, process_sym};
-	struct trace_info info = {0};
-	struct leaks_summary leaks;
-	struct processes *procs = calloc(1, sizeof(*procs));
-	int ret;
-
-	*m = model_new(false);
-	if (!*m || !procs) {
-		free(procs);
-		return -1;
-	}
-	procs->m = *m;
-	ret = trace_read(path, &sink, procs, &info);
-	free(procs);
-	trace_info_clear(&info);
-	if (ret)
-		return -1;
-	model_end(*m);
-	leaks_analyze(*m, &leaks);
-	return check_diags_collect(*m, d);
-}
-
 static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown)
 {
 	unsigned long closures = d->closures - d->suppressed_closures;
@@ -280,6 +213,12 @@ static void summary(const struct check_diags *d, const struct recorder_result *r
 		fprintf(stderr, " (%lu suppressed)", d->suppressed_closures);
 	fprintf(stderr, "; %llu events, %llu lost\n", (unsigned long long)r->events,
 		(unsigned long long)r->lost);
+	if (d->in_flight)
+		fprintf(stderr,
+			"closuretrace: note: the recording stopped before the command exited: %lu "
+			"closure%s in flight then %s not judged\n",
+			d->in_flight, d->in_flight == 1 ? "" : "s",
+			d->in_flight == 1 ? "was" : "were");
 	if (d->late)
 		fprintf(stderr,
 			"closuretrace: note: %lu closure%s seen again after finishing, without an "
@@ -347,9 +286,10 @@ int cmd_check(int argc, char **argv)
 {
 	struct check_options o;
 	struct check_supp supp = {0};
-	struct check_diags diags = {0};
+	struct check_verdict judged = {0};
+	struct check_diags *diags = &judged.diags;
+	struct viz_error err;
 	struct recorder_result run;
-	struct model *m = NULL;
 	struct check_out out = {0};
 	const char *trace_path;
 	size_t shown = 0;
@@ -361,7 +301,9 @@ int cmd_check(int argc, char **argv)
 		return ret;
 	}
 	for (size_t i = 0; i < o.n_suppressions; i++)
-		if (check_supp_load(&supp, o.suppressions[i])) {
+		if (check_supp_load(&supp, o.suppressions[i], &err)) {
+			fprintf(stderr, "%s%s\n",
+				strstr(err.text, ": error: ") ? "" : "closuretrace: ", err.text);
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -410,28 +352,28 @@ int cmd_check(int argc, char **argv)
 		ret = run.exit_code;
 		goto out;
 	}
-	if (judge(trace_path, &m, &diags)) {
+	if (check_judge(trace_path, &judged)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (cut)
-		keep_stuck(&diags);
-	check_diags_suppress(&diags, &supp);
-	for (size_t i = 0; i < diags.n; i++)
-		shown += !diags.v[i].suppressed;
-	check_diags_print(&diags, stderr);
-	if (o.sarif && check_sarif_write(&diags, o.sarif)) {
+		keep_stuck(diags);
+	check_diags_suppress(diags, &supp);
+	for (size_t i = 0; i < diags->n; i++)
+		shown += !diags->v[i].suppressed;
+	check_diags_print(diags, stderr);
+	if (o.sarif && check_sarif_write(diags, o.sarif, CLOSURETRACE_VERSION, &err)) {
+		fprintf(stderr, "closuretrace: %s\n", err.text);
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	summary(&diags, &run, shown);
+	summary(diags, &run, shown);
 	if (run.exit_code > 0)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);
 	ret = cut ? cut : verdict(&o, &run, shown);
 out:
-	check_diags_free(&diags);
-	model_free(m);
+	check_verdict_free(&judged);
 	check_supp_free(&supp);
 	free(o.suppressions);
 	if (out.temp[0])

@@ -8,11 +8,12 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: closuretrace explain [-i TRACE] ADDR[#N]\n"
+		"usage: closuretrace explain [-i TRACE] [PID:]ADDR[#N]\n"
 		"\n"
 		"The life of the closure at ADDR in TRACE (default closuretrace.json), one line\n"
 		"per operation: time, thread, operation, count after it, call site. An address\n"
-		"used again is a new life: ADDR#N names the Nth (default: the last).\n"
+		"used again is a new life: ADDR#N names the Nth (default: the last). In a trace\n"
+		"of several processes, PID:ADDR names the closure of process PID.\n"
 		"\n"
 		"  -i, --input TRACE   the trace to read ('-': standard input)\n");
 }
@@ -26,8 +27,7 @@ int cmd_explain(int argc, char **argv)
 	};
 	const char *input = "closuretrace.json";
 	struct viz_input in;
-	uint64_t addr;
-	unsigned nth;
+	struct model_id id;
 	int c, rc;
 
 	optind = 1;
@@ -48,16 +48,16 @@ int cmd_explain(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (viz_parse_closure(argv[optind], &addr, &nth)) {
+	if (viz_parse_closure(argv[optind], &id)) {
 		fprintf(stderr,
-			"closuretrace explain: want an address like 0x7ffc5e2a0010 or "
-			"0x7ffc5e2a0010#2, not '%s'\n",
+			"closuretrace explain: want a closure as " VIZ_CLOSURE_SYNTAX
+			", not '%s'\n",
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, false, addr, &in))
+	if (viz_load(input, false, &id, &in))
 		return EXIT_USAGE;
-	rc = render_explain(&in, addr, nth, stdout);
+	rc = render_explain(&in, &id, stdout);
 	viz_unload(&in);
 	return rc ? EXIT_USAGE : EXIT_OK;
 }

@@ -10,7 +10,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: closuretrace graph [-i TRACE] [-T svg|png|pdf|dot] [-o FILE] [--leaks]\n"
-		"                          [--root ADDR[#N]] [--no-fold]\n"
+		"                          [--root [PID:]ADDR[#N]] [--no-fold]\n"
 		"\n"
 		"Draw the parent/child trees of the closures in TRACE (default "
 		"closuretrace.json):\n"
@@ -21,7 +21,8 @@ static void usage(FILE *out)
 		"  -T, --format FMT    svg (default), png, pdf, or dot (structure, no layout)\n"
 		"  -o, --output FILE   write there instead of standard output\n"
 		"      --leaks         only unfinished closures and their ancestors\n"
-		"      --root ADDR[#N] only the tree below that closure (#N: its Nth life)\n"
+		"      --root [PID:]ADDR[#N] only the tree below that closure (#N: its Nth life;\n"
+		"                      PID: of that process, in a trace of several)\n"
 		"      --no-fold       one node per closure, however many\n");
 }
 
@@ -58,10 +59,10 @@ int cmd_graph(int argc, char **argv)
 			opts.no_fold = true;
 			break;
 		case 'r':
-			if (viz_parse_closure(optarg, &opts.root_addr, &opts.root_nth)) {
+			if (viz_parse_closure(optarg, &opts.root)) {
 				fprintf(stderr,
-					"closuretrace graph: --root wants an address like "
-					"0x7ffc5e2a0010 or 0x7ffc5e2a0010#2, not '%s'\n",
+					"closuretrace graph: --root wants a closure "
+					"as " VIZ_CLOSURE_SYNTAX ", not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -84,7 +85,7 @@ int cmd_graph(int argc, char **argv)
 			opts.format);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, true, 0, &in))
+	if (viz_load(input, true, NULL, &in))
 		return EXIT_USAGE;
 	if (output && !(out = fopen(output, "wb"))) {
 		perror(output);

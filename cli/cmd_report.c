@@ -52,7 +52,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "closuretrace report: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, false, 0, &in))
+	if (viz_load(input, false, NULL, &in))
 		return EXIT_USAGE;
 	rc = render_report(&in, stdout, json);
 	viz_unload(&in);

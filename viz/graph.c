@@ -574,12 +574,12 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	GVC_t *gvc;
 	int rc = 0;
 
-	if (opts->root_addr) {
-		root = model_find(in->m, opts->root_addr, opts->root_nth);
+	if (opts->root.addr) {
+		char err[1024];
+
+		root = viz_find_closure(in, &opts->root, err, sizeof(err));
 		if (!root) {
-			fprintf(stderr, "closuretrace graph: no closure 0x%" PRIx64 "%s in %s\n",
-				opts->root_addr, opts->root_nth ? " with that life number" : "",
-				in->path);
+			fprintf(stderr, "closuretrace graph: %s\n", err);
 			return 2;
 		}
 	}

@@ -7,19 +7,36 @@
  */
 #include "leaks.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A count per finished closure that is whole: they all do the same there (a mix of 1 and 3 would
+ * average a whole 2 only by chance). */
+static bool whole(double v)
+{
+	return fabs(v - round(v)) < 0.02;
+}
+
+/* Whether a ranks before b: consistent evidence first, then how much it explains. */
+static bool ranks_before(const struct model_blame *a, const struct model_blame *b)
+{
+	if (a->consistent != b->consistent)
+		return a->consistent;
+	return a->refs > b->refs;
+}
+
 static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site, double refs,
 		      double expected, double actual)
 {
-	struct model_blame b = {kind, site, refs, expected, actual};
+	struct model_blame b = {kind, site, refs, expected, actual, whole(expected)};
 	unsigned i;
 
-	/* Keep the list sorted by how much each explains, first come first on ties. */
-	for (i = l->nblames; i > 0 && l->blames[i - 1].refs < refs; i--)
+	/* Keep the list ranked, first come first on ties. A site where the finished closures vary
+	 * (a bio puts once per segment, and segments vary) ranks after one where they agree. */
+	for (i = l->nblames; i > 0 && ranks_before(&b, &l->blames[i - 1]); i--)
 		if (i < MODEL_MAX_BLAMES)
 			l->blames[i] = l->blames[i - 1];
 	if (i < MODEL_MAX_BLAMES)
@@ -28,48 +45,114 @@ static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site,
 		l->nblames++;
 }
 
-static const struct model_site *kind_site(const struct model_kind *k, uint64_t ip)
+/*
+ * References taken and put on one source line, by the life and per finished closure of its kind.
+ * Sites are compared by line, not by address: one closure_put in the source may reach the trace
+ * from two addresses (its inlined fast path and its slow path).
+ */
+struct line_ledger {
+	uint64_t ip; /* the first site seen on the line */
+	double lt, lp, kt, kp;
+};
+
+static bool same_line(struct model *m, uint64_t a, uint64_t b)
 {
-	for (unsigned i = 0; i < k->nsites; i++)
-		if (k->sites[i].ip == ip)
-			return &k->sites[i];
-	return NULL;
+	const struct model_sym *x, *y;
+
+	if (a == b)
+		return true;
+	x = model_sym(m, a);
+	y = model_sym(m, b);
+	return x && y && x->file && y->file && x->line > 0 && x->line == y->line &&
+	       !strcmp(x->file, y->file);
 }
 
-static bool in_life(const struct model_life *l, uint64_t ip)
+static struct line_ledger *ledger_of(struct model *m, struct line_ledger *v, unsigned *n,
+				     uint64_t ip)
 {
-	for (unsigned i = 0; i < l->nsites; i++)
-		if (l->sites[i].ip == ip)
-			return true;
-	return false;
+	for (unsigned i = 0; i < *n; i++)
+		if (same_line(m, v[i].ip, ip))
+			return &v[i];
+	v[*n] = (struct line_ledger){.ip = ip};
+	return &v[(*n)++];
 }
 
-/* Compare with the finished closures of the kind: sites that took more or put less. */
-static unsigned blame_against_kind(struct model_life *l)
+static bool is_get_blame(const struct model_blame *b)
 {
-	const struct model_kind *k = l->kind;
+	return b->kind == BLAME_EXCESS_TAKE || b->kind == BLAME_MISSING_PUT ||
+	       b->kind == BLAME_UNMATCHED;
+}
+
+/*
+ * The second and later sites are told only while the ones before them have not explained every
+ * reference held: a site that differs from its kind by chance (a count that varies per closure)
+ * is not a second culprit.
+ */
+static void keep_needed(struct model_life *l)
+{
+	double explained = 0;
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < l->nblames; i++) {
+		if (is_get_blame(&l->blames[i])) {
+			if (explained > 0 && explained + 0.5 > (double)l->held_other)
+				continue;
+			explained += l->blames[i].refs;
+		}
+		l->blames[kept++] = l->blames[i];
+	}
+	l->nblames = kept;
+}
+
+/* Compare with the finished closures of the kind: lines that took more or put less. */
+static unsigned blame_against_kind(struct model *m, struct model_life *l)
+{
+	const struct model_kind *k = l->peer;
 	double n = (double)k->finished;
-	unsigned before = l->nblames;
+	struct line_ledger *v = calloc(l->nsites + k->nsites + 1, sizeof(*v));
+	unsigned nv = 0, found = 0;
+	double taken_more = 0;
 
+	if (!v)
+		return 0;
 	for (unsigned i = 0; i < l->nsites; i++) {
-		const struct model_site *s = &l->sites[i], *ks = kind_site(k, s->ip);
-		double lt = (double)model_site_plain_taken(s), lp = (double)model_site_plain_put(s);
-		double kt = ks ? (double)model_site_plain_taken(ks) / n : 0;
-		double kp = ks ? (double)model_site_plain_put(ks) / n : 0;
+		struct line_ledger *e = ledger_of(m, v, &nv, l->sites[i].ip);
 
-		if (lt - kt >= 0.5)
-			add_blame(l, BLAME_EXCESS_TAKE, s->ip, lt - kt, kt, lt);
-		if (kp - lp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, s->ip, kp - lp, kp, lp);
+		e->lt += (double)model_site_plain_taken(&l->sites[i]);
+		e->lp += (double)model_site_plain_put(&l->sites[i]);
 	}
 	for (unsigned i = 0; i < k->nsites; i++) {
-		const struct model_site *ks = &k->sites[i];
-		double kp = (double)model_site_plain_put(ks) / n;
+		struct line_ledger *e = ledger_of(m, v, &nv, k->sites[i].ip);
 
-		if (!in_life(l, ks->ip) && kp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, ks->ip, kp, kp, 0);
+		e->kt += (double)model_site_plain_taken(&k->sites[i]) / n;
+		e->kp += (double)model_site_plain_put(&k->sites[i]) / n;
 	}
-	return l->nblames - before;
+	for (unsigned i = 0; i < nv; i++) {
+		const struct line_ledger *e = &v[i];
+
+		if (e->lt - e->kt >= 0.5) {
+			add_blame(l, BLAME_EXCESS_TAKE, e->ip, e->lt - e->kt, e->kt, e->lt);
+			found++;
+			if (whole(e->kt))
+				taken_more += e->lt - e->kt;
+		}
+	}
+	/*
+	 * Fewer puts than the kind are evidence only for the references that takes beyond the kind
+	 * do not explain: a closure that took less at a site (one segment, not two) puts less too.
+	 */
+	for (unsigned i = 0; i < nv && taken_more + 0.5 <= (double)l->held_other; i++) {
+		const struct line_ledger *e = &v[i];
+		double refs = e->kp - e->lp, most = (double)l->held_other - taken_more;
+
+		if (refs >= 0.5) {
+			add_blame(l, BLAME_MISSING_PUT, e->ip, refs < most ? refs : most, e->kp,
+				  e->lp);
+			found++;
+		}
+	}
+	free(v);
+	return found;
 }
 
 /* Nothing to compare with: the sites that took more than they put themselves. */
@@ -91,13 +174,45 @@ static unsigned blame_unmatched(struct model_life *l)
 	return l->nblames - before;
 }
 
-static void blame(struct model_life *l)
+/* How sure the comparison with the kind is, from the get blames that were kept. */
+static void sure_against_kind(struct model_life *l)
+{
+	const struct model_blame *top = NULL, *second = NULL;
+
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (is_get_blame(&l->blames[i])) {
+			if (!top)
+				top = &l->blames[i];
+			else if (!second)
+				second = &l->blames[i];
+		}
+	if (!top->consistent) {
+		l->sure = SURE_LOW;
+		l->sure_why = "it differs from the average of the finished closures of its kind, "
+			      "which vary there";
+	} else if (!second && fabs(top->refs - (double)l->held_other) < 0.5) {
+		l->sure = SURE_HIGH;
+		l->sure_why = "the only call site that differs from the finished closures of its "
+			      "kind, by exactly the references held";
+	} else if (!second || ranks_before(top, second)) {
+		l->sure = SURE_MEDIUM;
+		l->sure_why = "the call site that differs most from the finished closures of its "
+			      "kind";
+	} else {
+		l->sure = SURE_LOW;
+		l->sure_why = "several call sites differ as much from the finished closures of its "
+			      "kind";
+	}
+}
+
+static void blame(struct model *m, struct model_life *l)
 {
 	unsigned found;
 
 	if (l->held_waitlist)
 		add_blame(l, BLAME_WAITLIST, l->wait_ip, 1, 0, 1);
-	if (l->held_running)
+	/* A stack closure's running reference is its frame's: leaving the frame ends it. */
+	if (l->held_running && !l->stack)
 		add_blame(l, BLAME_RUNNING, l->running_from, 1, 0, 1);
 	if (l->held_other <= 0) {
 		l->sure = SURE_HIGH;
@@ -106,29 +221,13 @@ static void blame(struct model_life *l)
 		return;
 	}
 	/* Closures created before recording have no known kind to compare with. */
-	if (l->init_ip && l->kind && l->kind->finished) {
-		found = blame_against_kind(l);
-		if (found) {
-			const struct model_blame *top = &l->blames[0];
-
-			if (found == 1 && fabs(top->refs - (double)l->held_other) < 0.5) {
-				l->sure = SURE_HIGH;
-				l->sure_why =
-					"the only call site that differs from the finished "
-					"closures of its kind, by exactly the references held";
-			} else if (l->nblames == 1 || top->refs > l->blames[1].refs) {
-				l->sure = SURE_MEDIUM;
-				l->sure_why = "the call site that differs most from the finished "
-					      "closures of its kind";
-			} else {
-				l->sure = SURE_LOW;
-				l->sure_why = "several call sites differ as much from the finished "
-					      "closures of its kind";
-			}
-			return;
-		}
+	if (l->init_ip && l->peer && l->peer->finished && blame_against_kind(m, l)) {
+		keep_needed(l);
+		sure_against_kind(l);
+		return;
 	}
 	found = blame_unmatched(l);
+	keep_needed(l);
 	if (!found && !l->init_ip) {
 		l->sure = SURE_LOW;
 		l->sure_why = "the references it holds were taken before its first event";
@@ -137,7 +236,7 @@ static void blame(struct model_life *l)
 	l->sure = found == 1 ? SURE_MEDIUM : SURE_LOW;
 	l->sure_why = !l->init_ip
 			      ? "created before recording: the references it had then are unknown"
-		      : l->kind && l->kind->finished
+		      : l->peer && l->peer->finished
 			      ? "its call sites match the finished closures of its kind; these "
 				"took references that were not put back here"
 		      : found == 1 ? "no finished closure of its kind to compare with; the only "
@@ -145,49 +244,231 @@ static void blame(struct model_life *l)
 				   : "no finished closure of its kind to compare with";
 }
 
+/* The finished closures a life is compared with: its kind, or without a continuation yet, the
+ * kind of the same init site with the most finished closures. */
+static struct model_kind *peer_kind(struct model *m, const struct model_life *l)
+{
+	struct model_kind *best = l->kind && l->kind->finished ? l->kind : NULL;
+
+	if (best || l->first_fn || !l->init_ip)
+		return best;
+	for (struct model_kind *k = model_kinds(m); k; k = k->next)
+		if (k->init_ip == l->init_ip && k->finished &&
+		    (!best || k->finished > best->finished))
+			best = k;
+	return best;
+}
+
+static bool is_suspect(const struct model_life *l)
+{
+	const struct model_kind *k = l->peer;
+
+	if (l->before_recording || !k || k->finished < LEAKS_SUSPECT_MIN_FINISHED)
+		return false;
+	/* A stack closure holding only its running reference: its function is still at work. */
+	if (l->stack && !l->held_other && !l->held_waitlist && !l->live_children)
+		return false;
+	return l->age_ns > LEAKS_SUSPECT_P99 * model_kind_percentile(k, 99) &&
+	       l->age_ns > LEAKS_SUSPECT_MAX * k->max_ns;
+}
+
+/* What an unfinished life holds: the running and waitlist references, children, the rest. */
+static void count_held(struct model_life *l)
+{
+	int64_t rest;
+
+	l->live_children = 0;
+	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished)
+			l->live_children++;
+	l->held_running = !!(l->flags & TRACE_FLAG_RUNNING);
+	l->held_waitlist = !!(l->flags & TRACE_FLAG_WAITING);
+	l->held_children = l->live_children;
+	rest = l->remaining < 0
+		       ? 0
+		       : l->remaining - l->held_running - l->held_waitlist - l->held_children;
+	l->held_other = rest > 0 ? rest : 0;
+}
+
+/* Only unfinished children hold it. A stack closure's owner holds its running reference until
+ * closure_sync returns: with unfinished children, those are what it waits for. */
+static bool only_children_hold(const struct model_life *l)
+{
+	return !l->held_other && (!l->held_running || l->stack) && !l->held_waitlist &&
+	       l->live_children;
+}
+
+/* The verdict of one unfinished life, counted in out. */
+static void judge(struct model *m, struct model_life *l, struct leaks_summary *out)
+{
+	int64_t end = model_last_ts(m);
+
+	count_held(l);
+	l->age_ns = end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
+	l->peer = peer_kind(m, l);
+	l->nblames = 0;
+	l->stuck = false;
+	out->unfinished++;
+	if (l->no_init) {
+		l->verdict = VERDICT_LATE;
+		out->late++;
+		return;
+	}
+	if (!out->exited && !is_suspect(l)) {
+		l->verdict = VERDICT_IN_FLIGHT;
+		out->in_flight++;
+		return;
+	}
+	if (only_children_hold(l)) {
+		l->verdict = VERDICT_KEPT_ALIVE;
+		out->kept_alive++;
+	} else if (out->exited) {
+		l->verdict = VERDICT_LEAKED;
+		out->leaked++;
+		blame(m, l);
+	} else {
+		l->verdict = VERDICT_SUSPECT;
+		out->suspects++;
+		blame(m, l);
+	}
+	l->stuck = out->exited && (l->state == MODEL_SYNCING || l->on_waitlist);
+	out->stuck += l->stuck;
+}
+
 void leaks_analyze(struct model *m, struct leaks_summary *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		int64_t rest;
-
-		if (l->finished)
-			continue;
-		l->live_children = 0;
-		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-			if (!c->finished)
-				l->live_children++;
-		l->held_running = !!(l->flags & TRACE_FLAG_RUNNING);
-		l->held_waitlist = !!(l->flags & TRACE_FLAG_WAITING);
-		l->held_children = l->live_children;
-		rest = l->remaining < 0 ? 0
-					: l->remaining - l->held_running - l->held_waitlist -
-						  l->held_children;
-		l->held_other = rest > 0 ? rest : 0;
-		l->stuck = l->state == MODEL_SYNCING || l->on_waitlist;
-		l->nblames = 0;
-		out->unfinished++;
-		if (l->stuck)
-			out->stuck++;
-		/* A stack closure's owner holds its running reference until closure_sync returns:
-		 * with unfinished children, those are what it waits for. */
-		if (!l->held_other && (!l->held_running || l->stack) && !l->held_waitlist &&
-		    l->live_children) {
-			l->verdict = VERDICT_KEPT_ALIVE;
-			out->kept_alive++;
-			continue;
-		}
-		l->verdict = VERDICT_LEAKED;
-		out->leaked++;
-		blame(l);
-	}
+	out->exited = model_exited(m);
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		if (!l->finished)
+			judge(m, l, out);
 }
 
 struct model_life *leaks_root_of(struct model_life *l)
 {
-	while (l->parent)
+	struct model_life *start = l;
+
+	for (unsigned depth = 0; l->parent && l->parent != start && depth < LEAKS_MAX_DEPTH;
+	     depth++)
 		l = l->parent;
 	return l;
+}
+
+static int cmp_u(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Orders lives so that identical verdicts lie together, oldest first within. */
+static int cmp_same(const void *pa, const void *pb)
+{
+	const struct model_life *a = *(struct model_life *const *)pa;
+	const struct model_life *b = *(struct model_life *const *)pb;
+	const struct model_blame *x = a->nblames ? &a->blames[0] : NULL;
+	const struct model_blame *y = b->nblames ? &b->blames[0] : NULL;
+	int c;
+
+	if ((c = cmp_u(a->kind ? a->kind->init_ip : 0, b->kind ? b->kind->init_ip : 0)) ||
+	    (c = cmp_u(a->kind ? a->kind->fn : 0, b->kind ? b->kind->fn : 0)) ||
+	    (c = cmp_u(a->nblames, b->nblames)) || (c = cmp_u(x ? x->kind : 0, y ? y->kind : 0)) ||
+	    (c = cmp_u(x ? x->site : 0, y ? y->site : 0)) ||
+	    (c = cmp_u((uint64_t)a->remaining, (uint64_t)b->remaining)) ||
+	    (c = cmp_u((uint64_t)a->held_children, (uint64_t)b->held_children)) ||
+	    (c = cmp_u((uint64_t)a->held_running, (uint64_t)b->held_running)) ||
+	    (c = cmp_u((uint64_t)a->held_waitlist, (uint64_t)b->held_waitlist)) ||
+	    (c = cmp_u(a->stuck, b->stuck)) || (c = cmp_u(a->state, b->state)) ||
+	    (c = cmp_u(a->before_recording, b->before_recording)))
+		return c;
+	return 0;
+}
+
+static int cmp_seq(const void *pa, const void *pb)
+{
+	const struct model_life *a = *(struct model_life *const *)pa;
+	const struct model_life *b = *(struct model_life *const *)pb;
+	int c = cmp_same(pa, pb);
+
+	return c ? c : cmp_u(a->seq, b->seq);
+}
+
+static int cmp_groups(const void *pa, const void *pb)
+{
+	const struct leaks_group *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return cmp_u(a->first->seq, b->first->seq);
+}
+
+struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
+{
+	struct model_life **lives;
+	struct leaks_group *groups;
+	size_t count = 0, ng = 0;
+
+	*n = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		count += !l->finished && l->verdict == v;
+	if (!count)
+		return NULL;
+	lives = calloc(count, sizeof(*lives));
+	groups = calloc(count, sizeof(*groups));
+	if (!lives || !groups) {
+		free(lives);
+		free(groups);
+		return NULL;
+	}
+	count = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		if (!l->finished && l->verdict == v)
+			lives[count++] = l;
+	qsort(lives, count, sizeof(*lives), cmp_seq);
+	for (size_t i = 0; i < count; i++) {
+		if (!ng || cmp_same(&groups[ng - 1].first, &lives[i]))
+			groups[ng++].first = lives[i];
+		groups[ng - 1].count++;
+	}
+	free(lives);
+	qsort(groups, ng, sizeof(*groups), cmp_groups);
+	*n = ng;
+	return groups;
+}
+
+uint64_t leaks_blamed_site(const struct model_life *l)
+{
+	if (l->stuck)
+		return l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	return l->nblames ? l->blames[0].site : l->init_ip;
+}
+
+const char *leaks_verdict_name(const struct model_life *l)
+{
+	static const char *const names[] = {
+		[VERDICT_NONE] = "finished",	     [VERDICT_LEAKED] = "leaked",
+		[VERDICT_KEPT_ALIVE] = "kept_alive", [VERDICT_IN_FLIGHT] = "in_flight",
+		[VERDICT_SUSPECT] = "suspect",	     [VERDICT_LATE] = "late",
+	};
+	return l->finished ? "finished" : names[l->verdict];
+}
+
+const char *leaks_age_text(const struct model_life *l, char *buf, size_t len)
+{
+	const struct model_kind *k = l->peer;
+	char age[32], p99[32], max[32];
+
+	model_duration_text(l->age_ns, age, sizeof(age));
+	if (l->before_recording)
+		snprintf(buf, len, "alive %s; created before the recording: never a suspect", age);
+	else if (!k)
+		snprintf(buf, len, "alive %s; no finished closure of its kind to compare with",
+			 age);
+	else
+		snprintf(buf, len,
+			 "alive %s; %" PRIu64 " finished closure%s of its kind live p99 %s, max %s",
+			 age, k->finished, k->finished == 1 ? "" : "s",
+			 model_duration_text(model_kind_percentile(k, 99), p99, sizeof(p99)),
+			 model_duration_text(k->max_ns, max, sizeof(max)));
+	return buf;
 }
 
 const char *leaks_sure_text(enum blame_sure sure)
@@ -206,13 +487,16 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 
 	switch (b->kind) {
 	case BLAME_EXCESS_TAKE:
-		snprintf(buf, len, "took %.0f %s; the finished closures of its kind take %.3g here",
-			 b->actual, refs_word(b->actual), b->expected);
+		snprintf(buf, len,
+			 "took %.0f %s; the finished closures of its kind take %.3g here%s",
+			 b->actual, refs_word(b->actual), b->expected,
+			 b->consistent ? "" : " on average");
 		break;
 	case BLAME_MISSING_PUT:
 		snprintf(buf, len,
-			 "put %.0f %s back; the finished closures of its kind put %.3g here",
-			 b->actual, refs_word(b->actual), b->expected);
+			 "put %.0f %s back; the finished closures of its kind put %.3g here%s",
+			 b->actual, refs_word(b->actual), b->expected,
+			 b->consistent ? "" : " on average");
 		break;
 	case BLAME_UNMATCHED:
 		snprintf(buf, len, "took %.0f %s, %.0f not put back", b->actual,

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in)
+int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
+	     struct viz_input *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = path;
@@ -17,7 +18,7 @@ int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_in
 		viz_unload(in);
 		return -1;
 	}
-	model_end(in->m);
+	model_end(in->m, viz_exited(&in->info));
 	leaks_analyze(in->m, &in->leaks);
 	if (!in->info.has_end)
 		fprintf(stderr,
@@ -37,30 +38,17 @@ void viz_unload(struct viz_input *in)
 	trace_info_clear(&in->info);
 }
 
+bool viz_exited(const struct trace_info *info)
+{
+	/* A trace cut short says nothing about the process; the launched command's status does. */
+	if (!info->has_end)
+		return false;
+	/* "timeout": check ended the command itself before it stopped recording */
+	return !info->reason || !strcmp(info->reason, "exit") || !strcmp(info->reason, "timeout") ||
+	       info->has_status;
+}
+
 bool viz_incomplete(const struct viz_input *in)
 {
 	return !in->info.has_end || in->info.lost > 0;
-}
-
-int viz_parse_closure(const char *s, uint64_t *addr, unsigned *nth)
-{
-	char *end;
-	unsigned long long v;
-
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
-		return -1;
-	errno = 0;
-	v = strtoull(s + 2, &end, 16);
-	if (errno || end == s + 2)
-		return -1;
-	*addr = v;
-	*nth = 0;
-	if (*end == '#') {
-		unsigned long n = strtoul(end + 1, &end, 10);
-
-		if (!n || n > 1000000000UL)
-			return -1;
-		*nth = (unsigned)n;
-	}
-	return *end ? -1 : 0;
 }

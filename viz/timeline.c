@@ -278,7 +278,15 @@ static const char *life_class(const struct model_life *l, const char **prefix)
 		*prefix = "KEPT ALIVE ";
 		return "closure.kept_alive";
 	}
-	*prefix = "UNFINISHED ";
+	if (l->verdict == VERDICT_SUSPECT) {
+		*prefix = "SUSPECT ";
+		return "closure.suspect";
+	}
+	if (l->verdict == VERDICT_IN_FLIGHT) {
+		*prefix = "IN FLIGHT ";
+		return "closure.in_flight";
+	}
+	*prefix = "UNFINISHED "; /* set aside: an event reached the trace late */
 	return "closure.unfinished";
 }
 
@@ -303,7 +311,7 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	tlo_arg_str(&t->out, "lifetime", fn);
 	tlo_arg_int(&t->out, "lifetime_ns", (long long)life);
 	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
-	if (!l->finished && l->verdict == VERDICT_LEAKED && l->nblames)
+	if (leaks_is_root_cause(l) && l->nblames)
 		tlo_arg_str(&t->out, "blame",
 			    leaks_blame_text(t->m, &l->blames[0], buf, sizeof(buf)));
 	if (l->stack)
@@ -491,7 +499,7 @@ static int find_closure(struct tl *t)
 	if (trace_read(t->o->path, &model_sink, m, &t->info))
 		rc = -1;
 	else
-		model_end(m);
+		model_end(m, viz_exited(&t->info));
 	model_free(m);
 	trace_info_clear(&t->info);
 	return rc;
@@ -540,7 +548,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 	if (trace_read(o->path, &model_sink, t.m, &t.info)) {
 		rc = 2;
 	} else {
-		model_end(t.m);
+		model_end(t.m, viz_exited(&t.info));
 		leaks_analyze(t.m, &leaks);
 		write_unfinished(&t);
 		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, func_of, t.m);
@@ -561,19 +569,14 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 
 int timeline_parse_closure(const char *s, int64_t *pid, uint64_t *addr, unsigned *nth)
 {
-	const char *colon = strchr(s, ':');
+	struct model_id id;
 
-	*pid = 0;
-	if (colon) {
-		char *end;
-		long long p = strtoll(s, &end, 10);
-
-		if (end != colon || p <= 0)
-			return -1;
-		*pid = p;
-		s = colon + 1;
-	}
-	return viz_parse_closure(s, addr, nth);
+	if (viz_parse_closure(s, &id)) /* the one syntax: ADDR, ADDR#N, PID:ADDR#N */
+		return -1;
+	*pid = id.pid;
+	*addr = id.addr;
+	*nth = id.nth;
+	return 0;
 }
 
 int timeline_parse_time(const char *s, int64_t *ns)

@@ -519,6 +519,7 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 		return -1;
 	free(info->reason);
 	info->reason = dup_field(find(fields, n, "reason"));
+	info->has_status = find(fields, n, "exit_code") || find(fields, n, "signal");
 	return 0;
 }
 

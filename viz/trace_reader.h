@@ -80,7 +80,8 @@ struct trace_info {
 	char *exe; /* owned by the info; freed by trace_info_clear() */
 	bool has_end;
 	long long end_events, lost, duration_ns;
-	char *reason; /* owned; NULL when not given */
+	char *reason;	 /* owned; NULL when not given */
+	bool has_status; /* the end record gives the launched command's exit_code or signal */
 	uint64_t events_read;
 	uint64_t lines;
 };

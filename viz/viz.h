@@ -22,12 +22,20 @@ struct viz_input {
 
 /*
  * Read path into a model and judge it. keep_finished: keep every life (graph, explain); watch:
- * keep the events of the closures at that address (0: none). Warns on stderr when the trace was cut
+ * keep the events of the closures it names (NULL: none). Warns on stderr when the trace was cut
  * short or lost events. Returns 0, or -1 after printing the error (bad input).
  */
-int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in);
+int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
+	     struct viz_input *in);
 /* Frees what viz_load put in in (the model and the info); in itself is the caller's. */
 void viz_unload(struct viz_input *in);
+
+/*
+ * Whether the traced process exited before the recording stopped (the end record's reason is
+ * "exit", or it gives the launched command's status): then unfinished closures are leaks, else
+ * they are in flight (leaks.h).
+ */
+bool viz_exited(const struct trace_info *info);
 
 /* Whether the verdicts are incomplete (lost events or a truncated trace). */
 bool viz_incomplete(const struct viz_input *in);
@@ -39,17 +47,27 @@ struct render_graph_opts {
 	const char *format; /* "svg", "png", "pdf", "dot" */
 	bool leaks_only;    /* only leaked closures and their ancestors */
 	bool no_fold;
-	uint64_t root_addr; /* 0: every tree */
-	unsigned root_nth;  /* 0: the last life at root_addr */
+	struct model_id root; /* root.addr 0: every tree */
 };
 
 /* Draw the closure trees with libgvc. Returns 0, or 2 after printing why (no such root ...). */
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out);
 
-/* The life of ADDR#nth (nth 0: the last), one line per operation. Returns 0, or 2 when unknown. */
-int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out);
+/* The life of the closure id names, one line per operation. Returns 0, or 2 after printing why
+ * it names none (or several). */
+int render_explain(struct viz_input *in, const struct model_id *id, FILE *out);
 
-/* Parse "0x7ffc5e2a0010" or "0x7ffc5e2a0010#2"; returns 0, or -1. */
-int viz_parse_closure(const char *s, uint64_t *addr, unsigned *nth);
+/* Parse a closure's name: "0x7ffc5e2a0010", "0x7ffc5e2a0010#2", "501:0x7ffc5e2a0010" or
+ * "501:0x7ffc5e2a0010#2". Returns 0, or -1. */
+int viz_parse_closure(const char *s, struct model_id *id);
+/* What viz_parse_closure accepts, for usage errors (static). */
+#define VIZ_CLOSURE_SYNTAX "ADDR, ADDR#N or PID:ADDR#N (like 0x7ffc5e2a0010#2)"
+
+/*
+ * The life id names in in. NULL when there is none, or when id gives no pid and the address has
+ * lives in several processes; then err (caller-owned) says so, naming the candidates.
+ */
+struct model_life *viz_find_closure(struct viz_input *in, const struct model_id *id, char *err,
+				    size_t len);
 
 #endif

@@ -139,6 +139,7 @@ static void mutations(const char *fixture)
 	fclose(f);
 	for (int round = 0; round < 400; round++) {
 		struct viz_input in;
+		const struct model_id watch = {.addr = 0x7f0000002200};
 		FILE *null;
 		size_t n = len;
 
@@ -164,12 +165,12 @@ static void mutations(const char *fixture)
 		f = fopen(path, "w");
 		fwrite(text, 1, n, f);
 		fclose(f);
-		if (viz_load(path, true, 0x7f0000002200, &in))
+		if (viz_load(path, true, &watch, &in))
 			continue; /* refused: the message went to stderr */
 		null = fopen("/dev/null", "w");
 		render_report(&in, null, false);
 		render_report(&in, null, true);
-		render_explain(&in, 0x7f0000002200, 0, null);
+		render_explain(&in, &watch, null);
 		fclose(null);
 		viz_unload(&in);
 	}
