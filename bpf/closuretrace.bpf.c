@@ -67,12 +67,17 @@ static __always_inline bool wanted(void)
 	return !follow || bpf_map_lookup_elem(&traced, &tgid);
 }
 
-static __always_inline void count_lost(__u32 slot)
+static __always_inline void count_lost_n(__u32 slot, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
 
 	if (v)
-		*v += 1; /* per CPU: no other writer */
+		*v += n; /* per CPU: no other writer */
+}
+
+static __always_inline void count_lost(__u32 slot)
+{
+	count_lost_n(slot, 1);
 }
 
 static __always_inline __u64 wakeup_flag(void)
@@ -184,6 +189,62 @@ static __always_inline int record_module(struct pt_regs *ctx)
 	return 0;
 }
 
+/* A batch: the header and up to CT_BATCH_MAX records, assembled here, then copied out. */
+struct batch_scratch {
+	struct ct_batch_event h;
+	__u8 rec[CT_BATCH_MAX * CT_BATCH_RECORD_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct batch_scratch);
+} batch_scratch SEC(".maps");
+
+/*
+ * closure:batch: one thread's buffer of records, copied from the process as one ring-buffer
+ * record. A batch that does not fit is counted record by record (CT_STAT_LOST_BATCHED).
+ */
+static __always_inline int record_batch(struct pt_regs *ctx)
+{
+	long registry = 0, recs = 0, n = 0, tid = 0, handed = 0, dropped = 0;
+	struct batch_scratch *b;
+	__u32 zero = 0, size;
+
+	if (!wanted())
+		return 0;
+	b = bpf_map_lookup_elem(&batch_scratch, &zero);
+	if (!b)
+		return 0;
+	bpf_usdt_arg(ctx, 0, &registry);
+	bpf_usdt_arg(ctx, 1, &recs);
+	bpf_usdt_arg(ctx, 2, &n);
+	bpf_usdt_arg(ctx, 3, &tid);
+	bpf_usdt_arg(ctx, 4, &handed);
+	bpf_usdt_arg(ctx, 5, &dropped);
+	if (n < 0 || n > CT_BATCH_MAX)
+		n = 0;
+	size = (__u32)n * CT_BATCH_RECORD_SIZE;
+	if (size > sizeof(b->rec))
+		return 0;
+	b->h.kind = CT_BATCH;
+	b->h.pad[0] = b->h.pad[1] = b->h.pad[2] = 0;
+	b->h.pad2 = 0;
+	b->h.registry = registry;
+	b->h.records = recs;
+	b->h.handed = handed;
+	b->h.pid = bpf_get_current_pid_tgid() >> 32;
+	b->h.tid = (__u32)tid;
+	b->h.n = (__u32)n;
+	b->h.dropped = (__u32)dropped;
+	if (size && bpf_probe_read_user(b->rec, size, (const void *)recs))
+		b->h.n = 0, size = 0, b->h.dropped += (__u32)n; /* unreadable: counted as dropped */
+	if (bpf_ringbuf_output(&events, b, sizeof(b->h) + size, wakeup_flag()))
+		count_lost_n(CT_STAT_LOST_BATCHED, n + dropped);
+	return 0;
+}
+
 /*
  * Two attachments of the same code. The *_multi programs are attached with one uprobe_multi link
  * per object (the recorder sets their attach type before load): attaching and detaching then
@@ -201,6 +262,18 @@ SEC("usdt")
 int on_module(struct pt_regs *ctx)
 {
 	return record_module(ctx);
+}
+
+SEC("usdt")
+int on_batch(struct pt_regs *ctx)
+{
+	return record_batch(ctx);
+}
+
+SEC("usdt")
+int on_batch_multi(struct pt_regs *ctx)
+{
+	return record_batch(ctx);
 }
 
 SEC("usdt")

@@ -24,6 +24,7 @@ enum ct_probe {
 	CT_MODULE = CT_NR_OPS, /* closure:module(path, base) */
 	CT_LOADER,	       /* the dynamic loader changed the process's objects */
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
+	CT_BATCH,	       /* closure:batch(registry, records, n, tid, handed, dropped) */
 };
 /* clang-format on */
 
@@ -89,10 +90,30 @@ struct ct_exec_event {
 	__u64 ts;
 };
 
+/*
+ * A closure:batch hit: this header, then n records of lib/include/closure_batch.h's layout
+ * (CT_BATCH_RECORD_SIZE bytes each), as many as the thread had buffered.
+ */
+#define CT_BATCH_RECORD_SIZE 56
+#define CT_BATCH_MAX	     256 /* CLOSURE_BATCH_RECORDS */
+struct ct_batch_event {
+	__u8 kind; /* CT_BATCH */
+	__u8 pad[3];
+	__u32 pid;	/* the process (tgid) */
+	__u32 tid;	/* arg3: the thread whose buffer this is */
+	__u32 n;	/* arg2 */
+	__u32 dropped;	/* arg5 */
+	__u32 pad2;
+	__u64 registry; /* arg0: the process's struct closure_batch_registry */
+	__u64 records;	/* arg1: the buffer's records in the process (names the buffer) */
+	__u64 handed;	/* arg4: records the process had handed over, these included */
+};
+
 /* Slots of the per-CPU statistics map. */
 enum ct_stat {
 	CT_STAT_LOST,	      /* operation hits whose record found the ring buffer full */
 	CT_STAT_LOST_MODULES, /* module hits likewise: not events, but symbols may suffer */
+	CT_STAT_LOST_BATCHED, /* records of batches that found the ring buffer full */
 	CT_NR_STATS,
 };
 

@@ -83,6 +83,9 @@ void session_retry_pending(struct session *s)
 /* Makes the objects from index first on known: symbols, a module record, their probes. */
 static void learn_objects(struct session *s, size_t first)
 {
+	for (size_t i = first; i < s->objects.n; i++)
+		if (s->objects.v[i].elf && s->objects.v[i].has_probes && s->skel)
+			session_detect_batch(s, s->objects.v[i].file);
 	for (size_t i = first; i < s->objects.n; i++) {
 		struct object *o = &s->objects.v[i];
 

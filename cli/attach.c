@@ -29,7 +29,7 @@ static int probe_kind(const char *name)
 	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
 		if (!strcmp(names[i], name))
 			return i;
-	return -1;
+	return strcmp(name, "batch") ? -1 : CT_BATCH;
 }
 
 int session_add_link(struct session *s, struct bpf_link *link)
@@ -66,15 +66,23 @@ static int add_link_fd(struct session *s, int fd)
 	return 0;
 }
 
-/* Attaches prog to the sites of path whose probe is module (or, with !module, every other). */
-static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
-			     bool module, int *names)
+/* The groups of probes, each attached with a program of its own. */
+enum probe_group { GROUP_OPS, GROUP_MODULE, GROUP_BATCH };
+
+static enum probe_group group_of(int kind)
 {
-	struct bpf_program *prog =
-		module ? s->skel->progs.on_module_multi : s->skel->progs.on_op_multi;
+	return kind == CT_MODULE ? GROUP_MODULE : kind == CT_BATCH ? GROUP_BATCH : GROUP_OPS;
+}
+
+/* Attaches the group's program to the sites of path whose probe is in the group. */
+static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
+			     enum probe_group group, int *names)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_op_multi, s->skel->progs.on_module_multi,
+				       s->skel->progs.on_batch_multi};
 	struct elf_site *mine = calloc(n, sizeof(*mine));
 	uint64_t *cookies = calloc(n, sizeof(*cookies));
-	bool seen_kind[CT_NR_OPS + 1] = {false};
+	bool seen_kind[CT_BATCH + 1] = {false};
 	size_t k = 0;
 	int fd = 0;
 
@@ -85,7 +93,7 @@ static int attach_multi_prog(struct session *s, const char *path, struct elf_sit
 	for (long i = 0; i < n; i++) {
 		int kind = probe_kind(sites[i].name);
 
-		if (kind < 0 || (kind == CT_MODULE) != module)
+		if (kind < 0 || group_of(kind) != group)
 			continue; /* a newer library's probe: not ours to interpret */
 		mine[k] = sites[i];
 		cookies[k++] = (uint64_t)kind;
@@ -95,8 +103,8 @@ static int attach_multi_prog(struct session *s, const char *path, struct elf_sit
 	if (!k)
 		goto out;
 	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
-	fd = usdt_multi_attach(&s->multi, bpf_program__fd(prog), s->follow ? 0 : s->pid, path, mine,
-			       cookies, k);
+	fd = usdt_multi_attach(&s->multi, bpf_program__fd(progs[group]), s->follow ? 0 : s->pid,
+			       path, mine, cookies, k);
 	if (fd >= 0)
 		fd = add_link_fd(s, fd);
 out:
@@ -105,20 +113,43 @@ out:
 	return fd;
 }
 
-/* Every closure probe of path with two uprobe_multi links. Probe names attached, or -errno. */
+/*
+ * Batches are used when a libclosure of the process has the batch probe and the per-operation
+ * probes were not asked for. The inline get and put of every object then record through the
+ * library too, so no per-operation probe is attached anywhere: no trap at all. Decided from all
+ * of a program's objects before any is attached.
+ */
+void session_detect_batch(struct session *s, const char *path)
+{
+	struct elf_site *sites;
+	long n;
+
+	if (s->per_op || s->batching)
+		return;
+	n = elf_probe_sites(path, &sites);
+	for (long i = 0; i < n; i++)
+		s->batching |= !strcmp(sites[i].name, "batch");
+	if (n > 0)
+		free(sites);
+}
+
+/* Every closure probe of path with uprobe_multi links. Probe names attached, or -errno. */
 static int attach_multi(struct session *s, const char *path)
 {
 	struct elf_site *sites;
 	long n = elf_probe_sites(path, &sites);
-	int names = 0, err;
+	int count = 0, err = 0;
 
 	if (n <= 0)
 		return 0;
-	err = attach_multi_prog(s, path, sites, n, false, &names);
+	if (!s->batching)
+		err = attach_multi_prog(s, path, sites, n, GROUP_OPS, &count);
 	if (!err)
-		err = attach_multi_prog(s, path, sites, n, true, &names);
+		err = attach_multi_prog(s, path, sites, n, GROUP_MODULE, &count);
+	if (!err && s->batching)
+		err = attach_multi_prog(s, path, sites, n, GROUP_BATCH, &count);
 	free(sites);
-	return err ? err : names;
+	return err ? err : count;
 }
 
 static int attach_libbpf(struct session *s, const char *path)
@@ -131,12 +162,16 @@ static int attach_libbpf(struct session *s, const char *path)
 	for (size_t i = 0; i < probes.n; i++) {
 		int kind = probe_kind(probes.probes[i].name);
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = kind);
-		struct bpf_program *prog =
-			kind == CT_MODULE ? s->skel->progs.on_module : s->skel->progs.on_op;
+		struct bpf_program *prog = kind == CT_MODULE  ? s->skel->progs.on_module
+					   : kind == CT_BATCH ? s->skel->progs.on_batch
+							      : s->skel->progs.on_op;
 		struct bpf_link *link;
 
 		if (kind < 0)
 			continue; /* a newer library's probe: not ours to interpret */
+		if (group_of(kind) != GROUP_MODULE &&
+		    (group_of(kind) == GROUP_BATCH) != s->batching)
+			continue;
 		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, path, "closure",
 						probes.probes[i].name, &opts);
 		if (!link) {
@@ -181,7 +216,8 @@ int session_attach_path(struct session *s, const char *path)
 	if (r > 0)
 		s->probes += r;
 	if (s->verbose && r > 0)
-		fprintf(stderr, "closuretrace: attached %d probes in %s\n", r, path);
+		fprintf(stderr, "closuretrace: attached %d probes in %s%s\n", r, path,
+			s->batching ? " (batched)" : "");
 	return r;
 }
 
@@ -191,6 +227,9 @@ int session_attach_program(struct session *s, const char *path)
 	size_t n = elf_load_order(path, objs, MAX_OBJECTS);
 	int total = 0, err = 0;
 
+	for (size_t i = 0; i < n; i++)
+		if (elf_has_closure_probes(objs[i]))
+			session_detect_batch(s, objs[i]);
 	for (size_t i = 0; i < n; i++) {
 		int r = elf_has_closure_probes(objs[i]) ? session_attach_path(s, objs[i]) : 0;
 

@@ -26,6 +26,8 @@ struct record_options {
 	uint64_t duration_ns;
 	size_t buffer_size;
 	bool verbose;
+	bool per_op; /* the per-operation probes even when libclosure offers batches */
+	bool no_bpf; /* the in-process sink even when BPF is permitted */
 	char **argv; /* the command, or NULL with -p */
 };
 
@@ -43,6 +45,11 @@ static void usage(FILE *out)
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"  -b, --buffer-size N    ring buffer bytes, a power of two (K, M suffixes;\n"
 		"                         default 16M)\n"
+		"      --per-op           take each operation from its own probe (a trap per\n"
+		"                         operation), even when libclosure offers batches\n"
+		"      --no-bpf           run the command with the in-process sink (libclosure\n"
+		"                         writes its own events; the default without BPF\n"
+		"                         permission; not with -p)\n"
 		"  -v, --verbose          say what is attached\n"
 		"  -h, --help             this help\n"
 		"\n"
@@ -60,6 +67,8 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"per-op", no_argument, NULL, 'P'},
+		{"no-bpf", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -99,6 +108,12 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		case 'v':
 			o->verbose = true;
 			break;
+		case 'P':
+			o->per_op = true;
+			break;
+		case 'N':
+			o->no_bpf = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK; /* help shown: stop, successfully */
@@ -108,6 +123,11 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->pid && o->no_bpf)
+		return usage_error("record",
+				   "--no-bpf cannot record a running process (-p): it was not "
+				   "started with the sink",
+				   NULL);
 	if (!o->pid == !o->argv)
 		return usage_error("record",
 				   o->pid ? "give either -p PID or a command, not both"
@@ -176,6 +196,8 @@ int cmd_record(int argc, char **argv)
 						   .duration_ns = o.duration_ns,
 						   .stop_wait_ns = STOP_WAIT_NS,
 						   .verbose = o.verbose,
+						   .per_op = o.per_op,
+						   .no_bpf = o.no_bpf,
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "timeline.h"
+#include "viz.h"
 
 static void usage(FILE *out)
 {
@@ -54,6 +55,13 @@ static FILE *open_output(const char *path, char **tmp)
 	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
 		return NULL;
 	fd = mkstemp(*tmp);
+	/* mkstemp makes it 0600; the file gets the mode a plain create would give it. */
+	if (fd >= 0) {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
 		fprintf(stderr, "closuretrace timeline: cannot write %s: %s\n", path,
 			strerror(errno));
@@ -125,12 +133,10 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 			break;
 		case 'c':
 			o->select = true;
-			o->sel_text = optarg;
-			if (timeline_parse_closure(optarg, &o->sel_pid, &o->sel_addr,
-						   &o->sel_nth)) {
+			if (viz_parse_closure(optarg, &o->sel)) {
 				fprintf(stderr,
-					"closuretrace timeline: bad closure '%s' (ADDR, ADDR#N or "
-					"PID:ADDR#N, ADDR in hex with 0x)\n",
+					"closuretrace timeline: want a closure "
+					"as " VIZ_CLOSURE_SYNTAX ", not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}

@@ -20,6 +20,7 @@
 
 #include "event.h"
 #include "session.h"
+#include "session_batch.h"
 #include "trace_writer.h"
 
 #define RESCAN_NS (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
@@ -27,8 +28,11 @@
 
 void session_emit(struct session *s, const struct ct_event *e)
 {
-	uint32_t pid = procset_process_of(s, e->tid);
+	session_emit_pid(s, e, procset_process_of(s, e->tid));
+}
 
+void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
+{
 	if (s->out)
 		trace_write_event(s->out, e, s->start_ns, pid);
 	if (s->on_event)
@@ -171,6 +175,7 @@ int session_poll(struct session *s, int timeout_ms)
 	uint64_t now;
 
 	ring_buffer__consume(s->rb);
+	session_batch_tick(s);
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data.fd == s->pidfd && !s->root_exited) {
 			s->root_exited = true; /* readable from now on: watch it no more */

@@ -13,6 +13,7 @@
 #include "record_shared.h"
 #include "recorder.h"
 #include "session.h"
+#include "sink.h"
 #include "trace_writer.h"
 
 #define UPROBE_SYSFS "/sys/bus/event_source/devices/uprobe"
@@ -211,6 +212,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 		struct session *s = &r->s;
 
 		s->verbose = o->verbose;
+		s->per_op = o->per_op;
 		s->quiet = o->quiet || !isatty(STDERR_FILENO);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
 		s->exe = r->exe;
@@ -328,7 +330,8 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .duration_ns = res->duration_ns,
 				 .reason = recorder_end_name(res->end),
 				 .exit_code = res->exit_code,
-				 .signal = res->signal};
+				 .signal = res->signal,
+				 .cut_short = s->launched && res->end != RECORDER_EXIT};
 	if (s->out)
 		trace_write_end(s->out, &end);
 }
@@ -350,10 +353,20 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 		 struct recorder_result *res)
 {
 	int status = -1;
-	struct recorder *r = recorder_new(o, &status);
+	struct recorder *r;
 	const char *temp = NULL;
 	FILE *out;
 
+	/* Without BPF a command writes its own events; a running process cannot be told to. */
+	if (o->argv && (o->no_bpf || !sink_bpf_permitted()))
+		return sink_run(o, open_out, ctx, res);
+	if (o->pid && !sink_bpf_permitted()) {
+		fprintf(stderr, "closuretrace: not permitted to use BPF and uprobes: recording a "
+				"running process (-p) needs root, or CAP_BPF and CAP_PERFMON "
+				"(record -- COMMAND and check run without)\n");
+		return EXIT_ENVIRONMENT;
+	}
+	r = recorder_new(o, &status);
 	if (!r)
 		return status;
 	out = open_out(ctx, &temp);

@@ -46,6 +46,8 @@ struct recorder_opts {
 	bool verbose;	       /* say on stderr what is attached */
 	bool quiet;	       /* no live status line, even on a terminal */
 	bool stdout_to_stderr; /* the command's standard output goes to our standard error */
+	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
+	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
 	recorder_event_fn on_event;
 	void *on_event_ctx;
 };

@@ -12,6 +12,7 @@
 #include "closuretrace.skel.h"
 #include "event.h"
 #include "session.h"
+#include "session_batch.h"
 #include "symbols.h"
 
 #define USDT_MAX_SPECS 4096 /* distinct (probe, argument registers) pairs */
@@ -31,7 +32,7 @@ int session_init(struct session *s, pid_t pid)
 	objects_set_process(&s->objects, pid);
 	s->pidfd = s->sigfd = s->epfd = -1;
 	s->syms = symbols_new();
-	return s->syms ? 0 : -1;
+	return s->syms && !session_batch_init(s, session_now_ns()) ? 0 : -1;
 }
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -51,7 +52,7 @@ static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list
 static int open_and_load(struct session *s, size_t buffer_size)
 {
 	struct closuretrace_bpf *skel = closuretrace_bpf__open();
-	struct bpf_program *multi[3];
+	struct bpf_program *multi[4];
 	int err;
 
 	if (!skel)
@@ -59,7 +60,8 @@ static int open_and_load(struct session *s, size_t buffer_size)
 	s->skel = skel;
 	multi[0] = skel->progs.on_op_multi;
 	multi[1] = skel->progs.on_module_multi;
-	multi[2] = skel->progs.on_loader;
+	multi[2] = skel->progs.on_batch_multi;
+	multi[3] = skel->progs.on_loader;
 	skel->rodata->wakeup_bytes = buffer_size / 8;
 	skel->rodata->stop_on_load = s->stop_on_load;
 	err = procset_setup(s);
@@ -67,12 +69,12 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
-	for (int i = 0; i < 2 && !err; i++)
+	for (int i = 0; i < 3 && !err; i++)
 		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
 				    : bpf_program__set_expected_attach_type(
 					      multi[i], USDT_ATTACH_UPROBE_MULTI);
 	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
-		err = bpf_program__set_expected_attach_type(multi[2], USDT_ATTACH_UPROBE_MULTI);
+		err = bpf_program__set_expected_attach_type(multi[3], USDT_ATTACH_UPROBE_MULTI);
 	if (!err)
 		err = closuretrace_bpf__load(skel);
 	return err < 0 ? err : -err;
@@ -85,6 +87,7 @@ int session_load(struct session *s, size_t buffer_size)
 	int err;
 
 	libbpf_set_print(s->verbose ? verbose_print : silent_print);
+	s->buffer_size = buffer_size;
 	err = open_and_load(s, buffer_size);
 	if (err == -EINVAL && !s->use_libbpf) {
 		/* A kernel before 6.6 may refuse the uprobe_multi attach type: libbpf's way. */
@@ -116,6 +119,10 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (kind == CT_EXEC && size >= sizeof(struct ct_exec_event)) {
 		procset_on_exec(s, ((const struct ct_exec_event *)data)->pid);
+		return 0;
+	}
+	if (kind == CT_BATCH) {
+		session_batch_record(s, data, size);
 		return 0;
 	}
 	if (s->closing)
@@ -158,6 +165,7 @@ uint64_t session_finish(struct session *s)
 	uint64_t lost_modules;
 
 	ring_buffer__consume(s->rb);
+	session_batch_stop(s); /* what the processes still hold, then every event held back */
 	if (s->n_pending)
 		session_scan(s); /* still alive after a signal or --duration: maps are there */
 	session_retry_pending(s);
@@ -167,7 +175,8 @@ uint64_t session_finish(struct session *s)
 			"closuretrace: warning: %llu module records lost (ring buffer full); some "
 			"call sites may lack file:line: try a larger --buffer-size\n",
 			(unsigned long long)lost_modules);
-	return session_read_stat(s, CT_STAT_LOST);
+	return session_read_stat(s, CT_STAT_LOST) + session_read_stat(s, CT_STAT_LOST_BATCHED) +
+	       session_batch_lost(s);
 }
 
 void session_close(struct session *s)
@@ -198,6 +207,7 @@ void session_close(struct session *s)
 	free(s->seen);
 	free(s->pending);
 	free(s->tid_pid);
+	session_batch_free(s);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	if (s->sigfd >= 0)

@@ -25,6 +25,8 @@ struct ring_buffer;
 struct bpf_link;
 struct symbols;
 struct ct_event;
+struct batch_decoder;
+struct batch_process;
 
 /* Where the event loop stands: running, or ending and waiting for the command to go. */
 enum session_phase {
@@ -72,6 +74,15 @@ struct session {
 	uint64_t *pending; /* addresses in no known object yet */
 	size_t n_pending, pending_cap;
 
+	/* The batched transport (session_batch.h); per_op: attach the per-operation probes. */
+	bool per_op;
+	bool batching; /* a libclosure of the process batches: its batch probe is attached */
+	size_t buffer_size;
+	struct batch_decoder *batch;
+	struct batch_process *batch_procs;
+	size_t n_batch_procs;
+	uint64_t batch_dropped;
+
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */
 
@@ -109,6 +120,8 @@ int session_attach_program(struct session *s, const char *path);
 /* Watches the loader of exe (its _dl_debug_state): a dlopen is seen at once. 0 or -errno. */
 int session_watch_loader(struct session *s, const char *exe);
 int session_add_link(struct session *s, struct bpf_link *link);
+/* Whether path's libclosure batches: decides s->batching before anything is attached. */
+void session_detect_batch(struct session *s, const char *path);
 
 /* addresses.c */
 /* Reads the process's maps, learns new objects and attaches those with probes. */
@@ -145,5 +158,7 @@ int session_poll(struct session *s, int timeout_ms);
 void session_request_stop(struct session *s);
 /* The single way into the trace of a decoded operation (any transport). */
 void session_emit(struct session *s, const struct ct_event *e);
+/* The same, the process known (the in-process sink, which has no BPF map of threads). */
+void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid);
 
 #endif

@@ -35,15 +35,36 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 	} while (0)
 
 #include "closure.h" /* after the semaphores: its inline fast paths have probes too */
+#include "batch.h"   /* each probe also appends a batch record while batching is on */
 
-/* The common four arguments from a value of remaining, then the extras. */
+/*
+ * The common four arguments from a value of remaining, then the extras. While batching is on
+ * (lib/batch.c) the operation is also appended as a record; the probe still fires for any other
+ * tracer that armed it.
+ */
 #define probe_op(name, cl, r, ip)                                                                  \
-	PROBE_IF_ARMED(name, CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip))
+	do {                                                                                       \
+		CLOSURE_BATCH(name, cl, r, ip, 0, 0, 0);                                           \
+		PROBE_IF_ARMED(name,                                                               \
+			       CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip));      \
+	} while (0)
 #define probe_op1(name, cl, r, ip, a)                                                              \
-	PROBE_IF_ARMED(name, CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
+	do {                                                                                       \
+		CLOSURE_BATCH(name, cl, r, ip, a, 0, 0);                                           \
+		PROBE_IF_ARMED(name,                                                               \
+			       CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a));   \
+	} while (0)
 #define probe_op2(name, cl, r, ip, a, b)                                                           \
-	PROBE_IF_ARMED(name, CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b))
+	do {                                                                                       \
+		CLOSURE_BATCH(name, cl, r, ip, a, b, 0);                                           \
+		PROBE_IF_ARMED(                                                                    \
+			name, CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b)); \
+	} while (0)
 #define probe_op3(name, cl, r, ip, a, b, c)                                                        \
-	PROBE_IF_ARMED(name, CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
+	do {                                                                                       \
+		CLOSURE_BATCH(name, cl, r, ip, a, b, c);                                           \
+		PROBE_IF_ARMED(name, CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip,  \
+						    a, b, c));                                     \
+	} while (0)
 
 #endif

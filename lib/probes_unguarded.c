@@ -18,3 +18,20 @@ void probe_put(struct closure *cl, uint32_t r, uintptr_t ip)
 	(void)cl, (void)r, (void)ip;
 	probe_op(put, cl, r, ip);
 }
+
+_Static_assert(CLOSURE_BATCH_COUNT_MASK == CLOSURE_REMAINING_MASK, "lib/batch.h's mask");
+
+/*
+ * closure.h's inline get and put while batching is on: here, out of line, so that the return
+ * address is the user's call site (and the library has no semaphore-free batch file to spare).
+ */
+void closure_batch_get(struct closure *cl, uint32_t r, int not_zero)
+{
+	closure_batch_append(CLOSURE_BATCH_OP_get, (uintptr_t)cl, r, CALLER_IP(),
+			     (uint64_t)not_zero, 0, 0);
+}
+
+void closure_batch_put(struct closure *cl, uint32_t r)
+{
+	closure_batch_append(CLOSURE_BATCH_OP_put, (uintptr_t)cl, r, CALLER_IP(), 0, 0, 0);
+}

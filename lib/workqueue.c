@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "internal.h"
 
 struct workqueue {
@@ -27,8 +28,11 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
-		while (!wq->head && !wq->draining)
+		while (!wq->head && !wq->draining) {
+			if (CLOSURE_BATCH_ON())
+				closure_batch_flush(); /* about to sleep: hand the records over */
 			pthread_cond_wait(&wq->more, &wq->lock);
+		}
 		cl = wq->head;
 		if (!cl)
 			break; /* draining and empty */

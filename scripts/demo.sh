@@ -2,7 +2,8 @@
 # make demo: the main job end to end on the bundled demo (given the build folder as $1).
 # blockio submits block-I/O requests made of closures (examples/blockio.c); --leak takes one
 # reference that is never put, so one request and the closures above it never finish.
-# closuretrace records it, draws the closure tree to demo.svg and reports the leak.
+# closuretrace records it, draws the closure tree to demo.svg, writes the timeline for Perfetto to
+# demo.timeline.json and reports the leak.
 set -euo pipefail
 build=${1:-build}
 cmake --build "$build" -j "$(nproc)" --target blockio closuretrace >/dev/null
@@ -16,6 +17,10 @@ echo
 echo "== closuretrace graph -i demo.json -o demo.svg"
 "$ct" graph -i demo.json -o demo.svg
 echo "wrote demo.svg (leaked closures in red, the closures they keep alive in orange)"
+echo
+echo "== closuretrace timeline -i demo.json -o demo.timeline.json"
+"$ct" timeline -i demo.json -o demo.timeline.json
+echo "open demo.timeline.json at https://ui.perfetto.dev (Open trace file) or in chrome://tracing (Load)"
 echo
 echo "== closuretrace report -i demo.json"
 "$ct" report -i demo.json

@@ -40,12 +40,6 @@ struct tl_life {
 	struct tl_point child[CHILD_FLOWS];
 };
 
-struct ident {
-	int64_t pid;
-	uint64_t addr;
-	unsigned nth;
-};
-
 struct tl {
 	const struct timeline_opts *o;
 	struct model *m;
@@ -56,20 +50,9 @@ struct tl {
 	uint64_t next_flow;
 	/* --closure: found by a first pass */
 	bool found;
-	struct ident target, anc[MAX_ANCESTORS];
+	struct model_id target, anc[MAX_ANCESTORS];
 	unsigned nanc;
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
 
 static int64_t out_pid(const struct tl *t, int64_t pid)
 {
@@ -81,7 +64,7 @@ static bool in_window(const struct tl *t, int64_t ts)
 	return ts >= t->o->from_ns && ts <= t->o->to_ns;
 }
 
-static bool same(const struct ident *a, const struct model_life *l)
+static bool same(const struct model_id *a, const struct model_life *l)
 {
 	return a->pid == l->pid && a->addr == l->addr && a->nth == l->nth;
 }
@@ -119,7 +102,7 @@ static struct tl_life *state(struct tl *t, struct model_life *l)
 
 	if (s)
 		return s;
-	s = xcalloc(1, sizeof(*s));
+	s = tl_xcalloc(1, sizeof(*s));
 	s->id = l->seq + 1;
 	s->first_tid = -1;
 	s->desc = !t->o->select || below_target(t, l);
@@ -209,7 +192,7 @@ static void op_args(struct tl *t, const struct trace_event *ev, const struct mod
 	if (l)
 		tlo_arg_str(&t->out, "closure", life_id(t, l, id, sizeof(id)));
 	else
-		tlo_arg_str(&t->out, "closure", "(reported after it finished)");
+		tlo_arg_str(&t->out, "closure", "(set aside: its closure had ended)");
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, ev->ip, buf, sizeof(buf)));
 	tlo_arg_int(&t->out, "remaining", ev->remaining);
 	switch (ev->op) {
@@ -286,7 +269,7 @@ static const char *life_class(const struct model_life *l, const char **prefix)
 		*prefix = "IN FLIGHT ";
 		return "closure.in_flight";
 	}
-	*prefix = "UNFINISHED "; /* set aside: an event reached the trace late */
+	*prefix = "UNFINISHED ";
 	return "closure.unfinished";
 }
 
@@ -311,9 +294,13 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	tlo_arg_str(&t->out, "lifetime", fn);
 	tlo_arg_int(&t->out, "lifetime_ns", (long long)life);
 	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
+	if (!l->finished)
+		tlo_arg_str(&t->out, "verdict", leaks_verdict_name(l));
 	if (leaks_is_root_cause(l) && l->nblames)
 		tlo_arg_str(&t->out, "blame",
 			    leaks_blame_text(t->m, &l->blames[0], buf, sizeof(buf)));
+	if (!l->finished && (l->verdict == VERDICT_SUSPECT || l->verdict == VERDICT_IN_FLIGHT))
+		tlo_arg_str(&t->out, "age", leaks_age_text(l, buf, sizeof(buf)));
 	if (l->stack)
 		tlo_arg_str(&t->out, "stack", "closure_init_stack");
 }
@@ -328,7 +315,8 @@ static void write_life(struct tl *t, const struct model_life *l, const struct tl
 	int64_t to = end < t->o->to_ns ? end : t->o->to_ns;
 	int64_t pid = out_pid(t, l->pid), tid = s->init_seen ? s->init.tid : s->first_tid;
 
-	if (!s->selected || from > to)
+	/* A life made of events that reached the trace late is no closure: set aside. */
+	if (!s->selected || from > to || (!l->finished && l->verdict == VERDICT_LATE))
 		return;
 	if (tid < 0)
 		tid = 0;
@@ -352,8 +340,9 @@ static void on_finished(void *ctx, struct model_life *l)
 	struct tl_life *s = state(t, l);
 
 	write_life(t, l, s, l->end_ts);
-	/* A stack closure settled by its closure_sync has no finish event to wait for. */
-	if (l->stack && l->synced)
+	/* A stack closure settled by its closure_sync, or whose frame was left, has no finish
+	 * event to wait for. */
+	if ((l->stack && l->synced) || l->frame_left)
 		forget(l);
 }
 
@@ -398,11 +387,13 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 			child_flows(t, l, s, here);
 		break;
 	case TRACE_FINISH:
+	case TRACE_DESTROY: /* closure_debug_destroy: the end of its life too */
 		if (s->selected)
 			child_flows(t, l, s, here);
-		if (s->selected && l->parent)
+		if (s->selected && l->parent && ev->op == TRACE_FINISH)
 			add_child_flow(t, l->parent, here);
-		forget(l);
+		if (l->finished)
+			forget(l);
 		break;
 	default:
 		/* The operation that let the count reach zero: the next run is its doing. */
@@ -420,7 +411,8 @@ static void on_event(void *ctx, const struct trace_event *ev, struct model_life 
 	struct tl_life *s = NULL;
 	bool shown;
 
-	if (l && !(l->finished && ev->op != TRACE_FINISH)) {
+	/* A finished life has steps left only in the event that finished it. */
+	if (l && (!l->finished || ev->op == TRACE_FINISH || ev->op == TRACE_DESTROY)) {
 		s = state(t, l);
 		if (s->first_tid < 0)
 			s->first_tid = ev->tid;
@@ -466,10 +458,10 @@ static void write_unfinished(struct tl *t)
 
 static bool wanted(const struct tl *t, const struct model_life *l)
 {
-	const struct timeline_opts *o = t->o;
+	const struct model_id *id = &t->o->sel;
 
-	return l->addr == o->sel_addr && (!o->sel_nth || l->nth == o->sel_nth) &&
-	       (!o->sel_pid || out_pid(t, l->pid) == o->sel_pid);
+	return l->addr == id->addr && (!id->nth || l->nth == id->nth) &&
+	       (!id->pid || out_pid(t, l->pid) == id->pid);
 }
 
 static void find_event(void *ctx, const struct trace_event *ev, struct model_life *l)
@@ -482,25 +474,44 @@ static void find_event(void *ctx, const struct trace_event *ev, struct model_lif
 	if (!l || !wanted(t, l) || (t->found && same(&t->target, l)))
 		return;
 	t->found = true;
-	t->target = (struct ident){l->pid, l->addr, l->nth};
+	t->target = (struct model_id){l->pid, l->addr, l->nth};
 	t->nanc = 0;
 	for (const struct model_life *p = l->parent; p && t->nanc < MAX_ANCESTORS; p = p->parent)
-		t->anc[t->nanc++] = (struct ident){p->pid, p->addr, p->nth};
+		t->anc[t->nanc++] = (struct model_id){p->pid, p->addr, p->nth};
 }
 
 static const struct model_observer finder = {.event = find_event};
 
+/*
+ * Returns 0 when the closure is found; else 2 after saying why: bad input, or the name fits no
+ * closure, or (without a pid) closures of several processes, as every command says it.
+ */
 static int find_closure(struct tl *t)
 {
-	struct model *m = model_new(false);
+	struct viz_input in = {.path = t->o->path, .m = model_new(false)};
+	const struct model_id *id = &t->o->sel;
+	struct model_life *l;
+	int64_t pids[2];
+	char err[1024];
 	int rc = 0;
 
-	model_observe(m, &finder, t);
-	if (trace_read(t->o->path, &model_sink, m, &t->info))
-		rc = -1;
-	else
-		model_end(m, viz_exited(&t->info));
-	model_free(m);
+	model_observe(in.m, &finder, t);
+	if (trace_read(t->o->path, &model_sink, in.m, &t->info)) {
+		rc = 2;
+	} else {
+		model_end(in.m, viz_exited(&t->info));
+		/* A life only ever named as a parent has no event: the finder did not see it. */
+		if (!t->found && (l = viz_find_closure(&in, id, err, sizeof(err))))
+			find_event(t, NULL, l);
+		if (!id->pid && model_processes_at(in.m, id->addr, pids, 2) > 1)
+			t->found = false; /* ambiguous: viz_find_closure says so */
+		if (!t->found) {
+			viz_find_closure(&in, id, err, sizeof(err));
+			fprintf(stderr, "closuretrace timeline: %s\n", err);
+			rc = 2;
+		}
+	}
+	model_free(in.m);
 	trace_info_clear(&t->info);
 	return rc;
 }
@@ -534,12 +545,6 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 		}
 		if (find_closure(&t))
 			return 2;
-		if (!t.found) {
-			fprintf(stderr,
-				"%s: no closure %s in this trace (see 'closuretrace report')\n",
-				o->path, o->sel_text);
-			return 2;
-		}
 	}
 	t.m = model_new(false);
 	t.tracks = tlt_new();
@@ -566,18 +571,6 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 }
 
 /* ---- arguments ---- */
-
-int timeline_parse_closure(const char *s, int64_t *pid, uint64_t *addr, unsigned *nth)
-{
-	struct model_id id;
-
-	if (viz_parse_closure(s, &id)) /* the one syntax: ADDR, ADDR#N, PID:ADDR#N */
-		return -1;
-	*pid = id.pid;
-	*addr = id.addr;
-	*nth = id.nth;
-	return 0;
-}
 
 int timeline_parse_time(const char *s, int64_t *ns)
 {

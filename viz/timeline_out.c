@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *xcalloc(size_t n, size_t size)
+void *tl_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
 
@@ -184,7 +184,7 @@ struct tl_tracks {
 
 struct tl_tracks *tlt_new(void)
 {
-	return xcalloc(1, sizeof(struct tl_tracks));
+	return tl_xcalloc(1, sizeof(struct tl_tracks));
 }
 
 void tlt_free(struct tl_tracks *t)
@@ -212,7 +212,7 @@ static struct tl_thread *thread_of(struct tl_tracks *t, int64_t pid, int64_t tid
 		size_t n = t->nslots;
 
 		t->nslots = n ? n * 2 : 64;
-		t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+		t->slots = tl_xcalloc(t->nslots, sizeof(*t->slots));
 		for (size_t j = 0; j < n; j++) {
 			if (!old[j].used)
 				continue;
@@ -299,7 +299,7 @@ void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, co
 		     const char *(*func_of)(void *ctx, uint64_t fn, char *buf, size_t len),
 		     void *ctx)
 {
-	struct tl_thread **v = xcalloc(t->n + 1, sizeof(*v));
+	struct tl_thread **v = tl_xcalloc(t->n + 1, sizeof(*v));
 	size_t n = 0;
 	char name[600];
 

@@ -160,6 +160,9 @@ struct closure_fn_ref {
 		int: (struct closure_fn_ref){(closure_fn *)(f), 0},                                \
 		long: (struct closure_fn_ref){(closure_fn *)(f), 0})
 #else
+/* C++: overloads instead; pass nullptr, not NULL, for no function. */
+} /* extern "C": overloads are C++ */
+extern "C++" {
 static inline struct closure_fn_ref closure_fn_ref_of(closure_fn *f)
 {
 	return {f, 0};
@@ -172,10 +175,8 @@ static inline struct closure_fn_ref closure_fn_ref_of(decltype(nullptr))
 {
 	return {nullptr, 0};
 }
-static inline struct closure_fn_ref closure_fn_ref_of(long f)
-{
-	return {(closure_fn *)f, 0}; /* NULL, which C++ compilers define as an integer */
-}
+} /* extern "C++" */
+extern "C" {
 #define CLOSURE_FN_REF(f) closure_fn_ref_of(f)
 #endif
 
@@ -224,10 +225,26 @@ struct closure {
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
 	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
+	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 };
 
 /* Internal entry points behind the inline fast paths; not API. */
 void closure_sub_slow(struct closure *cl, uint32_t v, int op);
+/*
+ * Batched tracing (docs/probes.md): the batch probe's semaphore, raised while a tracer takes
+ * batches, read through a pointer: a copy relocation of the variable itself into the executable
+ * would never see the kernel raise the library's. The records of the inline get and put are made
+ * out of line, so that their return address is the caller's line.
+ */
+extern unsigned short *const closure_batch_active;
+void closure_batch_get(struct closure *cl, uint32_t r, int not_zero);
+void closure_batch_put(struct closure *cl, uint32_t r);
+#if CLOSURE_PROBES && !defined(CLOSURE_NO_BATCH) /* CLOSURE_NO_BATCH: benchmarks' baseline */
+#define CLOSURE_BATCHING() __builtin_expect(*(volatile unsigned short *)closure_batch_active, 0)
+#else
+#define CLOSURE_BATCHING() 0
+#endif
 /* Aborts; not declared noreturn, so that its return address stays inside the caller. */
 void closure_get_finished(struct closure *cl, uint32_t r);
 enum { CLOSURE_OP_PUT = 0, CLOSURE_OP_SUB = 1 };
@@ -251,6 +268,10 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) <= 1, 0))
 		closure_get_finished(cl, r);
 	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
+	if (CLOSURE_BATCHING()) {
+		closure_batch_get(cl, r, 0);
+		__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
+	}
 }
 
 /*
@@ -268,6 +289,8 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
 	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
+	if (CLOSURE_BATCHING())
+		closure_batch_get(cl, r, 1);
 	return true;
 }
 
@@ -283,6 +306,10 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED)) {
 		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
+		if (CLOSURE_BATCHING()) {
+			closure_batch_put(cl, r);
+			__asm__ volatile("");
+		}
 		return;
 	}
 	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);

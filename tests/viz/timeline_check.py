@@ -126,7 +126,7 @@ def check(events):
 
 # The ops of the trace format; readers skip others, and so does the timeline.
 OPS = {"init", "get", "put", "sub", "continue_at", "run", "finish", "destructor", "wait", "wake",
-       "sync_begin", "sync_end", "bug"}
+       "sync_begin", "sync_end", "bug", "destroy"}
 
 
 def compare_with_trace(events, trace_path):

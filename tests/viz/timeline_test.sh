@@ -2,7 +2,7 @@
 # closuretrace timeline beyond the goldens:
 # - every fixture's timeline is valid trace-event JSON, one instant per trace event (timeline_check.py);
 # - -o writes the whole file or nothing: bad input leaves an older file as it was, with no temporary
-#   file beside it; /dev/null stays a device;
+#   file beside it; the file gets the umask's mode; /dev/null stays a device;
 # - leaks at scale: each of 20 requests that leak a bio shows one LEAKED and one KEPT ALIVE slice;
 # - --closure needs a file (it reads the trace twice).
 #   timeline_test.sh CLOSURETRACE VIZ_TRACEGEN FIXTURES CHECKER
@@ -14,7 +14,7 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 for f in hops leak_under_children stuck_sync lives two_processes truncated sync_timeout \
-	late_event fold hostile_names; do
+	late_event fold hostile_names live_service kernel_patterns; do
 	"$tool" timeline -i "$fixtures/$f.json" -o "$tmp/$f.tl.json" 2>"$tmp/err" ||
 		fail "$f: exit $?: $(cat "$tmp/err")"
 	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" >"$tmp/check" ||
@@ -35,6 +35,9 @@ leftover=$(find "$tmp" -name 'out.json.*')
 grep -qx "closuretrace timeline: wrote 68 events (5 closure slices, 33 operations, 1 closure_sync slices, 10 arrows) to $tmp/out.json" \
 	"$tmp/err" || fail "hops -o: stderr: $(cat "$tmp/err")"
 python3 "$checker" "$tmp/out.json" "$fixtures/hops.json" >/dev/null || fail "hops -o: invalid"
+mode=$(umask 022 && rm -f "$tmp/out.json" && "$tool" timeline -i "$fixtures/hops.json" \
+	-o "$tmp/out.json" 2>/dev/null && stat -c %a "$tmp/out.json")
+[ "$mode" = 644 ] || fail "-o under umask 022: mode $mode, expected 644 (as a plain create)"
 if [ -w /dev/null ]; then
 	"$tool" timeline -i "$fixtures/hops.json" -o /dev/null 2>/dev/null || fail "-o /dev/null: exit $?"
 	[ -c /dev/null ] || fail "/dev/null is no longer a device"

@@ -1,0 +1,193 @@
+/* Decoding batches: see batch_decode.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch_decode.h"
+
+_Static_assert(sizeof(struct closure_batch_record) == CT_BATCH_RECORD_SIZE, "record layout");
+_Static_assert(CLOSURE_BATCH_RECORDS == CT_BATCH_MAX, "buffer size");
+
+struct held {
+	struct ct_event e;
+	uint64_t order; /* arrival: equal times keep their order */
+	uint32_t pid;
+};
+
+/* A buffer's next expected sequence number, keyed by (pid, its address in the process). */
+struct thread_seq {
+	uint64_t buf;
+	uint32_t pid;
+	uint32_t next;
+	bool used, started;
+};
+
+struct batch_decoder {
+	uint64_t not_before;
+	batch_emit_fn *emit;
+	void *ctx;
+	struct held *heap;
+	size_t n, cap;
+	uint64_t order;
+	struct thread_seq *threads;
+	size_t nthreads, threads_cap;
+};
+
+struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *emit, void *ctx)
+{
+	struct batch_decoder *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->not_before = not_before_ns;
+	d->emit = emit;
+	d->ctx = ctx;
+	return d;
+}
+
+static bool earlier(const struct held *a, const struct held *b)
+{
+	return a->e.ts != b->e.ts ? a->e.ts < b->e.ts : a->order < b->order;
+}
+
+static void pop(struct batch_decoder *d)
+{
+	struct held top = d->heap[0];
+	size_t i = 0;
+
+	d->heap[0] = d->heap[--d->n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct held t;
+
+		if (l < d->n && earlier(&d->heap[l], &d->heap[m]))
+			m = l;
+		if (r < d->n && earlier(&d->heap[r], &d->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		t = d->heap[i];
+		d->heap[i] = d->heap[m];
+		d->heap[m] = t;
+		i = m;
+	}
+	d->emit(d->ctx, &top.e, top.pid);
+}
+
+static bool push(struct batch_decoder *d, const struct held *h)
+{
+	size_t i;
+
+	if (d->n == BATCH_HELD_MAX)
+		pop(d);
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 4096;
+		struct held *v = realloc(d->heap, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		d->heap = v;
+		d->cap = cap;
+	}
+	for (i = d->n++; i && earlier(h, &d->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		d->heap[i] = d->heap[(i - 1) / 2];
+	d->heap[i] = *h;
+	return true;
+}
+
+static size_t hash_thread(uint32_t pid, uint64_t buf)
+{
+	return (size_t)(((uint64_t)pid * 0x51ed27ull ^ buf) * 0x9e3779b97f4a7c15ull >> 20);
+}
+
+/* The sequence slot of (pid, buf), added when new; NULL when out of memory. */
+static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint64_t buf)
+{
+	size_t i;
+
+	if (d->nthreads * 2 >= d->threads_cap) {
+		size_t cap = d->threads_cap ? d->threads_cap * 2 : 64;
+		struct thread_seq *v = calloc(cap, sizeof(*v)), *old = d->threads;
+
+		if (!v)
+			return NULL;
+		for (size_t k = 0; k < d->threads_cap; k++) {
+			if (!old[k].used)
+				continue;
+			for (i = hash_thread(old[k].pid, old[k].buf) & (cap - 1); v[i].used;
+			     i = (i + 1) & (cap - 1))
+				;
+			v[i] = old[k];
+		}
+		free(old);
+		d->threads = v;
+		d->threads_cap = cap;
+	}
+	for (i = hash_thread(pid, buf) & (d->threads_cap - 1); d->threads[i].used;
+	     i = (i + 1) & (d->threads_cap - 1))
+		if (d->threads[i].pid == pid && d->threads[i].buf == buf)
+			return &d->threads[i];
+	d->threads[i] = (struct thread_seq){.pid = pid, .buf = buf, .used = true};
+	d->nthreads++;
+	return &d->threads[i];
+}
+
+static void decode(const struct closure_batch_record *r, uint32_t tid, struct ct_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = r->ts;
+	e->ip = r->ip ? r->ip - 1 : 0; /* a return address: the call is the byte before */
+	e->cl = r->cl;
+	e->x4 = r->x4;
+	e->x5 = r->x5;
+	e->count = r->count;
+	e->flags = r->flags;
+	e->tid = tid;
+	e->kind = r->op;
+	e->x6 = r->x6;
+}
+
+size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, uint64_t buf,
+			  const struct closure_batch_record *recs, uint32_t n)
+{
+	struct thread_seq *t = thread_of(d, pid, buf);
+	size_t added = 0;
+
+	for (uint32_t i = 0; t && i < n; i++) {
+		const struct closure_batch_record *r = &recs[i];
+		struct held h = {.order = d->order++, .pid = pid};
+
+		/* Seen already (32-bit sequence numbers, compared modulo 2^32). */
+		if (t->started && (int32_t)(r->seq - t->next) < 0)
+			continue;
+		t->started = true;
+		t->next = r->seq + 1;
+		if (r->ts < d->not_before || r->op >= CT_NR_OPS)
+			continue;
+		decode(r, tid, &h.e);
+		added += push(d, &h);
+	}
+	return added;
+}
+
+void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
+{
+	uint64_t horizon = now_ns > BATCH_WINDOW_NS ? now_ns - BATCH_WINDOW_NS : 0;
+
+	while (d->n && d->heap[0].e.ts <= horizon)
+		pop(d);
+}
+
+void batch_decoder_flush(struct batch_decoder *d)
+{
+	while (d->n)
+		pop(d);
+}
+
+void batch_decoder_free(struct batch_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->heap);
+	free(d->threads);
+	free(d);
+}

@@ -1,0 +1,257 @@
+/*
+ * Batched events: per-thread buffers of fixed-size records, handed over one buffer per batch
+ * probe hit (or written to the in-process sink). docs/probes.md ("Batched events") describes the
+ * records and the probe; this file is the library's side.
+ *
+ * The hot path takes no lock: a thread owns its buffer and reserves a slot with one
+ * signal-atomic add, so that a signal handler that appends in the middle of an append gets the
+ * next slot instead of overwriting this one. Only the outermost append of a thread hands a full
+ * buffer over (a nested one finding it full counts its record as dropped, reported exactly).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "closure_config.h"
+
+#if CLOSURE_PROBES
+#define _SDT_HAS_SEMAPHORES 1
+#ifndef STAP_SDT_ARG_CONSTRAINT
+#define STAP_SDT_ARG_CONSTRAINT nr
+#endif
+#include <sys/sdt.h>
+#endif
+
+#include "batch.h"
+#include "batch_sink.h"
+
+/* Raised by the kernel while a tracer has closure:batch armed; by the sink at start-up. */
+unsigned short closure_batch_semaphore __attribute__((section(".probes")));
+unsigned short *const closure_batch_active = &closure_batch_semaphore;
+
+/* Hand over a buffer whose oldest record is older than this, at the next append. */
+#define BATCH_MAX_AGE_NS (2 * 1000 * 1000ull)
+/* Lossless mode: the longest a handover waits for the recorder to catch up. */
+#define BATCH_MAX_WAIT_NS (1000 * 1000 * 1000ull)
+
+struct closure_batch_registry closure_batch_registry = {
+	.magic = CLOSURE_BATCH_MAGIC,
+	.version = CLOSURE_BATCH_VERSION,
+	.record_size = sizeof(struct closure_batch_record),
+	.buffer_records = CLOSURE_BATCH_RECORDS,
+};
+
+static __thread struct closure_batch_buf *my_buf;
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Adds 1 to *p and returns the old value, atomically with respect to this thread's signals. */
+static inline uint32_t reserve_slot(uint32_t *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t v = 1;
+
+	/* One instruction without a lock prefix: only this thread (and its handlers) write *p. */
+	__asm__ volatile("xaddl %0, %1" : "+r"(v), "+m"(*p) : : "memory");
+	return v;
+#else
+	return __atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+static void wait_for_recorder(uint32_t n)
+{
+	struct closure_batch_registry *g = &closure_batch_registry;
+	uint64_t limit = __atomic_load_n(&g->wait_limit, __ATOMIC_RELAXED), start = 0;
+	struct timespec pause = {0, 100 * 1000};
+
+	if (!limit)
+		return;
+	while (__atomic_load_n(&g->handed, __ATOMIC_RELAXED) + n -
+		       __atomic_load_n(&g->consumed, __ATOMIC_RELAXED) >
+	       limit) {
+		uint64_t t = now_ns();
+
+		if (!start)
+			start = t;
+		else if (t - start > BATCH_MAX_WAIT_NS)
+			break; /* the recorder is gone or stuck: hand over, it counts what it loses
+				*/
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* One batch probe hit (and the sink) with records [0, n) of b; b is empty afterwards. */
+static void hand_over(struct closure_batch_buf *b, uint32_t n)
+{
+	uint64_t handed;
+
+	if (n > CLOSURE_BATCH_RECORDS)
+		n = CLOSURE_BATCH_RECORDS;
+	wait_for_recorder(n);
+	handed = __atomic_add_fetch(&closure_batch_registry.handed, n, __ATOMIC_RELAXED);
+	(void)handed;
+#if CLOSURE_PROBES
+	STAP_PROBE6(closure, batch, &closure_batch_registry, b->rec, n, b->tid, handed, b->dropped);
+#endif
+	closure_batch_sink_write(b, n);
+	b->base += n;
+	b->dropped = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	b->n = 0;
+}
+
+static void at_thread_exit(void *arg)
+{
+	struct closure_batch_buf *b = arg;
+
+	if (b->n && !b->depth)
+		hand_over(b, b->n);
+	my_buf = NULL;
+	__atomic_store_n(&b->owner, 0, __ATOMIC_RELEASE); /* free for the next thread */
+}
+
+static void make_exit_key(void)
+{
+	pthread_key_create(&exit_key, at_thread_exit);
+}
+
+/* A buffer for this thread: a free one from the registry, or a new one (mmap: signal safe). */
+static struct closure_batch_buf *claim_buffer(void)
+{
+	struct closure_batch_registry *g = &closure_batch_registry;
+	struct closure_batch_buf *b;
+
+	for (b = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE); b; b = b->next) {
+		uint32_t free_ = 0;
+
+		if (__atomic_compare_exchange_n(&b->owner, &free_, 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			break;
+	}
+	if (!b) {
+		b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+		if (b == MAP_FAILED)
+			return NULL;
+		b->owner = 1;
+		b->next = __atomic_load_n(&g->head, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&g->head, &b->next, b, true, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
+			;
+	}
+	b->tid = (uint32_t)syscall(SYS_gettid);
+	b->n = 0;
+	b->dropped = 0;
+	my_buf = b;
+	pthread_once(&exit_once, make_exit_key);
+	pthread_setspecific(exit_key, b);
+	/* An empty hit: the recorder learns the buffer's thread and the registry. */
+	hand_over(b, 0);
+	return b;
+}
+
+void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
+			  uint64_t x5, uint64_t x6)
+{
+	struct closure_batch_buf *b = my_buf;
+	struct closure_batch_record *e;
+	uint64_t ts;
+	uint32_t i, outer;
+
+	if (!b && !(b = claim_buffer()))
+		return;
+	ts = now_ns();
+	outer = !b->depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		i = reserve_slot(&b->n);
+		if (i < CLOSURE_BATCH_RECORDS)
+			break;
+		if (!outer) {
+			b->dropped++; /* a handler found the buffer full under its thread */
+			goto out;
+		}
+		hand_over(b, CLOSURE_BATCH_RECORDS);
+	}
+	e = &b->rec[i];
+	e->ts = ts;
+	e->cl = cl;
+	e->ip = ip;
+	e->x4 = x4;
+	e->x5 = x5;
+	e->count = r & CLOSURE_BATCH_COUNT_MASK;
+	e->flags = r & ~CLOSURE_BATCH_COUNT_MASK;
+	e->seq = (uint32_t)(b->base + i);
+	e->op = (uint8_t)op;
+	e->x6 = (uint8_t)x6;
+	e->pad = 0;
+	if (!i)
+		b->first_ts = ts;
+	else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS)
+		hand_over(b, b->n);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	b->depth--;
+}
+
+void closure_batch_flush(void)
+{
+	struct closure_batch_buf *b = my_buf;
+
+	if (b && b->n && !b->depth)
+		hand_over(b, b->n);
+}
+
+/* A forked child starts with empty buffers: the parent hands over its own records. */
+static void in_child(void)
+{
+	struct closure_batch_registry *g = &closure_batch_registry;
+
+	for (struct closure_batch_buf *b = g->head; b; b = b->next) {
+		b->n = 0;
+		b->dropped = 0;
+		if (b != my_buf)
+			b->owner = 0; /* its thread is not in this process */
+	}
+	if (my_buf)
+		my_buf->tid = (uint32_t)syscall(SYS_gettid);
+	g->handed = g->consumed = 0;
+	closure_batch_sink_forked();
+}
+
+__attribute__((constructor)) static void batch_init(void)
+{
+	pthread_atfork(NULL, NULL, in_child);
+	closure_batch_sink_start();
+}
+
+/*
+ * At exit: this thread's records, and those of threads still running (best effort: a thread
+ * appending at this very moment races with exit anyway).
+ */
+__attribute__((destructor)) static void batch_exit(void)
+{
+	struct closure_batch_buf *b;
+
+	if (!CLOSURE_BATCH_ON())
+		return;
+	closure_batch_flush();
+	for (b = closure_batch_registry.head; b; b = b->next)
+		if (b != my_buf && b->owner && b->n && !b->depth)
+			hand_over(b, b->n);
+	closure_batch_sink_stop();
+}

@@ -1,0 +1,53 @@
+/*
+ * Batched events (private): while a tracer has the batch probe armed (or the environment names
+ * an in-process sink), each operation appends a fixed-size record to a buffer of its thread, and
+ * the whole buffer leaves in one batch probe hit. docs/probes.md ("Batched events") is the
+ * public description of the records and of the probe's arguments.
+ */
+#ifndef CLOSURE_LIB_BATCH_H
+#define CLOSURE_LIB_BATCH_H
+
+#include <stdint.h>
+
+#include "closure_probes.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The operation of a record: the probe's index in closure_probes.h's list (docs/probes.md). */
+enum {
+#define CLOSURE_BATCH_OP(name, NAME, a4, a5, a6) CLOSURE_BATCH_OP_##name,
+	CLOSURE_PROBE_LIST(CLOSURE_BATCH_OP)
+#undef CLOSURE_BATCH_OP
+};
+
+/* closure.h's CLOSURE_REMAINING_MASK (lib/probes_unguarded.c checks it): r is count | flags. */
+#define CLOSURE_BATCH_COUNT_MASK 0x00ffffffu
+
+/* Appends one record to this thread's buffer (batching is on: the caller checked). */
+void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
+			  uint64_t x5, uint64_t x6);
+
+/* Hands this thread's records over now: before a call that may block. */
+void closure_batch_flush(void);
+
+/* The batch probe's semaphore: the kernel raises it (closure.h reads it as closure_batch_active).
+ */
+extern unsigned short closure_batch_semaphore;
+
+#pragma GCC visibility pop
+
+#ifdef CLOSURE_NO_BATCH /* the benchmarks' baseline: the library as it was before batching */
+#define CLOSURE_BATCH_ON() 0
+#else
+#define CLOSURE_BATCH_ON() __builtin_expect(*(volatile unsigned short *)&closure_batch_semaphore, 0)
+#endif
+
+/* Append when batching is on; a statement. */
+#define CLOSURE_BATCH(op, cl, r, ip, x4, x5, x6)                                                   \
+	do {                                                                                       \
+		if (CLOSURE_BATCH_ON())                                                            \
+			closure_batch_append(CLOSURE_BATCH_OP_##op, (uintptr_t)(cl), (r), (ip),    \
+					     (uint64_t)(x4), (uint64_t)(x5), (uint64_t)(x6));      \
+	} while (0)
+
+#endif

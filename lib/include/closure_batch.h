@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The batched event format (version 1): what libclosure hands over in one closure:batch probe
+ * hit, what it writes to an in-process sink, and the registry a recorder reads at stop to drain
+ * what is still buffered. docs/probes.md ("Batched events") is the reference; a change to any
+ * layout here is a new version.
+ */
+#ifndef CLOSURE_BATCH_H
+#define CLOSURE_BATCH_H
+
+#include <stdint.h>
+
+#define CLOSURE_BATCH_MAGIC   0xc1b47c00u
+#define CLOSURE_BATCH_VERSION 1u
+#define CLOSURE_BATCH_RECORDS 256 /* records per thread buffer */
+
+/* One operation: 56 bytes. op is the probe's index in docs/probes.md (init 0 ... bug 12). */
+struct closure_batch_record {
+	uint64_t ts;	/* CLOCK_MONOTONIC, ns */
+	uint64_t ip;	/* the call site as a return address (0: none), as the probes' arg3 */
+	uint64_t cl;	/* arg0 */
+	uint64_t x4;	/* the probe's arg4 (0 when it has none) */
+	uint64_t x5;	/* arg5 */
+	uint32_t count; /* arg1: the count after */
+	uint32_t flags; /* arg2: the flags after */
+	uint32_t seq;	/* per-thread sequence number (low 32 bits) */
+	uint8_t op;
+	uint8_t x6; /* arg6 */
+	uint16_t pad;
+};
+
+/* A thread's buffer; the registry lists every one, free ones included (owner 0). */
+struct closure_batch_buf {
+	struct closure_batch_buf *next;
+	uint64_t base;	   /* sequence number of rec[0] */
+	uint64_t first_ts; /* ts of rec[0] */
+	uint32_t owner;	   /* 1 while a thread owns it */
+	uint32_t tid;
+	uint32_t n;	  /* records reserved (may briefly exceed CLOSURE_BATCH_RECORDS) */
+	uint32_t depth;	  /* appends in progress in this thread (a signal handler nests) */
+	uint32_t dropped; /* records a nested append found no room for, since the last handover */
+	uint32_t pad;
+	struct closure_batch_record rec[CLOSURE_BATCH_RECORDS];
+};
+
+/* One per libclosure in a process; its address is the batch probe's arg0. */
+struct closure_batch_registry {
+	uint32_t magic; /* CLOSURE_BATCH_MAGIC */
+	uint32_t version;
+	uint32_t record_size;	 /* sizeof(struct closure_batch_record) */
+	uint32_t buffer_records; /* CLOSURE_BATCH_RECORDS */
+	struct closure_batch_buf *head;
+	uint64_t handed;     /* records handed over so far (the batch probe's arg4 is the total) */
+	uint64_t consumed;   /* written by a lossless recorder: the handed total it has received */
+	uint64_t wait_limit; /* written by a lossless recorder: records in flight before a wait */
+};
+
+/*
+ * The in-process sink: CLOSURETRACE_SINK=DIR in the environment at start-up makes libclosure
+ * write DIR/PID (one file per process, appended; an exec'ed image appends to its process's file)
+ * as a sequence of chunks, each a header and size bytes of payload.
+ */
+#define CLOSURE_SINK_ENV "CLOSURETRACE_SINK"
+enum closure_sink_kind {
+	CLOSURE_SINK_START = 1,	 /* u64 ts, then the executable's path (no NUL) */
+	CLOSURE_SINK_MODULE = 2, /* u64 load bias, then the object's path (no NUL) */
+	CLOSURE_SINK_BATCH = 3,	 /* struct closure_sink_batch, then n records */
+	CLOSURE_SINK_END = 4,	 /* u64 ts: the process ran its exit handlers */
+};
+
+struct closure_sink_chunk {
+	uint32_t magic; /* CLOSURE_BATCH_MAGIC */
+	uint16_t kind;
+	uint16_t version; /* CLOSURE_BATCH_VERSION */
+	uint32_t size;	  /* payload bytes after this header */
+	uint32_t pid;
+};
+
+struct closure_sink_batch {
+	uint32_t tid;
+	uint32_t n;
+	uint32_t dropped;
+	uint32_t pad;
+};
+
+#endif

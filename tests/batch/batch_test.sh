@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# usage: batch_test.sh CASE CLOSURETRACE BT_PROG BLOCKIO BLOCKIO_STATIC SRCDIR PYTHON
+# Batched tracing, for real: as root with BPF, and the in-process sink as user nobody.
+set -euo pipefail
+case_name=$1 ct=$2 prog=$3 blockio=$4 blockio_static=$5 src=$6 py=$7
+check() { "$py" "$src/batch_check.py" "$@"; }
+fail() {
+	echo "FAIL: $case_name: $*" >&2
+	exit 1
+}
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cd "$tmp"
+
+# Waits (bounded: not a measurement) until FILE has a line matching RE.
+wait_for() {
+	for _ in $(seq 600); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for '$2' in $1: $(cat "$1" 2>/dev/null)"
+}
+
+# "kind N" lines of a closure that does init, N gets, N puts and returns; times K closures.
+pairs_counts() {
+	local n=$1 k=$2
+	printf '%s\n' "init $k" "get $((n * k))" "put $((n * k))" "sub 0" "continue_at $k" "run 0" \
+		"finish $k" "destructor 0" "wait 0" "wake 0" "sync_begin 0" "sync_end 0"
+}
+
+# Records a command batched (b.json) and per operation (p.json); both must hold exactly the
+# counts the program says it fires, and the same events at the same sites.
+batched_equals_per_op() {
+	"$ct" record -v -o b.json -- "$@" >/dev/null 2>b.err || fail "record: $(cat b.err)"
+	grep -q "(batched)" b.err || fail "not batched: $(cat b.err)"
+	"$ct" record --per-op -o p.json -- "$@" >/dev/null 2>p.err || fail "record --per-op: $(cat p.err)"
+	check counts b.json >b.txt
+	check counts p.json >p.txt
+	diff -u want.txt b.txt || fail "batched counts"
+	diff -u want.txt p.txt || fail "per-operation counts"
+	check same b.json p.json || fail "batched and per-operation events differ"
+	check end b.json | grep -qx "lost=0" || fail "lost: $(check end b.json)"
+	check ordered b.json || fail "batched events out of order"
+}
+
+case $case_name in
+counts_blockio | counts_blockio_static)
+	bin=$blockio
+	[ "$case_name" = counts_blockio ] || bin=$blockio_static
+	"$bin" --requests 40 --bios 3 --counts | grep -v "^blockio" >want.txt
+	batched_equals_per_op "$bin" --requests 40 --bios 3
+	echo "ok: $(paste -sd, b.txt)"
+	;;
+counts_threads)
+	# 8 threads x 1000 pairs: full buffers handed over many times, from several threads.
+	pairs_counts 1000 8 >want.txt
+	batched_equals_per_op "$prog" threads 8 1000
+	echo "ok: $(paste -sd, b.txt)"
+	;;
+order)
+	# A gets, B puts, alternately; neither blocks in a closure call, so each thread's records
+	# leave in batches of its own and the recorder must put them back in time order.
+	"$ct" record -o t.json -- "$prog" pingpong 3000 >/dev/null 2>err || fail "record: $(cat err)"
+	check alternate t.json 3000 || fail "order across threads"
+	check ordered t.json || fail "events out of order"
+	echo "ok: 3000 gets and puts alternate across two threads"
+	;;
+drain_at_stop)
+	# The records are still in the process's buffer when the recording stops: drained.
+	"$prog" held 100 >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	"$ct" record -v -p "$wpid" -d 600 -o t.json 2>err &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for w.out "^done"
+	kill -INT "$rpid"
+	wait "$rpid" || fail "record exited $?: $(cat err)"
+	check counts t.json >got.txt
+	printf '%s\n' "init 1" "get 100" "put 100" "sub 0" "continue_at 0" "run 0" "finish 0" \
+		"destructor 0" "wait 0" "wake 0" "sync_begin 0" "sync_end 0" >want.txt
+	diff -u want.txt got.txt || fail "events before the stop missing"
+	check end t.json | grep -qx "reason=signal" || fail "end: $(check end t.json)"
+	echo "ok: 201 buffered events drained at stop"
+	;;
+thread_exit)
+	# Each thread exits with 101 records buffered (less than a buffer): handed over at exit.
+	pairs_counts 50 16 >want.txt
+	"$ct" record -o t.json -- "$prog" threads 16 50 >/dev/null 2>err || fail "record: $(cat err)"
+	check counts t.json >got.txt
+	diff -u want.txt got.txt || fail "records of exited threads"
+	echo "ok: 16 threads' partial buffers"
+	;;
+killed)
+	# What was handed over (before closure_sync) is kept; the trace says SIGKILL ended it.
+	"$ct" record -o t.json -- "$prog" killed 100 >/dev/null 2>err || fail "record: $(cat err)"
+	check counts t.json >got.txt
+	printf '%s\n' "init 1" "get 101" "put 101" "sub 0" "continue_at 0" "run 0" "finish 0" \
+		"destructor 0" "wait 0" "wake 0" "sync_begin 1" "sync_end 0" >want.txt
+	diff -u want.txt got.txt || fail "handed-over records"
+	check end t.json >end.txt
+	grep -qx "signal=9" end.txt || fail "the trailer does not say SIGKILL: $(cat end.txt)"
+	echo "ok: $(paste -sd' ' end.txt)"
+	;;
+fork_exec)
+	# check follows fork and exec: a child's closure, an exec'ed child's, the parent's.
+	pairs_counts 100 3 >want.txt
+	"$ct" check --keep-trace t.json -- "$prog" fork 100 >/dev/null 2>err || fail "check: $(cat err)"
+	check counts t.json >got.txt
+	diff -u want.txt got.txt || fail "fork and exec"
+	[ "$("$py" -c 'import json,sys; print(len({r["pid"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "event"}))' t.json)" = 3 ] ||
+		fail "not three processes"
+	echo "ok: 3 closures in 3 processes"
+	;;
+bpftrace_alongside)
+	# bpftrace counts the inline get and put probes of the program while closuretrace records the
+	# same process batched: both see every operation.
+	command -v bpftrace >/dev/null || fail "bpftrace not installed (scripts/deps.sh)"
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exe=$(readlink -f "$prog")
+	sites=$(readelf -n "$exe" | grep -c "Provider: closure")
+	bpftrace -e "usdt:$exe:closure:* { @[probe] = count(); }" >bt.out 2>bt.err &
+	bpid=$!
+	pids+=("$bpid")
+	for _ in $(seq 600); do # bounded: not a measurement
+		n=$(bpftool -j perf list | "$py" -c 'import json,sys; print(sum(1 for e in json.load(sys.stdin) if e.get("pid") == int(sys.argv[1]) and e.get("fd_type") == "uprobe"))' "$bpid")
+		[ "$n" -ge "$sites" ] && break
+		sleep 0.1
+	done
+	[ "$n" -ge "$sites" ] || fail "bpftrace attached $n of $sites sites: $(cat bt.err)"
+	"$prog" held 500 >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	"$ct" record -v -p "$wpid" -d 600 -o t.json 2>err &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for w.out "^done"
+	kill -INT "$rpid"
+	wait "$rpid" || fail "record exited $?: $(cat err)"
+	kill -INT "$bpid"
+	wait "$bpid" || true
+	grep -q "(batched)" err || fail "not batched: $(cat err)"
+	check counts t.json | grep -E "^(init|get|put) " >got.txt
+	printf '%s\n' "init 1" "get 500" "put 500" >want.txt
+	diff -u want.txt got.txt || fail "closuretrace's counts"
+	grep -q "closure:get\]: 500$" bt.out || fail "bpftrace's get: $(cat bt.out)"
+	grep -q "closure:put\]: 500$" bt.out || fail "bpftrace's put: $(cat bt.out)"
+	echo "ok: bpftrace and closuretrace both counted 500 gets and 500 puts"
+	;;
+sink_counts)
+	# The in-process sink (--no-bpf): the same counts, every process of the command.
+	"$blockio" --requests 40 --bios 3 --counts | grep -v "^blockio" >want.txt
+	"$ct" check --no-bpf --keep-trace t.json -- "$blockio" --requests 40 --bios 3 >/dev/null 2>err ||
+		fail "check: $(cat err)"
+	check counts t.json >got.txt
+	diff -u want.txt got.txt || fail "blockio through the sink"
+	pairs_counts 100 3 >want.txt
+	"$ct" check --no-bpf --keep-trace f.json -- "$prog" fork 100 >/dev/null 2>err || fail "check: $(cat err)"
+	check counts f.json >got.txt
+	diff -u want.txt got.txt || fail "fork and exec through the sink"
+	pairs_counts 300 4 >want.txt
+	"$ct" record --no-bpf -o r.json -- "$prog" threads 4 300 >/dev/null 2>err || fail "record: $(cat err)"
+	check counts r.json >got.txt
+	diff -u want.txt got.txt || fail "record --no-bpf"
+	check ordered r.json || fail "record --no-bpf: out of order"
+	echo "ok: blockio, fork and exec, threads"
+	;;
+sink_nobody_leak | sink_nobody_clean)
+	# check as an unprivileged user: no BPF, so the sink; copies readable by nobody.
+	command -v setpriv >/dev/null || fail "setpriv missing (util-linux)"
+	mkdir bin
+	cp "$ct" "$blockio_static" bin/
+	chmod 755 . bin bin/*
+	leak=()
+	[ "$case_name" = sink_nobody_clean ] || leak=(--leak)
+	rc=0
+	(cd bin && setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		./closuretrace check -- ./blockio-static --requests 20 "${leak[@]}") >out 2>err </dev/null || rc=$?
+	if [ "$case_name" = sink_nobody_leak ]; then
+		[ "$rc" = 1 ] || fail "exit $rc, not 1: $(cat err)"
+		grep -q "^$(realpath "$src/../..")/examples/blockio.c:217: error: closure leaked: took 1 reference" err ||
+			fail "the leak at examples/blockio.c:217 not found: $(cat err)"
+	else
+		[ "$rc" = 0 ] || fail "exit $rc, not 0: $(cat err)"
+		grep -qE "^closuretrace: no leaks; [1-9][0-9]* events, 0 lost$" err || fail "verdict: $(cat err)"
+	fi
+	echo "ok: as nobody, exit $rc"
+	;;
+sink_pid_refused)
+	# A running process was not started with the sink: -p keeps needing BPF, and says so.
+	rc=0
+	"$ct" record --no-bpf -p $$ -o t.json 2>err || rc=$?
+	[ "$rc" = 2 ] || fail "--no-bpf -p: exit $rc"
+	grep -q "cannot record a running process (-p)" err || fail "message: $(cat err)"
+	mkdir bin
+	cp "$ct" bin/
+	chmod 755 . bin bin/*
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all bin/closuretrace record -p $$ \
+		-o /dev/null 2>err </dev/null || rc=$?
+	[ "$rc" = 3 ] || fail "as nobody, -p: exit $rc"
+	[ "$(cat err)" = "closuretrace: not permitted to use BPF and uprobes: recording a running process (-p) needs root, or CAP_BPF and CAP_PERFMON (record -- COMMAND and check run without)" ] ||
+		fail "message: $(cat err)"
+	echo "ok: -p refused without BPF, with the reason"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac

@@ -1,0 +1,182 @@
+/*
+ * The traced program of the batch tests (tests/batch/batch_test.sh). Every mode does a known
+ * number of operations; the comments say how many, the test script holds the arithmetic.
+ *
+ *   bt_prog loop N          N get/put pairs on one closure (init, get N, put N, continue_at 1)
+ *   bt_prog threads T N     T threads, each N get/put pairs on a closure of its own, exiting with
+ *                           its records still buffered (fewer than a buffer, no blocking call)
+ *   bt_prog pingpong N      two threads alternate: A gets, B puts, N times, handing over with a
+ *                           semaphore (no closure call blocks, so their records leave late)
+ *   bt_prog held N          waits until a tracer takes batches, does N get/put pairs, prints
+ *                           "done" and sleeps without a closure call: the records stay buffered
+ *   bt_prog fork N          a child does N pairs and exits, another execs "loop N", then
+ *                           the parent does N pairs: 3 closures in 3 processes
+ *   bt_prog killed N        N pairs, a get, a closure_sync that sleeps until another thread
+ *                           puts it (both handed over), N more pairs, then SIGKILL
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "closure.h"
+
+static void pairs(struct closure *cl, long n)
+{
+	for (long i = 0; i < n; i++) {
+		closure_get(cl); /* SITE get */
+		closure_put(cl); /* SITE put */
+	}
+}
+
+/* init, 2n events, continue_at: a closure that finishes (return: finish too). */
+static void one_closure(long n)
+{
+	struct closure cl;
+
+	closure_init(&cl, NULL); /* SITE init */
+	pairs(&cl, n);
+	closure_return(&cl); /* SITE return */
+}
+
+static void *thread_main(void *arg)
+{
+	one_closure((long)arg);
+	return NULL; /* exits with its records still buffered */
+}
+
+static int threads(int t, long n)
+{
+	pthread_t tids[64];
+
+	if (t > 64)
+		t = 64;
+	for (int i = 0; i < t; i++)
+		pthread_create(&tids[i], NULL, thread_main, (void *)n);
+	for (int i = 0; i < t; i++)
+		pthread_join(tids[i], NULL);
+	return 0;
+}
+
+static struct closure shared;
+static sem_t to_b, to_a;
+static long rounds;
+
+static void *putter(void *arg)
+{
+	(void)arg;
+	for (long i = 0; i < rounds; i++) {
+		sem_wait(&to_b);
+		closure_put(&shared); /* SITE put */
+		sem_post(&to_a);
+	}
+	return NULL;
+}
+
+/* The count of shared alternates 2 (get, thread A) and 1 (put, thread B), in time order. */
+static int pingpong(long n)
+{
+	pthread_t b;
+
+	rounds = n;
+	sem_init(&to_b, 0, 0);
+	sem_init(&to_a, 0, 0);
+	closure_init(&shared, NULL); /* SITE init */
+	pthread_create(&b, NULL, putter, NULL);
+	for (long i = 0; i < n; i++) {
+		closure_get(&shared); /* SITE get */
+		sem_post(&to_b);
+		sem_wait(&to_a);
+	}
+	pthread_join(b, NULL);
+	closure_return(&shared); /* SITE return */
+	return 0;
+}
+
+static int held(long n)
+{
+	struct closure cl;
+
+	for (int i = 0; i < 3000 && !*closure_batch_active; i++) /* 30 s at most */
+		usleep(10000);
+	if (!*closure_batch_active)
+		return 3;
+	closure_init(&cl, NULL); /* SITE init */
+	pairs(&cl, n);
+	printf("done\n");
+	fflush(stdout);
+	for (;;)
+		pause(); /* records stay in the buffer: only a drain finds them */
+}
+
+/* A child that does its closure and exits; a child that execs "loop N"; then the parent's. */
+static int forked(const char *self, long n)
+{
+	char arg[32];
+	pid_t a, b;
+	int sa, sb;
+
+	a = fork();
+	if (a == 0) {
+		one_closure(n);
+		exit(0); /* exit handlers hand its records over */
+	}
+	snprintf(arg, sizeof(arg), "%ld", n);
+	b = fork();
+	if (b == 0) {
+		execl(self, self, "loop", arg, (char *)NULL);
+		_exit(127);
+	}
+	one_closure(n);
+	if (a < 0 || b < 0 || waitpid(a, &sa, 0) != a || waitpid(b, &sb, 0) != b)
+		return 1;
+	return WIFEXITED(sa) && WIFEXITED(sb) ? WEXITSTATUS(sa) | WEXITSTATUS(sb) : 1;
+}
+
+static void *late_put(void *arg)
+{
+	usleep(50 * 1000);
+	closure_put(arg); /* SITE put: its thread exits with it, handing it over */
+	return NULL;
+}
+
+static int killed(long n)
+{
+	struct closure cl;
+	pthread_t t;
+
+	closure_init_stack(&cl); /* SITE init */
+	pairs(&cl, n);
+	closure_get(&cl); /* SITE get: put by late_put */
+	pthread_create(&t, NULL, late_put, &cl);
+	closure_sync(&cl); /* SITE sync: sleeps, so it hands the records over first */
+	pairs(&cl, n);	   /* still buffered when the process dies */
+	raise(SIGKILL);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[argc - 1]) : 0;
+
+	if (argc == 3 && !strcmp(argv[1], "loop"))
+		return one_closure(n), 0;
+	if (argc == 4 && !strcmp(argv[1], "threads"))
+		return threads(atoi(argv[2]), n);
+	if (argc == 3 && !strcmp(argv[1], "pingpong"))
+		return pingpong(n);
+	if (argc == 3 && !strcmp(argv[1], "held"))
+		return held(n);
+	if (argc == 3 && !strcmp(argv[1], "fork"))
+		return forked(argv[0], n);
+	if (argc == 3 && !strcmp(argv[1], "killed"))
+		return killed(n);
+	fprintf(stderr, "usage: bt_prog loop|pingpong|held|fork|killed N | threads T N\n");
+	return 2;
+}
