@@ -33,6 +33,7 @@ static void usage(FILE *out)
 /* Argument names by probe, from the contract (closure_probes.h). */
 static const char *const common_args[] = {CLOSURE_PROBE_COMMON_ARGS};
 static const char *const module_args[] = {CLOSURE_PROBE_MODULE_ARGS};
+static const char *const batch_args[] = {CLOSURE_PROBE_BATCH_ARGS};
 static const struct {
 	const char *probe;
 	const char *extra[3];
@@ -46,6 +47,8 @@ static const char *arg_name(const char *probe, int i)
 {
 	if (!strcmp(probe, "module"))
 		return i < 2 ? module_args[i] : NULL;
+	if (!strcmp(probe, "batch"))
+		return i < 6 ? batch_args[i] : NULL;
 	if (i < 4)
 		return common_args[i];
 	for (size_t k = 0; k < sizeof(extra_args) / sizeof(extra_args[0]); k++)

@@ -41,6 +41,12 @@
 /* Not an operation: where the objects of the process are mapped. closure:module(path, base). */
 #define CLOSURE_PROBE_MODULE_ARGS "path", "base"
 
+/*
+ * Not an operation: a thread's buffer of operation records (closure_batch.h), while batching.
+ * closure:batch(registry, records, n, tid, handed, dropped).
+ */
+#define CLOSURE_PROBE_BATCH_ARGS "registry", "records", "n", "tid", "handed", "dropped"
+
 /* continue_at's arg6: X(NAME, code, trace name). */
 #define CLOSURE_HOW_LIST(X)                                                                        \
 	X(CONTINUE_AT, 0, "continue_at")                                                           \

@@ -155,8 +155,9 @@ static int killed(long n)
 	pairs(&cl, n);
 	closure_get(&cl); /* SITE get: put by late_put */
 	pthread_create(&t, NULL, late_put, &cl);
-	closure_sync(&cl); /* SITE sync: sleeps, so it hands the records over first */
-	pairs(&cl, n);	   /* still buffered when the process dies */
+	closure_sync(&cl);     /* SITE sync: sleeps, so it hands the records over first */
+	pthread_join(t, NULL); /* late_put's thread has handed its put over at its exit */
+	pairs(&cl, n);	       /* still buffered when the process dies */
 	raise(SIGKILL);
 	return 1;
 }
