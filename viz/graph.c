@@ -5,6 +5,10 @@
  * siblings of the same kind fold into one counted node ("×128, p50 12 µs") with everything below
  * them. Leaked closures are red with the references they hold and where those were taken; the
  * closures they keep alive are orange; finished ones are quiet grey.
+ *
+ * The model is only read: what the drawing needs per life lives in its own table (struct gl),
+ * and every walk over the trees is a loop, never a recursion, so a trace's shape (a parent chain
+ * 100,000 deep, a closure that is its own parent) cannot exhaust the stack or loop forever.
  */
 #include <gvc.h>
 #include <inttypes.h>
@@ -27,27 +31,47 @@ enum {
 /* This many unfinished siblings that look alike: one is drawn, the others are counted. */
 #define LEAK_FOLD_MIN 20
 
+/* The drawing's own state for one life. */
+struct gl {
+	struct model_life *l;
+	struct gl *parent; /* the one drawn above it; NULL: a top */
+	struct gl *first_child, *last_child, *next_sibling; /* in creation order */
+	unsigned below;					    /* lives below it */
+	unsigned mark;
+	size_t walk; /* scratch: which walk up the parents reached it first */
+	bool cut;    /* its parents loop back to it: drawn as a top (a cycle) */
+};
+
 struct builder {
 	struct viz_input *in;
 	const struct render_graph_opts *opts;
 	Agraph_t *g;
+	struct gl *lives, **order; /* order: parents before their children */
+	size_t nlives;
+	const char *dir; /* the directory every source file shares, said once in the title */
+	size_t dirlen;
 	unsigned nodes, folded;
+	bool oom;
 	char *label;
 	size_t len, cap;
 };
 
 /* ---- labels: escString text, every user string escaped ---- */
 
-static void grow(struct builder *b, size_t more)
+static bool grow(struct builder *b, size_t more)
 {
+	char *bigger;
+
 	if (b->len + more + 1 <= b->cap)
-		return;
-	b->cap = (b->len + more + 1) * 2;
-	b->label = realloc(b->label, b->cap);
-	if (!b->label) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
+		return true;
+	bigger = realloc(b->label, (b->len + more + 1) * 2);
+	if (!bigger) {
+		b->oom = true;
+		return false;
 	}
+	b->label = bigger;
+	b->cap = (b->len + more + 1) * 2;
+	return true;
 }
 
 /* User text: a backslash would start an escape (\N, \G, \l) in a label, so it is doubled. */
@@ -56,7 +80,8 @@ static void put_text(struct builder *b, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		grow(b, 2);
+		if (!grow(b, 2))
+			return;
 		if (c == '\\')
 			b->label[b->len++] = '\\';
 		b->label[b->len++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
@@ -77,7 +102,8 @@ static __attribute__((format(printf, 2, 3))) void put(struct builder *b, const c
 
 static void newline(struct builder *b)
 {
-	grow(b, 2);
+	if (!grow(b, 2))
+		return;
 	b->label[b->len++] = '\\';
 	b->label[b->len++] = 'n';
 	b->label[b->len] = 0;
@@ -86,81 +112,208 @@ static void newline(struct builder *b)
 static void label_reset(struct builder *b)
 {
 	b->len = 0;
-	grow(b, 1);
-	b->label[0] = 0;
+	if (grow(b, 1))
+		b->label[0] = 0;
+}
+
+/* A call site, without the directory the title names once. */
+static const char *site_text(struct builder *b, uint64_t ip, char *buf, size_t len)
+{
+	const char *s = model_site_text(b->in->m, ip, buf, len);
+
+	if (b->dir && strlen(s) > b->dirlen && !strncmp(s, b->dir, b->dirlen))
+		s += b->dirlen;
+	return s;
+}
+
+/* ---- the trees as drawn: every life indexed, cycles cut, parents before children ---- */
+
+static size_t slot_of(const void *p, size_t mask)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 29;
+	x *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(x >> 32) & mask;
+}
+
+/* Each life's parent as a struct gl, through a table from model lives to their index. */
+static int find_parents(struct builder *b)
+{
+	size_t mask = 1, *table;
+
+	while (mask < 2 * b->nlives)
+		mask <<= 1;
+	table = calloc(mask, sizeof(*table)); /* index + 1; 0: empty */
+	if (!table)
+		return -1;
+	mask--;
+	for (size_t i = 0; i < b->nlives; i++) {
+		size_t s = slot_of(b->lives[i].l, mask);
+
+		while (table[s])
+			s = (s + 1) & mask;
+		table[s] = i + 1;
+	}
+	for (size_t i = 0; i < b->nlives; i++) {
+		const struct model_life *p = b->lives[i].l->parent;
+		size_t s;
+
+		if (!p)
+			continue;
+		for (s = slot_of(p, mask); table[s]; s = (s + 1) & mask)
+			if (b->lives[table[s] - 1].l == p) {
+				b->lives[i].parent = &b->lives[table[s] - 1];
+				break;
+			}
+	}
+	free(table);
+	return 0;
+}
+
+/*
+ * A closure that is its own parent, or parents that loop (A under B under A), would make a tree
+ * without a top. Walk up from every life; where a walk meets itself, the life it came from is
+ * drawn as a top instead, and its label says the loop.
+ */
+static void cut_cycles(struct builder *b)
+{
+	for (size_t i = 0; i < b->nlives; i++) {
+		for (struct gl *g = &b->lives[i]; g && !g->walk; g = g->parent) {
+			g->walk = i + 1;
+			if (g->parent && g->parent->walk == i + 1) {
+				g->parent = NULL;
+				g->cut = true;
+			}
+		}
+	}
+}
+
+/* Children lists, an order with parents first, and what each life has below it. */
+static void link_trees(struct builder *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nlives; i++) {
+		struct gl *g = &b->lives[i], *p = g->parent;
+
+		if (!p) {
+			b->order[n++] = g;
+			continue;
+		}
+		if (p->last_child)
+			p->last_child->next_sibling = g;
+		else
+			p->first_child = g;
+		p->last_child = g;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (struct gl *c = b->order[k]->first_child; c; c = c->next_sibling)
+			b->order[n++] = c;
+	for (size_t k = n; k-- > 0;) {
+		struct gl *g = b->order[k], *p = g->parent;
+
+		if (!p)
+			continue;
+		p->below += 1 + g->below;
+		if (!g->l->finished || (g->mark & MARK_BELOW))
+			p->mark |= MARK_BELOW;
+	}
+}
+
+static int index_lives(struct builder *b)
+{
+	struct model *m = b->in->m;
+	size_t n = 0;
+
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		n++;
+	b->nlives = n;
+	b->lives = calloc(n + 1, sizeof(*b->lives));
+	b->order = calloc(n + 1, sizeof(*b->order));
+	if (!b->lives || !b->order)
+		return -1;
+	n = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		b->lives[n++].l = l;
+	if (find_parents(b))
+		return -1;
+	cut_cycles(b);
+	link_trees(b);
+	return 0;
 }
 
 /* ---- which lives to show ---- */
 
-static void mark_subtree(struct model_life *l)
+static void choose(struct builder *b, struct gl *root)
 {
-	l->mark |= MARK_SHOW;
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		mark_subtree(c);
-}
+	if (root) {
+		/* root's subtree: in the order, every life comes after its parent. */
+		root->mark |= MARK_SHOW;
+		for (size_t k = 0; k < b->nlives; k++) {
+			struct gl *g = b->order[k];
 
-static void choose(struct builder *b, struct model_life *root)
-{
-	struct model *m = b->in->m;
-
-	struct model_life *last = NULL;
-
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		l->mark = 0, l->node = NULL, last = l;
-	/* Children come after their parents in creation order: one backward pass. */
-	for (struct model_life *l = last; l; l = l->prev)
-		if (l->parent && (!l->finished || (l->mark & MARK_BELOW)))
-			l->parent->mark |= MARK_BELOW;
-	if (root)
-		mark_subtree(root);
-	else
-		for (struct model_life *l = model_lives(m); l; l = l->next)
-			l->mark |= MARK_SHOW;
+			if (g->parent && (g->parent->mark & MARK_SHOW))
+				g->mark |= MARK_SHOW;
+		}
+	} else {
+		for (size_t i = 0; i < b->nlives; i++)
+			b->lives[i].mark |= MARK_SHOW;
+	}
 	if (!b->opts->leaks_only)
 		return;
-	/* Only the unfinished closures and the path from them to their roots. */
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		if (!(l->mark & MARK_SHOW) || l->finished)
+	/* Only the unfinished closures and the path from them to their roots (or to root). */
+	for (size_t k = b->nlives; k-- > 0;) {
+		struct gl *g = b->order[k];
+
+		if (!(g->mark & MARK_SHOW) || (g->l->finished && !(g->mark & MARK_OPEN)))
 			continue;
-		for (struct model_life *p = l; p; p = p->parent) {
-			p->mark |= MARK_OPEN;
-			if (p == root)
-				break;
-		}
+		g->mark |= MARK_OPEN;
+		if (g != root && g->parent)
+			g->parent->mark |= MARK_OPEN;
 	}
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (!(l->mark & MARK_OPEN))
-			l->mark &= ~MARK_SHOW;
+	for (size_t i = 0; i < b->nlives; i++)
+		if (!(b->lives[i].mark & MARK_OPEN))
+			b->lives[i].mark &= ~MARK_SHOW;
 }
 
 /* ---- nodes ---- */
 
-static void life_label(struct builder *b, struct model_life *l)
+static void life_label(struct builder *b, const struct gl *g)
 {
 	struct model *m = b->in->m;
+	const struct model_life *l = g->l;
 	char func[TXT], site[TXT], name[64], state[2 * TXT], d[32];
 
 	label_reset(b);
 	put_text(b, model_life_function(m, l, func, sizeof(func)));
 	newline(b);
 	if (l->init_ip)
-		put(b, "init %s", model_site_text(m, l->init_ip, site, sizeof(site)));
+		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
 		put_text(b, model_origin_text(l, site, sizeof(site)));
 	newline(b);
 	put_text(b, model_life_name(l, name, sizeof(name)));
 	newline(b);
+	if (g->cut) {
+		if (l->parent == l)
+			put_text(b, "its own parent (a cycle)");
+		else
+			put(b, "parent %s: a cycle",
+			    model_life_name(l->parent, name, sizeof(name)));
+		newline(b);
+	}
 	if (l->stuck && !l->finished)
 		put_text(b, "STUCK: ");
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	if (l->finished) {
 		put(b, "lifetime %s",
-		    model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
+		    model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d, sizeof(d)));
 		return;
 	}
 	put(b, "alive %s at the end",
-	    model_duration_text((uint64_t)(model_last_ts(m) - l->start_ts), d, sizeof(d)));
+	    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)l->start_ts, d, sizeof(d)));
 	newline(b);
 	if (l->verdict == VERDICT_KEPT_ALIVE) {
 		put(b, "kept alive by %u unfinished child%s", l->live_children,
@@ -172,8 +325,8 @@ static void life_label(struct builder *b, struct model_life *l)
 		const struct model_sym *s = model_sym(m, l->blames[i].site);
 
 		newline(b);
-		put(b, "%s %s", i ? "also" : "blame:",
-		    model_site_text(m, l->blames[i].site, site, sizeof(site)));
+		put(b, "%s %s",
+		    i ? "also" : "blame:", site_text(b, l->blames[i].site, site, sizeof(site)));
 		if (s && s->func && s->file)
 			put(b, " %s", s->func);
 		put(b, ": %s", leaks_blame_short(&l->blames[i]));
@@ -209,25 +362,25 @@ static void paint(Agnode_t *n, const struct model_life *l)
 	}
 }
 
-static Agnode_t *life_node(struct builder *b, struct model_life *l)
+static Agnode_t *life_node(struct builder *b, const struct gl *g)
 {
+	const struct model_life *l = g->l;
 	char name[32];
 	Agnode_t *n;
 
 	snprintf(name, sizeof(name), "c%" PRIu64, l->seq);
 	n = new_node(b, name);
-	life_label(b, l);
+	life_label(b, g);
 	set(n, "label", b->label);
 	paint(n, l);
 	if (!l->finished)
 		set(n, "penwidth", l->verdict == VERDICT_KEPT_ALIVE ? "2" : "2.5");
-	l->node = n;
 	return n;
 }
 
 static uint64_t life_ns(const struct model_life *l)
 {
-	return l->end_ts > l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
+	return l->end_ts > l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
 }
 
 static int cmp_ns(const void *a, const void *b)
@@ -237,40 +390,32 @@ static int cmp_ns(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static unsigned count_below(const struct model_life *l)
-{
-	unsigned n = 0;
-
-	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
-		n += 1 + count_below(c);
-	return n;
-}
-
 /* One node for group[0..n): finished siblings of one kind. */
-static Agnode_t *fold_node(struct builder *b, struct model_life **group, size_t n)
+static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 {
 	struct model *m = b->in->m;
 	uint64_t *ns = calloc(n, sizeof(*ns));
 	char name[32], func[TXT], site[TXT], p50[32], max[32];
+	const struct model_life *l = group[0]->l;
 	unsigned below = 0;
 	Agnode_t *node;
 
 	if (!ns) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
+		b->oom = true;
+		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		ns[i] = life_ns(group[i]);
-		below += count_below(group[i]);
+		ns[i] = life_ns(group[i]->l);
+		below += group[i]->below;
 	}
 	qsort(ns, n, sizeof(*ns), cmp_ns);
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
 	label_reset(b);
-	put(b, "×%zu %s", n, model_life_function(m, group[0], func, sizeof(func)));
+	put(b, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
 	newline(b);
-	if (group[0]->init_ip)
-		put(b, "init %s", model_site_text(m, group[0]->init_ip, site, sizeof(site)));
+	if (l->init_ip)
+		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
 		put_text(b, "created before recording");
 	newline(b);
@@ -292,8 +437,11 @@ static Agnode_t *fold_node(struct builder *b, struct model_life **group, size_t 
 
 static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct model_life *child)
 {
-	Agedge_t *e = agedge(b->g, from, to, NULL, 1);
+	Agedge_t *e;
 
+	if (!from || !to)
+		return;
+	e = agedge(b->g, from, to, NULL, 1);
 	if (child && !child->finished) {
 		agset(e, "color", child->verdict == VERDICT_KEPT_ALIVE ? "darkorange" : "red");
 		agset(e, "penwidth", "2");
@@ -301,16 +449,16 @@ static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct m
 }
 
 /* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
-static bool foldable(const struct model_life *l)
+static bool foldable(const struct gl *g)
 {
-	return l->finished && !(l->mark & MARK_BELOW);
+	return g->l->finished && !(g->mark & MARK_BELOW);
 }
 
 static int cmp_fold(const void *a, const void *b)
 {
-	const struct model_life *x = *(struct model_life *const *)a;
-	const struct model_life *y = *(struct model_life *const *)b;
-	bool fx = foldable(x), fy = foldable(y);
+	const struct gl *gx = *(struct gl *const *)a, *gy = *(struct gl *const *)b;
+	const struct model_life *x = gx->l, *y = gy->l;
+	bool fx = foldable(gx), fy = foldable(gy);
 
 	if (fx != fy)
 		return fx ? 1 : -1;
@@ -321,39 +469,11 @@ static int cmp_fold(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v, size_t n);
-
-static void add_life(struct builder *b, Agnode_t *parent, struct model_life *l)
-{
-	Agnode_t *node = life_node(b, l);
-	struct model_life **kids;
-	size_t n = 0;
-
-	if (parent)
-		edge(b, parent, node, l);
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		n += !!(c->mark & MARK_SHOW);
-	if (!n)
-		return;
-	kids = calloc(n, sizeof(*kids));
-	if (!kids) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	n = 0;
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		if (c->mark & MARK_SHOW)
-			kids[n++] = c;
-	add_level(b, node, kids, n);
-	free(kids);
-}
-
-/* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
 /* Unfinished siblings look alike when of one kind, one verdict and one blamed site. */
 static int cmp_alike(const void *a, const void *b)
 {
-	const struct model_life *x = *(struct model_life *const *)a;
-	const struct model_life *y = *(struct model_life *const *)b;
+	const struct model_life *x = (*(struct gl *const *)a)->l;
+	const struct model_life *y = (*(struct gl *const *)b)->l;
 	uint64_t kx[5] = {x->kind->init_ip, x->kind->fn, x->verdict,
 			  x->nblames ? x->blames[0].site : 0, x->nblames ? x->blames[0].kind : 9};
 	uint64_t ky[5] = {y->kind->init_ip, y->kind->fn, y->verdict,
@@ -373,7 +493,8 @@ static bool alike(const struct model_life *x, const struct model_life *y)
 }
 
 /* The node that stands for the alike siblings of example that are not drawn. */
-static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t more, int64_t refs)
+static Agnode_t *more_node(struct builder *b, const struct model_life *example, size_t more,
+			   int64_t refs)
 {
 	struct model *m = b->in->m;
 	char name[32], func[TXT], site[TXT], ex[64];
@@ -393,7 +514,7 @@ static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t
 		if (example->nblames) {
 			newline(b);
 			put(b, "blame: %s: %s",
-			    model_site_text(m, example->blames[0].site, site, sizeof(site)),
+			    site_text(b, example->blames[0].site, site, sizeof(site)),
 			    leaks_blame_short(&example->blames[0]));
 		}
 	}
@@ -408,9 +529,9 @@ static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t
  * Many unfinished siblings that look alike: the first of each such group is drawn, the others
  * marked MARK_FOLDED and counted in *more (indexed like v). Returns how many were folded.
  */
-static size_t fold_alike(struct model_life **v, size_t n, size_t *more, int64_t *refs)
+static size_t fold_alike(struct gl **v, size_t n, size_t *more, int64_t *refs)
 {
-	struct model_life **s = calloc(n + 1, sizeof(*s));
+	struct gl **s = calloc(n + 1, sizeof(*s));
 	size_t folded = 0;
 
 	if (!s)
@@ -420,21 +541,21 @@ static size_t fold_alike(struct model_life **v, size_t n, size_t *more, int64_t 
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 
-		while (j < n && alike(s[j], s[i]))
+		while (j < n && alike(s[j]->l, s[i]->l))
 			j++;
 		if (j - i >= LEAK_FOLD_MIN) {
 			/* s[i] is the earliest of the group: the one drawn. */
-			for (size_t k = i + 1; k < j; k++) {
+			for (size_t k = i + 1; k < j; k++)
 				s[k]->mark |= MARK_FOLDED;
-				s[i]->mark &= ~MARK_FOLDED;
-			}
+			s[i]->mark &= ~MARK_FOLDED;
 			for (size_t k = 0; k < n; k++)
 				if (v[k] == s[i]) {
 					more[k] = j - i - 1;
 					refs[k] = 0;
 					for (size_t q = i + 1; q < j; q++)
-						refs[k] +=
-							s[q]->remaining > 0 ? s[q]->remaining : 0;
+						refs[k] += s[q]->l->remaining > 0
+								   ? s[q]->l->remaining
+								   : 0;
 				}
 			folded += j - i - 1;
 		}
@@ -444,82 +565,142 @@ static size_t fold_alike(struct model_life **v, size_t n, size_t *more, int64_t 
 	return folded;
 }
 
-/* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
-static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v, size_t n)
+/* ---- the walk: one frame per level of siblings, on a heap stack (trees may be deep) ---- */
+
+struct level {
+	struct gl **v; /* the siblings, sorted: the ones that stay apart, then the foldable */
+	size_t n, i, apart;
+	size_t *more; /* per v[i] < apart: alike siblings counted in its "×N more" node */
+	int64_t *refs;
+	Agnode_t *parent;
+	bool below_done; /* v[i]'s own level was walked: its "more" node comes next */
+};
+
+static void level_free(struct level *f)
 {
-	size_t i = 0, apart = 0, *more = NULL;
-	int64_t *refs = NULL;
-
-	qsort(v, n, sizeof(*v), cmp_fold);
-	while (apart < n && !foldable(v[apart]))
-		apart++;
-	if (!b->opts->no_fold && apart >= LEAK_FOLD_MIN) {
-		more = calloc(apart, sizeof(*more));
-		refs = calloc(apart, sizeof(*refs));
-		if (more && refs)
-			fold_alike(v, apart, more, refs);
-	}
-	while (i < n) {
-		size_t j = i + 1;
-
-		if (!b->opts->no_fold && foldable(v[i]))
-			while (j < n && foldable(v[j]) && v[j]->kind == v[i]->kind)
-				j++;
-		if (j - i >= FOLD_MIN) {
-			Agnode_t *node = fold_node(b, v + i, j - i);
-
-			if (parent)
-				edge(b, parent, node, NULL);
-			i = j;
-			continue;
-		}
-		for (; i < j; i++) {
-			if (v[i]->mark & MARK_FOLDED)
-				continue;
-			add_life(b, parent, v[i]);
-			if (more && i < apart && more[i]) {
-				Agnode_t *node = more_node(b, v[i], more[i], refs[i]);
-
-				if (parent)
-					edge(b, parent, node, v[i]);
-			}
-		}
-	}
-	free(more);
-	free(refs);
+	free(f->v);
+	free(f->more);
+	free(f->refs);
 }
 
-static int build(struct builder *b, struct model_life *root)
+/* The shown children of g (all tops when g is NULL) as a level; false when there are none. */
+static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct level *f)
 {
-	struct model *m = b->in->m;
-	struct model_life **tops;
 	size_t n = 0;
 
-	choose(b, root);
-	if (root) {
-		add_life(b, NULL, root);
-		return 0;
+	memset(f, 0, sizeof(*f));
+	f->parent = parent;
+	if (g) {
+		for (struct gl *c = g->first_child; c; c = c->next_sibling)
+			n += !!(c->mark & MARK_SHOW);
+	} else {
+		for (size_t i = 0; i < b->nlives; i++)
+			n += !b->lives[i].parent && (b->lives[i].mark & MARK_SHOW);
 	}
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		n += l->parent == NULL && (l->mark & MARK_SHOW);
-	tops = calloc(n + 1, sizeof(*tops));
-	if (!tops)
+	if (!n)
+		return false;
+	if (!(f->v = calloc(n, sizeof(*f->v)))) {
+		b->oom = true;
+		return false;
+	}
+	if (g) {
+		for (struct gl *c = g->first_child; c; c = c->next_sibling)
+			if (c->mark & MARK_SHOW)
+				f->v[f->n++] = c;
+	} else {
+		for (size_t i = 0; i < b->nlives; i++)
+			if (!b->lives[i].parent && (b->lives[i].mark & MARK_SHOW))
+				f->v[f->n++] = &b->lives[i];
+	}
+	qsort(f->v, n, sizeof(*f->v), cmp_fold);
+	while (f->apart < n && !foldable(f->v[f->apart]))
+		f->apart++;
+	if (!b->opts->no_fold && f->apart >= LEAK_FOLD_MIN) {
+		f->more = calloc(f->apart, sizeof(*f->more));
+		f->refs = calloc(f->apart, sizeof(*f->refs));
+		if (f->more && f->refs)
+			fold_alike(f->v, f->apart, f->more, f->refs);
+	}
+	return true;
+}
+
+/*
+ * One step in a level: a group of finished siblings folds into one node; a life gets its node,
+ * and its own level (returned in below, true) is walked before its "more" node is drawn.
+ */
+static bool level_step(struct builder *b, struct level *f, struct level *below)
+{
+	size_t i = f->i, j = i + 1;
+	struct gl *g = f->v[i];
+	Agnode_t *node;
+
+	if (f->below_done) {
+		f->below_done = false;
+		if (f->more && i < f->apart && f->more[i])
+			edge(b, f->parent, more_node(b, g->l, f->more[i], f->refs[i]), g->l);
+		f->i++;
+		return false;
+	}
+	if (!b->opts->no_fold && foldable(g))
+		while (j < f->n && foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
+			j++;
+	if (j - i >= FOLD_MIN) {
+		edge(b, f->parent, fold_node(b, f->v + i, j - i), NULL);
+		f->i = j;
+		return false;
+	}
+	if (g->mark & MARK_FOLDED) {
+		f->i++;
+		return false;
+	}
+	node = life_node(b, g);
+	edge(b, f->parent, node, g->l);
+	f->below_done = true;
+	return level_of(b, g, node, below);
+}
+
+/* Draw root's tree (NULL: every tree), a level of siblings at a time. Returns -1: out of memory. */
+static int walk(struct builder *b, struct gl *root)
+{
+	size_t depth = 0, cap = 16;
+	struct level *stack = calloc(cap, sizeof(*stack));
+
+	if (!stack)
 		return -1;
-	n = 0;
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (l->parent == NULL && (l->mark & MARK_SHOW))
-			tops[n++] = l;
-	add_level(b, NULL, tops, n);
-	free(tops);
-	return 0;
+	choose(b, root);
+	depth = level_of(b, root, root ? life_node(b, root) : NULL, &stack[0]);
+	while (depth && !b->oom) {
+		struct level *f = &stack[depth - 1];
+
+		if (f->i >= f->n) {
+			level_free(f);
+			depth--;
+			continue;
+		}
+		if (depth == cap) {
+			struct level *bigger = realloc(stack, 2 * cap * sizeof(*stack));
+
+			if (!bigger) {
+				b->oom = true;
+				break;
+			}
+			stack = bigger;
+			cap *= 2;
+			f = &stack[depth - 1];
+		}
+		if (level_step(b, f, &stack[depth]))
+			depth++;
+	}
+	while (depth)
+		level_free(&stack[--depth]);
+	free(stack);
+	return b->oom ? -1 : 0;
 }
 
 static void graph_attrs(struct builder *b)
 {
 	Agraph_t *g = b->g;
 	char title[TXT + 64];
-	const char *dir;
-	size_t dirlen;
 
 	agattr(g, AGRAPH, "rankdir", "TB");
 	agattr(g, AGRAPH, "fontname", "Helvetica");
@@ -545,12 +726,11 @@ static void graph_attrs(struct builder *b)
 	label_reset(b);
 	put_text(b, title);
 	/* Long absolute paths crowd every node: the directory they share is said once. */
-	dir = model_common_dir(b->in->m, &dirlen);
-	if (dir) {
-		snprintf(title, sizeof(title), "source files under %.*s", (int)dirlen, dir);
+	b->dir = model_common_dir(b->in->m, &b->dirlen);
+	if (b->dir) {
+		snprintf(title, sizeof(title), "source files under %.*s", (int)b->dirlen, b->dir);
 		newline(b);
 		put_text(b, title);
-		model_strip_files(b->in->m, dirlen);
 	}
 	agattr(g, AGRAPH, "label", b->label);
 }
@@ -571,6 +751,7 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 {
 	struct builder b = {.in = in, .opts = opts};
 	struct model_life *root = NULL;
+	struct gl *groot = NULL;
 	GVC_t *gvc;
 	int rc = 0;
 
@@ -586,11 +767,15 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	gvc = gvContext();
 	b.g = agopen("closures", Agdirected, NULL);
 	graph_attrs(&b);
-	if (build(&b, root)) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		rc = 2;
+	if (index_lives(&b)) {
+		b.oom = true;
 		goto out;
 	}
+	for (size_t i = 0; root && i < b.nlives; i++)
+		if (b.lives[i].l == root)
+			groot = &b.lives[i];
+	if (walk(&b, groot))
+		goto out;
 	if (!strcmp(opts->format, "dot")) {
 		/* Structure only, no layout: stable, for tools and tests. */
 		agwrite(b.g, out);
@@ -608,8 +793,14 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	}
 	gvFreeLayout(gvc, b.g);
 out:
+	if (b.oom) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		rc = 2;
+	}
 	agclose(b.g);
 	gvFreeContext(gvc);
 	free(b.label);
+	free(b.lives);
+	free(b.order);
 	return rc;
 }

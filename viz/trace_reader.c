@@ -617,14 +617,25 @@ static int read_stream(struct reader *r, FILE *f)
 		char *nl;
 
 		if (len == cap) {
-			char *bigger = realloc(buf, cap * 2);
+			char *bigger;
 
+			if (cap > TRACE_MAX_LINE) {
+				r->line++; /* the line being read */
+				rc = fail(r,
+					  "line longer than 16 MiB (%d bytes), the format's limit",
+					  TRACE_MAX_LINE);
+				goto out;
+			}
+			/* Room for the longest line and its newline, no more. */
+			size_t want = cap * 2 > TRACE_MAX_LINE ? TRACE_MAX_LINE + 1 : cap * 2;
+
+			bigger = realloc(buf, want);
 			if (!bigger) {
 				rc = fail(r, "out of memory (a line longer than %zu bytes)", cap);
-				break;
+				goto out;
 			}
 			buf = bigger;
-			cap *= 2;
+			cap = want;
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		if (!got)

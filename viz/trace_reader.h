@@ -11,6 +11,10 @@
 /* The version of the trace format this reader knows; a newer one is refused. */
 #define TRACE_FORMAT_VERSION 1
 
+/* The longest line a reader accepts (docs/trace-format.md): a file without newlines (/dev/zero)
+ * is refused with bounded memory. Records the recorder writes are far shorter. */
+#define TRACE_MAX_LINE (16 << 20)
+
 enum trace_op {
 	TRACE_INIT,
 	TRACE_GET,
