@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "out_file.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -26,6 +27,7 @@ int cmd_explain(int argc, char **argv)
 	};
 	const char *input = "closuretrace.json";
 	struct viz_input in;
+	struct out_file out;
 	uint64_t addr;
 	unsigned nth;
 	int c, rc;
@@ -57,7 +59,13 @@ int cmd_explain(int argc, char **argv)
 	}
 	if (viz_load(input, false, addr, &in))
 		return EXIT_USAGE;
-	rc = render_explain(&in, addr, nth, stdout);
+	if (out_open(&out, "closuretrace explain", NULL)) {
+		viz_unload(&in);
+		return EXIT_USAGE;
+	}
+	rc = render_explain(&in, addr, nth, out.f);
 	viz_unload(&in);
+	if (out_commit(&out))
+		return EXIT_USAGE;
 	return rc ? EXIT_USAGE : EXIT_OK;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "out_file.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -36,7 +37,7 @@ int cmd_graph(int argc, char **argv)
 	struct render_graph_opts opts = {.format = "svg"};
 	const char *input = "closuretrace.json", *output = NULL;
 	struct viz_input in;
-	FILE *out = stdout;
+	struct out_file out;
 	int c, rc;
 
 	optind = 1;
@@ -86,16 +87,15 @@ int cmd_graph(int argc, char **argv)
 	}
 	if (viz_load(input, true, 0, &in))
 		return EXIT_USAGE;
-	if (output && !(out = fopen(output, "wb"))) {
-		perror(output);
+	if (out_open(&out, "closuretrace graph", output)) {
 		viz_unload(&in);
 		return EXIT_USAGE;
 	}
-	rc = render_graph(&in, &opts, out);
-	if (out != stdout && fclose(out)) {
-		perror(output);
-		rc = EXIT_USAGE;
-	}
+	rc = render_graph(&in, &opts, out.f);
 	viz_unload(&in);
-	return rc ? EXIT_USAGE : EXIT_OK;
+	if (rc) {
+		out_abort(&out);
+		return EXIT_USAGE;
+	}
+	return out_commit(&out) ? EXIT_USAGE : EXIT_OK;
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "out_file.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -29,6 +30,7 @@ int cmd_report(int argc, char **argv)
 	const char *input = "closuretrace.json";
 	bool json = false;
 	struct viz_input in;
+	struct out_file out;
 	int c, rc;
 
 	optind = 1;
@@ -54,7 +56,13 @@ int cmd_report(int argc, char **argv)
 	}
 	if (viz_load(input, false, 0, &in))
 		return EXIT_USAGE;
-	rc = render_report(&in, stdout, json);
+	if (out_open(&out, "closuretrace report", NULL)) {
+		viz_unload(&in);
+		return EXIT_USAGE;
+	}
+	rc = render_report(&in, out.f, json);
 	viz_unload(&in);
+	if (out_commit(&out))
+		return EXIT_USAGE;
 	return rc ? EXIT_USAGE : EXIT_OK;
 }

@@ -10,6 +10,7 @@
  * and every walk over the trees is a loop, never a recursion, so a trace's shape (a parent chain
  * 100,000 deep, a closure that is its own parent) cannot exhaust the stack or loop forever.
  */
+#include <errno.h>
 #include <gvc.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -752,8 +753,10 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	struct builder b = {.in = in, .opts = opts};
 	struct model_life *root = NULL;
 	struct gl *groot = NULL;
+	char *data = NULL;
+	unsigned int len = 0;
 	GVC_t *gvc;
-	int rc = 0;
+	int rc = 0, werr = 0;
 
 	if (opts->root_addr) {
 		root = model_find(in->m, opts->root_addr, opts->root_nth);
@@ -778,7 +781,8 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 		goto out;
 	if (!strcmp(opts->format, "dot")) {
 		/* Structure only, no layout: stable, for tools and tests. */
-		agwrite(b.g, out);
+		if (agwrite(b.g, out) == EOF || ferror(out))
+			werr = errno;
 		goto out;
 	}
 	big_graph_knobs(&b);
@@ -787,10 +791,15 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 		rc = 2;
 		goto out;
 	}
-	if (gvRender(gvc, b.g, opts->format, out)) {
+	/* Into memory first: Graphviz's own writer exits the process when a write fails. */
+	if (gvRenderData(gvc, b.g, opts->format, &data, &len)) {
 		fprintf(stderr, "closuretrace graph: Graphviz cannot write '%s'\n", opts->format);
 		rc = 2;
+	} else {
+		if (fwrite(data, 1, len, out) != len)
+			werr = errno;
 	}
+	gvFreeRenderData(data);
 	gvFreeLayout(gvc, b.g);
 out:
 	if (b.oom) {
@@ -802,5 +811,7 @@ out:
 	free(b.label);
 	free(b.lives);
 	free(b.order);
+	/* A failed write: the caller checks the stream when it closes it; errno says why. */
+	errno = werr;
 	return rc;
 }
