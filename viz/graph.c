@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_text.h"
 #include "viz.h"
 
 #define TXT	 512
@@ -81,11 +82,20 @@ static void put_text(struct builder *b, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (!grow(b, 2))
+		size_t n = c < 0x80 ? 1 : trace_utf8_seq(s, s + strlen(s));
+
+		if (!grow(b, 6))
 			return;
+		if (!n) {
+			/* Not UTF-8 (Graphviz wants it): the byte is shown as \xe9. */
+			b->len += (size_t)sprintf(b->label + b->len, "\\\\x%02x", c);
+			continue;
+		}
 		if (c == '\\')
 			b->label[b->len++] = '\\';
 		b->label[b->len++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		for (size_t i = 1; i < n; i++)
+			b->label[b->len++] = *++s;
 	}
 	b->label[b->len] = 0;
 }

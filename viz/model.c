@@ -318,7 +318,7 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 static void kind_add_finished(struct model *m, struct model_life *l)
 {
 	struct model_kind *k = kind_of(m, l->init_ip, l->first_fn);
-	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
+	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
 
 	l->kind = k;
 	k->total++;

@@ -3,12 +3,14 @@
  * error names its line and memory does not grow with the trace.
  *
  * Speed: jansson parses about 0.6 M lines/s here, too slow for big traces. The recorder writes flat
- * objects (strings without escapes, integers, booleans), so a small strict parser reads those; a
- * line it does not fully understand (escapes, nested values, non-ASCII, numbers with fractions)
- * goes to jansson, which accepts it or gives the error. The fast path accepts only valid JSON, so
- * malformed input is caught either way.
+ * objects (strings, integers, booleans, the header's array of strings), so a small strict parser
+ * reads those, and decodes the strings itself (trace_text.c: jansson refuses the \udcXX escapes
+ * that carry bytes which are not UTF-8); a line it does not fully understand (nested values,
+ * numbers with fractions) goes to jansson, which accepts it or gives the error. The fast path
+ * accepts only valid JSON, so malformed input is caught either way.
  */
 #include "trace_reader.h"
+#include "trace_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,9 +29,27 @@ struct field {
 	const char *s;
 	size_t slen;
 	long long i;
+	bool kescaped, escaped; /* the fast path's strings: escapes still to decode */
 };
 
-#define MAX_FIELDS 32
+#define MAX_FIELDS 48 /* more than the keys any record has (known_keys) */
+
+/* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
+ * so that a record with many unknown fields keeps its known ones. */
+static const char *const known_keys[] = {
+	"type",	 "ts",	     "tid",	"timeout_ms", "ev",	"cl",	 "remaining",	"ret",
+	"flags", "fn",	     "ip",	"parent",     "pid",	"stack", "not_zero",	"v",
+	"wq",	 "waitlist", "how",	"bug",	      "addr",	"line",	 "func",	"file",
+	"obj",	 "format",   "version", "exe",	      "events", "lost",	 "duration_ns", "reason",
+};
+
+static bool known_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+		if (!strcmp(key, known_keys[i]))
+			return true;
+	return false;
+}
 
 struct reader {
 	const char *path;
@@ -83,30 +103,52 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
-/* A string without escapes or non-ASCII; NULL when the line needs jansson. */
-static const char *fast_string(const char *p, const char *end, const char **s, size_t *len)
+static const char *fast_value(const char *p, const char *end, struct field *f);
+
+/* A string (escapes are decoded once the whole line is parsed); NULL when it is not valid. */
+static const char *fast_string(const char *p, const char *end, const char **s, size_t *len,
+			       bool *escaped)
 {
-	const char *q = ++p;
+	const char *q = trace_string_scan(++p, end, escaped);
 
-	while (q < end && *q != '"') {
-		unsigned char c = (unsigned char)*q;
-
-		if (c < 0x20 || c >= 0x80 || c == '\\')
-			return NULL;
-		q++;
-	}
-	if (q >= end)
+	if (!q)
 		return NULL;
 	*s = p;
 	*len = (size_t)(q - p);
 	return q + 1;
 }
 
+/* An array of strings and scalars (the header's "cmd"), skipped; NULL when it needs jansson. */
+static const char *fast_array(const char *p, const char *end)
+{
+	struct field ignored;
+
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == ']')
+		return p + 1;
+	for (;;) {
+		if (p >= end || *p == '[' || !(p = fast_value(p, end, &ignored)))
+			return NULL;
+		p = skip_ws(p, end);
+		if (p >= end)
+			return NULL;
+		if (*p == ']')
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = skip_ws(p + 1, end);
+	}
+}
+
 static const char *fast_value(const char *p, const char *end, struct field *f)
 {
 	if (*p == '"') {
 		f->kind = V_STR;
-		return fast_string(p, end, &f->s, &f->slen);
+		return fast_string(p, end, &f->s, &f->slen, &f->escaped);
+	}
+	if (*p == '[') {
+		f->kind = V_OTHER;
+		return fast_array(p, end);
 	}
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
 		bool neg = *p == '-';
@@ -147,6 +189,19 @@ static const char *fast_value(const char *p, const char *end, struct field *f)
 	return NULL;
 }
 
+/* The escapes of a parsed line's strings, decoded in place (the line is not read again). */
+static void fast_decode(struct field *fields, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct field *f = &fields[i];
+
+		if (f->kescaped)
+			f->klen = trace_string_decode((char *)f->key, f->klen);
+		if (f->kind == V_STR && f->escaped)
+			f->slen = trace_string_decode((char *)f->s, f->slen);
+	}
+}
+
 /* Returns the number of fields, or -1 when the line is not a simple flat object. */
 static int fast_parse(const char *p, const char *end, struct field *fields)
 {
@@ -164,7 +219,8 @@ static int fast_parse(const char *p, const char *end, struct field *fields)
 		if (n == MAX_FIELDS || p >= end || *p != '"')
 			return -1;
 		f = &fields[n++];
-		p = fast_string(p, end, &f->key, &f->klen);
+		f->escaped = false;
+		p = fast_string(p, end, &f->key, &f->klen, &f->kescaped);
 		if (!p)
 			return -1;
 		p = skip_ws(p, end);
@@ -204,8 +260,8 @@ static int slow_parse(struct reader *r, const char *line, size_t len, struct fie
 	{
 		struct field *f;
 
-		if (n == MAX_FIELDS)
-			break; /* records we know have far fewer; the rest are unknown fields */
+		if (n == MAX_FIELDS || !known_key(key))
+			continue; /* an unknown field: ignored, as the format promises */
 		f = &fields[n++];
 		f->key = key;
 		f->klen = strlen(key);
@@ -570,7 +626,7 @@ static bool blank(const char *p, const char *end)
 }
 
 /* One line. tail: the file's last line, without a newline; returns 1 when it is cut short. */
-static int read_line(struct reader *r, const char *line, size_t len, bool tail)
+static int read_line(struct reader *r, char *line, size_t len, bool tail)
 {
 	struct field fields[MAX_FIELDS];
 	json_t *root = NULL;
@@ -580,6 +636,8 @@ static int read_line(struct reader *r, const char *line, size_t len, bool tail)
 	if (blank(line, line + len))
 		return 0;
 	n = fast_parse(line, line + len, fields);
+	if (n >= 0)
+		fast_decode(fields, n);
 	if (n < 0) {
 		if (tail && !r->info->has_end) {
 			/* A killed recorder leaves half a line: that is truncation, not bad input.
