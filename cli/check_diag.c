@@ -164,24 +164,18 @@ static int by_place(const void *pa, const void *pb)
 	return strcmp(a->message, b->message);
 }
 
-int check_diags_collect(struct model *m, struct check_diags *out)
+int check_diags_collect(struct model *m, const struct leaks_summary *leaks, struct check_diags *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* check judges a process that exited; a recording stopped before sees closures at work */
+	out->in_flight = leaks->in_flight + leaks->suspects;
+	out->late = leaks->late;
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		struct check_diag d = {0}, *same, *v;
 		char fn[256];
 
 		if (l->finished || (!l->stuck && l->verdict != VERDICT_LEAKED))
 			continue;
-		/*
-		 * check traces its command from the first instruction, so a closure without an init
-		 * at an address whose closure finished is that closure: one of its events (a put
-		 * whose probe fired after another thread's final put) reached the trace late.
-		 */
-		if (l->no_init) {
-			out->late++;
-			continue;
-		}
 		out->closures++;
 		d.init = site_of(m, l->init_ip);
 		d.count = 1;

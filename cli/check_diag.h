@@ -37,11 +37,16 @@ struct check_diags {
 	struct check_diag *v; /* owned, sorted by file and line */
 	size_t n;
 	unsigned long closures, suppressed_closures; /* counted with the folded ones */
-	unsigned long late; /* lives seen only after their closure finished: not judged */
+	unsigned long late;	 /* lives seen only after their closure finished: not judged */
+	unsigned long in_flight; /* the recording stopped before the process exited: not judged */
 };
 
-/* Collects the diagnostics of m (after model_end and leaks_analyze). 0, or -1 out of memory. */
-int check_diags_collect(struct model *m, struct check_diags *out);
+struct leaks_summary;
+
+/* Collects the diagnostics of m (after model_end and leaks_analyze, whose summary is leaks).
+ * 0, or -1 out of memory. */
+int check_diags_collect(struct model *m, const struct leaks_summary *leaks,
+			struct check_diags *out);
 void check_diags_free(struct check_diags *d);
 
 /* Marks the diagnostics that supp hides. */

@@ -21,6 +21,7 @@
 #include "check_run.h"
 #include "check_sarif.h"
 #include "check_supp.h"
+#include "viz.h"
 #include "commands.h"
 #include "leaks.h"
 #include "model.h"
@@ -163,72 +164,24 @@ static FILE *temp_trace(char *path, size_t len)
 	return f;
 }
 
-/*
- * The model knows closures by address alone; the processes of one check each have their own
- * addresses (a child forked without exec starts with its parent's). Each process is told apart by
- * its number of appearance in the address's top 16 bits, which user addresses leave unused.
- */
-struct processes {
-	struct model *m;
-	int64_t pids[4096]; /* in order of appearance; later ones share the last number */
-	unsigned n;
-};
-
-static uint64_t process_key(struct processes *p, int64_t pid)
-{
-	unsigned i;
-
-	for (i = 0; i < p->n; i++)
-		if (p->pids[i] == pid)
-			return (uint64_t)i << 48;
-	if (p->n < sizeof(p->pids) / sizeof(p->pids[0]))
-		p->pids[p->n++] = pid;
-	return (uint64_t)i << 48;
-}
-
-static void process_event(void *ctx, const struct trace_event *ev)
-{
-	struct processes *p = ctx;
-	struct trace_event e = *ev;
-	uint64_t key = ev->pid ? process_key(p, ev->pid) : 0;
-
-	if (e.cl)
-		e.cl ^= key;
-	if (e.parent)
-		e.parent ^= key;
-	model_sink.event(p->m, &e);
-}
-
-static void process_sym(void *ctx, const struct trace_sym *sym)
-{
-	struct processes *p = ctx;
-
-	model_sink.sym(p->m, sym);
-}
-
 /* The verdict of the trace at path, as diagnostics. 0, or -1 after printing why. */
 static int judge(const char *path, struct model **m, struct check_diags *d)
 {
-	static const struct trace_sink sink = {process_event, process_sym};
 	struct trace_info info = {0};
 	struct leaks_summary leaks;
-	struct processes *procs = calloc(1, sizeof(*procs));
 	int ret;
 
 	*m = model_new(false);
-	if (!*m || !procs) {
-		free(procs);
+	if (!*m)
 		return -1;
-	}
-	procs->m = *m;
-	ret = trace_read(path, &sink, procs, &info);
-	free(procs);
+	ret = trace_read(path, &model_sink, *m, &info);
+	if (!ret)
+		model_end(*m, viz_exited(&info));
 	trace_info_clear(&info);
 	if (ret)
 		return -1;
-	model_end(*m);
 	leaks_analyze(*m, &leaks);
-	return check_diags_collect(*m, d);
+	return check_diags_collect(*m, &leaks, d);
 }
 
 static void summary(const struct check_diags *d, const struct check_run *r, size_t shown)
@@ -244,6 +197,11 @@ static void summary(const struct check_diags *d, const struct check_run *r, size
 		fprintf(stderr, " (%lu suppressed)", d->suppressed_closures);
 	fprintf(stderr, "; %llu events, %llu lost\n", (unsigned long long)r->events,
 		(unsigned long long)r->lost);
+	if (d->in_flight)
+		fprintf(stderr,
+			"closuretrace: note: the recording stopped before the command exited: %lu "
+			"closure%s in flight then %s not judged\n",
+			d->in_flight, d->in_flight == 1 ? "" : "s", d->in_flight == 1 ? "was" : "were");
 	if (d->late)
 		fprintf(stderr,
 			"closuretrace: note: %lu closure%s seen again after finishing, without an "

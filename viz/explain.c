@@ -86,19 +86,36 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 	if (l->finished) {
 		char d[32];
 
-		fprintf(out, "verdict: finished after %s\n",
-			model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d, sizeof(d)));
+		fprintf(out, "verdict: finished after %s%s%s\n",
+			model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d,
+					    sizeof(d)),
+			l->frame_left ? " (a stack closure holding only its running reference when "
+					"its frame was left)"
+				      : "",
+			l->destroyed ? " (closure_debug_destroy)" : "");
 		return;
 	}
-	if (l->verdict == VERDICT_KEPT_ALIVE) {
+	if (l->verdict == VERDICT_IN_FLIGHT) {
+		fprintf(out,
+			"verdict: in flight (the recording stopped while the process ran): %s\n",
+			leaks_age_text(l, why, sizeof(why)));
+	} else if (l->verdict == VERDICT_LATE) {
+		fprintf(out,
+			"verdict: set aside: seen without an init after #%u finished (an event "
+			"that reached the trace late)\n",
+			l->nth - 1);
+	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
 		fprintf(out, "verdict: unfinished, kept alive by its unfinished children:");
 		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 			if (!c->finished)
 				fprintf(out, " %s", model_life_name(c, name, sizeof(name)));
 		fputc('\n', out);
 	} else {
-		fprintf(out, "verdict: leaked, holds %" PRId64 " reference%s%s\n", l->remaining,
+		fprintf(out, "verdict: %s, holds %" PRId64 " reference%s%s\n",
+			l->verdict == VERDICT_SUSPECT ? "suspect" : "leaked", l->remaining,
 			l->remaining == 1 ? "" : "s", l->stuck ? " (stuck)" : "");
+		if (l->verdict == VERDICT_SUSPECT)
+			fprintf(out, "  %s\n", leaks_age_text(l, why, sizeof(why)));
 		if (!l->nblames && l->sure_why)
 			fprintf(out, "  blame: no call site (%s)\n", l->sure_why);
 		for (unsigned i = 0; i < l->nblames; i++)

@@ -7,6 +7,7 @@
  */
 #include "leaks.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static bool in_life(const struct model_life *l, uint64_t ip)
 /* Compare with the finished closures of the kind: sites that took more or put less. */
 static unsigned blame_against_kind(struct model_life *l)
 {
-	const struct model_kind *k = l->kind;
+	const struct model_kind *k = l->peer;
 	double n = (double)k->finished;
 	unsigned before = l->nblames;
 
@@ -97,7 +98,8 @@ static void blame(struct model_life *l)
 
 	if (l->held_waitlist)
 		add_blame(l, BLAME_WAITLIST, l->wait_ip, 1, 0, 1);
-	if (l->held_running)
+	/* A stack closure's running reference is its frame's: leaving the frame ends it. */
+	if (l->held_running && !l->stack)
 		add_blame(l, BLAME_RUNNING, l->running_from, 1, 0, 1);
 	if (l->held_other <= 0) {
 		l->sure = SURE_HIGH;
@@ -106,7 +108,7 @@ static void blame(struct model_life *l)
 		return;
 	}
 	/* Closures created before recording have no known kind to compare with. */
-	if (l->init_ip && l->kind && l->kind->finished) {
+	if (l->init_ip && l->peer && l->peer->finished) {
 		found = blame_against_kind(l);
 		if (found) {
 			const struct model_blame *top = &l->blames[0];
@@ -137,7 +139,7 @@ static void blame(struct model_life *l)
 	l->sure = found == 1 ? SURE_MEDIUM : SURE_LOW;
 	l->sure_why = !l->init_ip
 			      ? "created before recording: the references it had then are unknown"
-		      : l->kind && l->kind->finished
+		      : l->peer && l->peer->finished
 			      ? "its call sites match the finished closures of its kind; these "
 				"took references that were not put back here"
 		      : found == 1 ? "no finished closure of its kind to compare with; the only "
@@ -145,49 +147,224 @@ static void blame(struct model_life *l)
 				   : "no finished closure of its kind to compare with";
 }
 
-void leaks_analyze(struct model *m, struct leaks_summary *out)
+/* The finished closures a life is compared with: its kind, or without a continuation yet, the
+ * kind of the same init site with the most finished closures. */
+static struct model_kind *peer_kind(struct model *m, const struct model_life *l)
 {
-	memset(out, 0, sizeof(*out));
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		int64_t rest;
+	struct model_kind *best = l->kind && l->kind->finished ? l->kind : NULL;
 
-		if (l->finished)
-			continue;
-		l->live_children = 0;
-		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-			if (!c->finished)
-				l->live_children++;
-		l->held_running = !!(l->flags & TRACE_FLAG_RUNNING);
-		l->held_waitlist = !!(l->flags & TRACE_FLAG_WAITING);
-		l->held_children = l->live_children;
-		rest = l->remaining < 0 ? 0
-					: l->remaining - l->held_running - l->held_waitlist -
-						  l->held_children;
-		l->held_other = rest > 0 ? rest : 0;
-		l->stuck = l->state == MODEL_SYNCING || l->on_waitlist;
-		l->nblames = 0;
-		out->unfinished++;
-		if (l->stuck)
-			out->stuck++;
-		/* A stack closure's owner holds its running reference until closure_sync returns:
-		 * with unfinished children, those are what it waits for. */
-		if (!l->held_other && (!l->held_running || l->stack) && !l->held_waitlist &&
-		    l->live_children) {
-			l->verdict = VERDICT_KEPT_ALIVE;
-			out->kept_alive++;
-			continue;
-		}
+	if (best || l->first_fn || !l->init_ip)
+		return best;
+	for (struct model_kind *k = model_kinds(m); k; k = k->next)
+		if (k->init_ip == l->init_ip && k->finished &&
+		    (!best || k->finished > best->finished))
+			best = k;
+	return best;
+}
+
+static bool is_suspect(const struct model_life *l)
+{
+	const struct model_kind *k = l->peer;
+
+	if (l->before_recording || !k || k->finished < LEAKS_SUSPECT_MIN_FINISHED)
+		return false;
+	/* A stack closure holding only its running reference: its function is still at work. */
+	if (l->stack && !l->held_other && !l->held_waitlist && !l->live_children)
+		return false;
+	return l->age_ns > LEAKS_SUSPECT_P99 * model_kind_percentile(k, 99) &&
+	       l->age_ns > LEAKS_SUSPECT_MAX * k->max_ns;
+}
+
+/* What an unfinished life holds: the running and waitlist references, children, the rest. */
+static void count_held(struct model_life *l)
+{
+	int64_t rest;
+
+	l->live_children = 0;
+	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished)
+			l->live_children++;
+	l->held_running = !!(l->flags & TRACE_FLAG_RUNNING);
+	l->held_waitlist = !!(l->flags & TRACE_FLAG_WAITING);
+	l->held_children = l->live_children;
+	rest = l->remaining < 0
+		       ? 0
+		       : l->remaining - l->held_running - l->held_waitlist - l->held_children;
+	l->held_other = rest > 0 ? rest : 0;
+}
+
+/* Only unfinished children hold it. A stack closure's owner holds its running reference until
+ * closure_sync returns: with unfinished children, those are what it waits for. */
+static bool only_children_hold(const struct model_life *l)
+{
+	return !l->held_other && (!l->held_running || l->stack) && !l->held_waitlist &&
+	       l->live_children;
+}
+
+/* The verdict of one unfinished life, counted in out. */
+static void judge(struct model *m, struct model_life *l, struct leaks_summary *out)
+{
+	int64_t end = model_last_ts(m);
+
+	count_held(l);
+	l->age_ns = end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
+	l->peer = peer_kind(m, l);
+	l->nblames = 0;
+	l->stuck = false;
+	out->unfinished++;
+	if (l->no_init) {
+		l->verdict = VERDICT_LATE;
+		out->late++;
+		return;
+	}
+	if (!out->exited && !is_suspect(l)) {
+		l->verdict = VERDICT_IN_FLIGHT;
+		out->in_flight++;
+		return;
+	}
+	if (only_children_hold(l)) {
+		l->verdict = VERDICT_KEPT_ALIVE;
+		out->kept_alive++;
+	} else if (out->exited) {
 		l->verdict = VERDICT_LEAKED;
 		out->leaked++;
 		blame(l);
+	} else {
+		l->verdict = VERDICT_SUSPECT;
+		out->suspects++;
+		blame(l);
 	}
+	l->stuck = out->exited && (l->state == MODEL_SYNCING || l->on_waitlist);
+	out->stuck += l->stuck;
+}
+
+void leaks_analyze(struct model *m, struct leaks_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->exited = model_exited(m);
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		if (!l->finished)
+			judge(m, l, out);
 }
 
 struct model_life *leaks_root_of(struct model_life *l)
 {
-	while (l->parent)
+	struct model_life *start = l;
+
+	for (unsigned depth = 0; l->parent && l->parent != start && depth < LEAKS_MAX_DEPTH;
+	     depth++)
 		l = l->parent;
 	return l;
+}
+
+static int cmp_u(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Orders lives so that identical verdicts lie together, oldest first within. */
+static int cmp_same(const void *pa, const void *pb)
+{
+	const struct model_life *a = *(struct model_life *const *)pa;
+	const struct model_life *b = *(struct model_life *const *)pb;
+	const struct model_blame *x = a->nblames ? &a->blames[0] : NULL;
+	const struct model_blame *y = b->nblames ? &b->blames[0] : NULL;
+	int c;
+
+	if ((c = cmp_u(a->kind ? a->kind->init_ip : 0, b->kind ? b->kind->init_ip : 0)) ||
+	    (c = cmp_u(a->kind ? a->kind->fn : 0, b->kind ? b->kind->fn : 0)) ||
+	    (c = cmp_u(a->nblames, b->nblames)) || (c = cmp_u(x ? x->kind : 0, y ? y->kind : 0)) ||
+	    (c = cmp_u(x ? x->site : 0, y ? y->site : 0)) ||
+	    (c = cmp_u((uint64_t)a->remaining, (uint64_t)b->remaining)) ||
+	    (c = cmp_u((uint64_t)a->held_children, (uint64_t)b->held_children)) ||
+	    (c = cmp_u((uint64_t)a->held_running, (uint64_t)b->held_running)) ||
+	    (c = cmp_u((uint64_t)a->held_waitlist, (uint64_t)b->held_waitlist)) ||
+	    (c = cmp_u(a->stuck, b->stuck)) || (c = cmp_u(a->state, b->state)) ||
+	    (c = cmp_u(a->before_recording, b->before_recording)))
+		return c;
+	return 0;
+}
+
+static int cmp_seq(const void *pa, const void *pb)
+{
+	const struct model_life *a = *(struct model_life *const *)pa;
+	const struct model_life *b = *(struct model_life *const *)pb;
+	int c = cmp_same(pa, pb);
+
+	return c ? c : cmp_u(a->seq, b->seq);
+}
+
+static int cmp_groups(const void *pa, const void *pb)
+{
+	const struct leaks_group *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return cmp_u(a->first->seq, b->first->seq);
+}
+
+struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
+{
+	struct model_life **lives;
+	struct leaks_group *groups;
+	size_t count = 0, ng = 0;
+
+	*n = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		count += !l->finished && l->verdict == v;
+	if (!count)
+		return NULL;
+	lives = calloc(count, sizeof(*lives));
+	groups = calloc(count, sizeof(*groups));
+	if (!lives || !groups) {
+		free(lives);
+		free(groups);
+		return NULL;
+	}
+	count = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		if (!l->finished && l->verdict == v)
+			lives[count++] = l;
+	qsort(lives, count, sizeof(*lives), cmp_seq);
+	for (size_t i = 0; i < count; i++) {
+		if (!ng || cmp_same(&groups[ng - 1].first, &lives[i]))
+			groups[ng++].first = lives[i];
+		groups[ng - 1].count++;
+	}
+	free(lives);
+	qsort(groups, ng, sizeof(*groups), cmp_groups);
+	*n = ng;
+	return groups;
+}
+
+const char *leaks_verdict_name(const struct model_life *l)
+{
+	static const char *const names[] = {
+		[VERDICT_NONE] = "finished",	     [VERDICT_LEAKED] = "leaked",
+		[VERDICT_KEPT_ALIVE] = "kept_alive", [VERDICT_IN_FLIGHT] = "in_flight",
+		[VERDICT_SUSPECT] = "suspect",	     [VERDICT_LATE] = "late",
+	};
+	return l->finished ? "finished" : names[l->verdict];
+}
+
+const char *leaks_age_text(const struct model_life *l, char *buf, size_t len)
+{
+	const struct model_kind *k = l->peer;
+	char age[32], p99[32], max[32];
+
+	model_duration_text(l->age_ns, age, sizeof(age));
+	if (l->before_recording)
+		snprintf(buf, len, "alive %s; created before the recording: never a suspect", age);
+	else if (!k)
+		snprintf(buf, len, "alive %s; no finished closure of its kind to compare with",
+			 age);
+	else
+		snprintf(buf, len,
+			 "alive %s; %" PRIu64 " finished closure%s of its kind live p99 %s, max %s",
+			 age, k->finished, k->finished == 1 ? "" : "s",
+			 model_duration_text(model_kind_percentile(k, 99), p99, sizeof(p99)),
+			 model_duration_text(k->max_ns, max, sizeof(max)));
+	return buf;
 }
 
 const char *leaks_sure_text(enum blame_sure sure)

@@ -1,21 +1,64 @@
 /*
- * Verdicts (DESIGN.md "What a leak is"): which unfinished closures are root causes, which are only
- * kept alive by unfinished children, which are stuck, and the call sites to blame.
+ * Verdicts (DESIGN.md "What a leak is"), one definition for report, graph, explain and check.
+ *
+ * The process exited: an unfinished closure is leaked (a root cause) or kept alive (only its
+ * unfinished children hold it), and stuck when it waits in closure_sync or on a waitlist.
+ * The recording stopped while the process ran: nothing is known to be leaked; an unfinished
+ * closure is in flight, or a suspect when it has lived far longer than the finished closures of
+ * its kind (LEAKS_SUSPECT_*). Either way, a closure first seen without an init after its address's
+ * closure finished is an event that reached the trace late: set aside. A stack closure that held
+ * only its running reference when its frame was left, and a closure ended by
+ * closure_debug_destroy, finished (the model ends them).
  */
 #ifndef CLOSURETRACE_LEAKS_H
 #define CLOSURETRACE_LEAKS_H
 
 #include "model.h"
 
+/* A suspect: its kind has at least this many finished closures, and its age at the end is over
+ * LEAKS_SUSPECT_P99 times their p99 and over LEAKS_SUSPECT_MAX times their max. */
+#define LEAKS_SUSPECT_MIN_FINISHED 20
+#define LEAKS_SUSPECT_P99	   10
+#define LEAKS_SUSPECT_MAX	   2
+
 struct leaks_summary {
-	uint64_t unfinished, leaked, kept_alive, stuck;
+	bool exited; /* the process exited before the recording stopped (model_exited) */
+	uint64_t unfinished;
+	uint64_t leaked, kept_alive, stuck; /* kept_alive: by leaked or suspect children */
+	uint64_t in_flight, suspects;	    /* a recording stopped while the process ran */
+	uint64_t late;			    /* set aside (VERDICT_LATE) */
 };
 
 /*
  * Fill the verdict fields of every unfinished life of m (after model_end). The blamed sites of a
- * root cause are ranked, most likely first, with how sure the ranking is.
+ * root cause (leaked or suspect) are ranked, most likely first, with how sure the ranking is.
  */
 void leaks_analyze(struct model *m, struct leaks_summary *out);
+
+/* Whether a life is judged a root cause: leaked, or a suspect. */
+static inline bool leaks_is_root_cause(const struct model_life *l)
+{
+	return !l->finished && (l->verdict == VERDICT_LEAKED || l->verdict == VERDICT_SUSPECT);
+}
+
+/* "leaked", "kept_alive", "in_flight", "suspect", "late", "finished" (static; JSON's words). */
+const char *leaks_verdict_name(const struct model_life *l);
+/*
+ * Why an unfinished life of a recording that stopped early is in flight or a suspect, with the
+ * numbers: "alive 2.9 s; finished closures of its kind live p99 4.0 ms, max 9.9 ms". Writes into
+ * buf (caller-owned), returns it.
+ */
+const char *leaks_age_text(const struct model_life *l, char *buf, size_t len);
+
+/* Identical verdicts folded into one: same verdict, kind, blame, and references held. */
+struct leaks_group {
+	struct model_life *first; /* the oldest; borrowed */
+	uint64_t count;
+};
+
+/* The groups of the unfinished lives with verdict v, most numerous first (then oldest first).
+ * New array (free() it), *n groups; NULL with *n 0 when there is none or no memory. */
+struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n);
 
 /* "took 1 more reference than ..." for a blame; writes into buf (caller-owned), returns it. */
 const char *leaks_blame_text(struct model *m, const struct model_blame *b, char *buf, size_t len);
@@ -23,7 +66,11 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 const char *leaks_blame_short(const struct model_blame *b);
 const char *leaks_sure_text(enum blame_sure sure); /* static: "high", "medium", "low" */
 
-/* The topmost ancestor still in the model (l itself when it has no parent); borrowed. */
+/* The topmost ancestor still in the model (l itself when it has no parent); borrowed. A cycle of
+ * parents (a corrupt trace) stops the walk where it would come round again. */
 struct model_life *leaks_root_of(struct model_life *l);
+
+/* Walks over parents stop after this many steps, whatever the trace says. */
+#define LEAKS_MAX_DEPTH 100000
 
 #endif

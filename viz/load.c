@@ -17,7 +17,7 @@ int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_in
 		viz_unload(in);
 		return -1;
 	}
-	model_end(in->m);
+	model_end(in->m, viz_exited(&in->info));
 	leaks_analyze(in->m, &in->leaks);
 	if (!in->info.has_end)
 		fprintf(stderr,
@@ -35,6 +35,14 @@ void viz_unload(struct viz_input *in)
 	model_free(in->m);
 	in->m = NULL;
 	trace_info_clear(&in->info);
+}
+
+bool viz_exited(const struct trace_info *info)
+{
+	/* A trace cut short says nothing about the process; the launched command's status does. */
+	if (!info->has_end)
+		return false;
+	return !info->reason || !strcmp(info->reason, "exit") || info->has_status;
 }
 
 bool viz_incomplete(const struct viz_input *in)

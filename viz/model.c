@@ -63,6 +63,7 @@ struct model {
 	struct watched *watched;
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
+	bool exited;
 };
 
 static void *xcalloc(size_t n, size_t size)
@@ -290,8 +291,9 @@ uint64_t model_kind_percentile(const struct model_kind *k, double p)
 	}
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 		seen += k->hist[i];
+		/* A bucket's middle may lie above the largest value in it: never past the max. */
 		if (seen >= rank)
-			return rank == n ? k->max_ns : hist_value(i);
+			return rank == n || hist_value(i) > k->max_ns ? k->max_ns : hist_value(i);
 	}
 	return k->max_ns;
 }
@@ -444,6 +446,31 @@ static void settle_stack(struct model *m, struct model_life *l)
 		life_finished(m, l, l->end_ts);
 }
 
+/* A stack closure that holds its running reference and nothing else: no child, no waitlist. */
+static bool holds_only_running(const struct model_life *l)
+{
+	if (!l->stack || l->finished || l->remaining != 1 || l->flags != TRACE_FLAG_RUNNING ||
+	    l->state != MODEL_RUNNING)
+		return false;
+	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished)
+			return false;
+	return true;
+}
+
+/*
+ * Its frame was left (the address was initialised again, or the process exited): kernel code
+ * returns on fast paths without closure_sync when nothing was taken, and that ends the closure.
+ */
+static void leave_frame(struct model *m, struct model_life *l)
+{
+	if (!holds_only_running(l))
+		return;
+	l->frame_left = true;
+	l->release_ip = 0;
+	life_finished(m, l, l->last_ts);
+}
+
 static struct model_life *life_for_parent(struct model *m, int64_t pid, uint64_t addr, int64_t ts)
 {
 	struct addr_slot *slot;
@@ -493,6 +520,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 		if (l) {
 			/* The address is used again: that life is over, finished or not. */
 			settle_stack(m, l);
+			leave_frame(m, l);
 			if (!l->finished)
 				l->reused = true;
 			slot->life = NULL;
@@ -510,6 +538,10 @@ static void apply(struct model *m, const struct trace_event *ev)
 			/* a new parent's slot may have grown the table */
 			slot = slot_of(m, ev->pid, ev->cl);
 		}
+	} else if (ev->op == TRACE_DESTROY && (!l || l->finished)) {
+		return; /* the library's own finish lets the memory go too: nothing new */
+	} else if (l && l->destroyed) {
+		return; /* the finish of a closure destroyed while it ran: its life is over */
 	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
 		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
 			return; /* the destructor of a life already folded into its kind */
@@ -624,6 +656,16 @@ static void apply(struct model *m, const struct trace_event *ev)
 	case TRACE_BUG:
 		snprintf(l->bug, sizeof(l->bug), "%s", ev->bug[0] ? ev->bug : "bug");
 		break;
+	case TRACE_DESTROY:
+		/* closure_debug_destroy before its memory is freed (bcache's search_free): its end
+		 */
+		if (!l->finished) {
+			l->destroyed = true;
+			l->release_ip = ev->ip;
+			l->state = MODEL_DESTROYED;
+			life_finished(m, l, ev->ts);
+		}
+		break;
 	case TRACE_NR_OPS:
 		break;
 	}
@@ -632,7 +674,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->remaining = ev->remaining;
 		l->flags = ev->flags;
 	}
-	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR)
+	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR || ev->op == TRACE_DESTROY)
 		maybe_free(m, l);
 }
 
@@ -681,11 +723,21 @@ static void on_event(void *ctx, const struct trace_event *ev)
 
 const struct trace_sink model_sink = {.event = on_event, .sym = on_sym};
 
-void model_end(struct model *m)
+bool model_exited(const struct model *m)
+{
+	return m->exited;
+}
+
+void model_end(struct model *m, bool exited)
 {
 	while (m->pending)
 		window_pop(m);
 	m->last_ts = m->nr_events ? m->max_seen_ts : 0;
+	m->exited = exited;
+	for (struct model_life *l = m->first; exited && l; l = l->next) {
+		settle_stack(m, l);
+		leave_frame(m, l);
+	}
 	for (struct model_life *l = m->first, *next; l; l = next) {
 		next = l->next;
 		settle_stack(m, l);
@@ -950,8 +1002,9 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 	switch (l->state) {
 	case MODEL_FINISHED:
 		snprintf(buf, len,
-			 l->stack && !l->release_ip ? "finished (closure_sync returned)"
-						    : "finished");
+			 l->frame_left		      ? "finished (its frame was left)"
+			 : l->stack && !l->release_ip ? "finished (closure_sync returned)"
+						      : "finished");
 		break;
 	case MODEL_DESTROYED:
 		snprintf(buf, len, "destroyed");

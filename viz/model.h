@@ -29,11 +29,14 @@ struct model_site {
 	uint32_t child_taken, child_put; /* of which: a child's init and the put when it finished */
 };
 
-/* What leaks.c concludes about an unfinished life. */
+/* What leaks.c concludes about an unfinished life (DESIGN.md "What a leak is"). */
 enum model_verdict {
 	VERDICT_NONE,	    /* finished */
-	VERDICT_LEAKED,	    /* a root cause */
-	VERDICT_KEPT_ALIVE, /* only unfinished children hold it */
+	VERDICT_LEAKED,	    /* the process exited: a root cause */
+	VERDICT_KEPT_ALIVE, /* only unfinished children (leaked or suspect) hold it */
+	VERDICT_IN_FLIGHT,  /* the recording stopped while the process ran: still at work */
+	VERDICT_SUSPECT,    /* in flight far longer than the finished closures of its kind */
+	VERDICT_LATE,	    /* no init, used after its address's closure finished: set aside */
 };
 
 enum blame_kind {
@@ -83,6 +86,8 @@ struct model_life {
 	uint64_t destructor_fn;
 	bool stack, before_recording, synced, finished, reused;
 	bool sync_timed_out; /* the last closure_sync returned -ETIME */
+	bool frame_left;     /* a stack closure that ended holding only its running reference */
+	bool destroyed;	     /* ended by closure_debug_destroy (at release_ip) */
 	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
 	char bug[16];
 	uint64_t nevents;
@@ -98,7 +103,9 @@ struct model_life {
 	struct model_blame blames[MODEL_MAX_BLAMES];
 	unsigned nblames;
 	enum blame_sure sure;
-	const char *sure_why; /* static text */
+	const char *sure_why;	 /* static text */
+	uint64_t age_ns;	 /* at the end of the recording */
+	struct model_kind *peer; /* the finished closures it is compared with; NULL: none */
 
 	/* Scratch for the presentations. */
 	unsigned mark;
@@ -138,8 +145,15 @@ void model_watch(struct model *m, uint64_t addr);
 /* The sink that feeds the model from trace_read(); ctx is the model. */
 extern const struct trace_sink model_sink;
 
-/* After the last event: drain the reorder window, settle stack closures. */
-void model_end(struct model *m);
+/*
+ * After the last event: drain the reorder window, settle stack closures. exited: the traced
+ * process exited before the recording stopped (what an unfinished closure can be depends on it,
+ * DESIGN.md "What a leak is"); then a stack closure that holds only its running reference had its
+ * frame left (kernel fast paths return without closure_sync), and that ends it.
+ */
+void model_end(struct model *m, bool exited);
+/* The exited given to model_end. */
+bool model_exited(const struct model *m);
 
 struct model_life *model_lives(struct model *m); /* borrowed: the first life; follow ->next */
 struct model_kind *model_kinds(struct model *m); /* borrowed: follow ->next */
@@ -149,7 +163,7 @@ uint64_t model_nr_events(struct model *m);
 uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
 /* Events reported after the finish of the closure they belong to (a preempted thread). */
 uint64_t model_nr_late(struct model *m);
-int64_t model_last_ts(struct model *m);	      /* the latest event time */
+int64_t model_last_ts(struct model *m); /* the latest event time */
 
 /* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
 struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */

@@ -80,12 +80,6 @@ static uint64_t age_at_end(struct model *m, const struct model_life *l)
 	return end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
 }
 
-/* Recording ended by a signal or --duration: the process may still have had work in flight. */
-static bool stopped_early(const struct trace_info *info)
-{
-	return info->has_end && info->reason && strcmp(info->reason, "exit");
-}
-
 /* ---- text ---- */
 
 static void text_header(struct viz_input *in, FILE *out)
@@ -110,12 +104,17 @@ static void text_header(struct viz_input *in, FILE *out)
 		fprintf(out,
 			"# warning: %lld events were lost: every verdict below is incomplete\n",
 			info->lost);
-	if (stopped_early(info))
+	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
-			"# note: recording stopped (%s) before the process exited: closures in "
-			"flight "
-			"then look unfinished\n",
-			info->reason);
+			"# note: recording stopped (%s) while the process ran: unfinished closures "
+			"are in flight, not leaks; a suspect has lived over %dx the p99 and %dx "
+			"the "
+			"max of the finished closures of its kind (at least %d of them)\n",
+			info->reason ? info->reason : "?", LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX,
+			LEAKS_SUSPECT_MIN_FINISHED);
+	else if (!in->leaks.exited)
+		fprintf(out, "# note: whether the process exited is not known: unfinished closures "
+			     "are in flight, not leaks\n");
 	if (model_nr_reordered(m))
 		fprintf(out,
 			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
@@ -126,12 +125,29 @@ static void text_header(struct viz_input *in, FILE *out)
 			"# %" PRIu64 " events were reported after their closure finished (their "
 			"thread was preempted before its probe) and were set aside\n",
 			model_nr_late(m));
+	if (in->leaks.late)
+		fprintf(out,
+			"# %" PRIu64
+			" closure%s seen without an init after the closure at %s address "
+			"finished (events that reached the trace late): set aside\n",
+			in->leaks.late, in->leaks.late == 1 ? " was" : "s were",
+			in->leaks.late == 1 ? "its" : "their");
 	fprintf(out, "\n");
-	fprintf(out,
-		"closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: %" PRIu64
-		" leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck)\n\n",
-		model_nr_lives(m), model_nr_finished(m), in->leaks.unfinished, in->leaks.leaked,
-		in->leaks.kept_alive, in->leaks.stuck);
+	fprintf(out, "closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: ",
+		model_nr_lives(m), model_nr_finished(m), in->leaks.unfinished);
+	if (in->leaks.exited)
+		fprintf(out,
+			"%" PRIu64 " leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck",
+			in->leaks.leaked, in->leaks.kept_alive, in->leaks.stuck);
+	else
+		fprintf(out,
+			"%" PRIu64 " in flight, %" PRIu64 " suspect%s, %" PRIu64
+			" kept alive by them",
+			in->leaks.in_flight, in->leaks.suspects, in->leaks.suspects == 1 ? "" : "s",
+			in->leaks.kept_alive);
+	if (in->leaks.late)
+		fprintf(out, "; %" PRIu64 " set aside", in->leaks.late);
+	fprintf(out, ")\n\n");
 }
 
 static void text_kinds(struct viz_input *in, FILE *out)
@@ -205,125 +221,121 @@ static void text_life_line(struct model *m, const struct model_life *l, FILE *ou
 	fputc('\n', out);
 }
 
-/* Leaks grouped by what is blamed: the first thing to read when there are many. */
-struct leak_group {
-	uint64_t site;
-	enum blame_kind why;
-	const struct model_kind *kind;
-	uint64_t count;
-	bool blamed;
-};
+/* The chain from a closure to its root, nearest first, at most this many lines. */
+#define CHAIN_SHOWN 8
 
-static int cmp_groups(const void *a, const void *b)
+static void text_chain(struct model *m, const struct model_life *l, FILE *out)
 {
-	const struct leak_group *x = a, *y = b;
+	unsigned depth = 0;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->site < y->site ? -1 : x->site > y->site;
+	fprintf(out, "    chain to the root:\n");
+	for (const struct model_life *p = l->parent; p && p != l; p = p->parent) {
+		if (depth++ == CHAIN_SHOWN) {
+			unsigned more = 0;
+
+			for (; p && p != l && more < LEAKS_MAX_DEPTH; p = p->parent)
+				more++;
+			fprintf(out, "      ... %u more level%s to the root%s\n", more,
+				more == 1 ? "" : "s", p && p != l ? " (and more)" : "");
+			return;
+		}
+		text_life_line(m, p, out, "      <- ");
+		if (!p->finished && p->verdict == VERDICT_KEPT_ALIVE)
+			fprintf(out, "         kept alive by its unfinished children\n");
+	}
 }
 
-static void text_leak_groups(struct viz_input *in, FILE *out)
+/* One root cause (leaked or suspect), for a group of count identical ones. */
+static void text_root_cause(struct viz_input *in, const struct leaks_group *g, unsigned nr,
+			    FILE *out)
 {
 	struct model *m = in->m;
-	struct leak_group *groups = calloc(in->leaks.leaked + 1, sizeof(*groups));
-	size_t n = 0;
-	char site[TXT], kind[3 * TXT];
+	const struct model_life *l = g->first;
+	char name[64], site[TXT], why[2 * TXT];
+	unsigned children = 0;
 
-	if (!groups)
-		return;
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		struct leak_group key = {0, 0, l->kind, 1, l->nblames > 0};
-		size_t i;
-
-		if (l->finished || l->verdict != VERDICT_LEAKED)
-			continue;
-		if (l->nblames) {
-			key.site = l->blames[0].site;
-			key.why = l->blames[0].kind;
-		}
-		for (i = 0; i < n; i++)
-			if (groups[i].site == key.site && groups[i].why == key.why &&
-			    groups[i].kind == key.kind && groups[i].blamed == key.blamed)
-				break;
-		if (i < n)
-			groups[i].count++;
-		else
-			groups[n++] = key;
+	fprintf(out, "\n  %s %u", l->verdict == VERDICT_SUSPECT ? "suspect" : "leak", nr);
+	if (g->count > 1)
+		fprintf(out, " [%" PRIu64 " closures]", g->count);
+	fprintf(out, "%s: ", viz_incomplete(in) ? " (incomplete)" : "");
+	text_life_line(m, l, out, "");
+	if (l->verdict == VERDICT_SUSPECT)
+		fprintf(out, "    %s%s\n", g->count > 1 ? "the oldest: " : "",
+			leaks_age_text(l, why, sizeof(why)));
+	text_held(l, out);
+	if (!l->nblames && l->sure_why)
+		fprintf(out, "    blame: no call site (%s)\n", l->sure_why);
+	if (l->nblames) {
+		fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
+			site_with_func(m, l->blames[0].site, site, sizeof(site)),
+			leaks_blame_text(m, &l->blames[0], why, sizeof(why)),
+			leaks_sure_text(l->sure), l->sure_why);
+		for (unsigned i = 1; i < l->nblames; i++)
+			fprintf(out, "    also:  %s: %s\n",
+				site_with_func(m, l->blames[i].site, site, sizeof(site)),
+				leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
 	}
-	qsort(groups, n, sizeof(*groups), cmp_groups);
-	fprintf(out, "  by blamed call site:\n");
-	for (size_t i = 0; i < n; i++) {
-		struct model_blame b = {.kind = groups[i].why, .site = groups[i].site};
+	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished && children++ < CHAIN_SHOWN)
+			fprintf(out, "    held by child %s\n",
+				model_life_name(c, name, sizeof(name)));
+	if (children > CHAIN_SHOWN)
+		fprintf(out, "    ... and %u more unfinished children\n", children - CHAIN_SHOWN);
+	if (l->parent)
+		text_chain(m, l, out);
+}
 
-		fprintf(out, "  %8" PRIu64 "  %s: %s, in %s\n", groups[i].count,
-			groups[i].blamed ? site_with_func(m, groups[i].site, site, sizeof(site))
-					 : "no call site",
-			groups[i].blamed ? leaks_blame_short(&b)
-					 : "references taken before its events",
-			groups[i].kind ? kind_text(m, groups[i].kind, kind, sizeof(kind)) : "?");
+/* Groups of root causes told one by one; --json lists every closure. */
+#define MAX_GROUPS_TOLD 20
+
+static void text_root_causes(struct viz_input *in, enum model_verdict v, FILE *out)
+{
+	size_t n = 0;
+	struct leaks_group *groups = leaks_fold(in->m, v, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (i == MAX_GROUPS_TOLD) {
+			fprintf(out,
+				"\n  ... and %zu more kinds of %s ('closuretrace report --json' "
+				"lists every one)\n",
+				n - i, v == VERDICT_SUSPECT ? "suspects" : "leaks");
+			break;
+		}
+		text_root_cause(in, &groups[i], (unsigned)i + 1, out);
 	}
 	free(groups);
 }
 
-/* Root causes told one by one; the rest are in the groups above and in --json. */
-#define MAX_LEAKS_TOLD 20
-
 static void text_leaks(struct viz_input *in, FILE *out)
 {
-	struct model *m = in->m;
-	char name[64], site[TXT], why[2 * TXT];
-	unsigned nr = 0;
+	const struct leaks_summary *s = &in->leaks;
 
-	if (!in->leaks.leaked) {
+	if (!s->exited) {
+		fprintf(out,
+			"in flight: %" PRIu64 " closure%s (still at work when the recording "
+			"stopped)\n",
+			s->in_flight, s->in_flight == 1 ? "" : "s");
+		if (!s->suspects) {
+			fprintf(out, "suspects: none%s\n\n",
+				viz_incomplete(in) ? " found (the trace is incomplete)" : "");
+			return;
+		}
+		fprintf(out,
+			"suspects: %" PRIu64 " (alive over %dx the p99 and %dx the max of "
+			"the finished closures of their kind)\n",
+			s->suspects, LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX);
+		text_root_causes(in, VERDICT_SUSPECT, out);
+		fputc('\n', out);
+		return;
+	}
+	if (!s->leaked) {
 		fprintf(out, "leaks: none%s\n\n",
 			viz_incomplete(in) ? " found (the trace is incomplete)" : "");
 		return;
 	}
-	fprintf(out, "leaks: %" PRIu64 " root cause%s%s\n", in->leaks.leaked,
-		in->leaks.leaked == 1 ? "" : "s",
+	fprintf(out, "leaks: %" PRIu64 " root cause%s%s\n", s->leaked, s->leaked == 1 ? "" : "s",
 		viz_incomplete(in) ? " (incomplete: see the warnings)" : "");
-	if (in->leaks.leaked > 1)
-		text_leak_groups(in, out);
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		if (l->finished || l->verdict != VERDICT_LEAKED)
-			continue;
-		if (nr == MAX_LEAKS_TOLD) {
-			fprintf(out,
-				"\n  ... and %" PRIu64 " more root causes ('closuretrace report "
-				"--json' lists every one)\n",
-				in->leaks.leaked - nr);
-			break;
-		}
-		fprintf(out, "\n  leak %u%s: ", ++nr, viz_incomplete(in) ? " (incomplete)" : "");
-		text_life_line(m, l, out, "");
-		text_held(l, out);
-		if (!l->nblames && l->sure_why)
-			fprintf(out, "    blame: no call site (%s)\n", l->sure_why);
-		if (l->nblames) {
-			fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
-				site_with_func(m, l->blames[0].site, site, sizeof(site)),
-				leaks_blame_text(m, &l->blames[0], why, sizeof(why)),
-				leaks_sure_text(l->sure), l->sure_why);
-			for (unsigned i = 1; i < l->nblames; i++)
-				fprintf(out, "    also:  %s: %s\n",
-					site_with_func(m, l->blames[i].site, site, sizeof(site)),
-					leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
-		}
-		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-			if (!c->finished)
-				fprintf(out, "    held by child %s\n",
-					model_life_name(c, name, sizeof(name)));
-		if (l->parent) {
-			fprintf(out, "    chain to the root:\n");
-			for (struct model_life *p = l->parent; p; p = p->parent) {
-				text_life_line(m, p, out, "      <- ");
-				if (p->verdict == VERDICT_KEPT_ALIVE && !p->finished)
-					fprintf(out,
-						"         kept alive by its unfinished children\n");
-			}
-		}
-	}
+	text_root_causes(in, VERDICT_LEAKED, out);
 	fputc('\n', out);
 }
 
@@ -405,6 +417,8 @@ static const char *blame_kind_name(enum blame_kind k)
 	return names[k];
 }
 
+#define JSON_CHAIN_SHOWN 16
+
 static json_t *jleak(struct model *m, const struct model_life *l)
 {
 	char buf[2 * TXT];
@@ -429,20 +443,41 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "blame", blames);
 	json_object_set_new(o, "sure", json_string(leaks_sure_text(l->sure)));
 	json_object_set_new(o, "sure_why", json_string(l->sure_why ? l->sure_why : ""));
+	json_object_set_new(o, "verdict", json_string(leaks_verdict_name(l)));
+	if (l->verdict == VERDICT_SUSPECT) {
+		json_t *peer = json_object();
+
+		json_object_set_new(o, "why_suspect",
+				    json_string(leaks_age_text(l, buf, sizeof(buf))));
+		json_object_set_new(peer, "finished", json_integer((json_int_t)l->peer->finished));
+		json_object_set_new(peer, "p99_ns",
+				    json_integer((json_int_t)model_kind_percentile(l->peer, 99)));
+		json_object_set_new(peer, "max_ns", json_integer((json_int_t)l->peer->max_ns));
+		json_object_set_new(o, "kind_lifetimes", peer);
+	}
 	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished)
 			json_array_append_new(children,
 					      json_string(model_life_key(c, buf, sizeof(buf))));
 	json_object_set_new(o, "held_by_children", children);
-	for (struct model_life *p = l->parent; p; p = p->parent) {
-		json_t *jp = json_object();
+	for (struct model_life *p = l->parent; p && p != l; p = p->parent) {
+		json_t *jp;
+
+		/* Chains are capped (a 10,000-deep chain of leaks stays small): say what is left.
+		 */
+		if (json_array_size(chain) == JSON_CHAIN_SHOWN) {
+			unsigned more = 0;
+
+			for (; p && p != l && more < LEAKS_MAX_DEPTH; p = p->parent)
+				more++;
+			json_object_set_new(o, "chain_left_out", json_integer(more));
+			break;
+		}
+		jp = json_object();
 
 		json_object_set_new(jp, "closure",
 				    json_string(model_life_key(p, buf, sizeof(buf))));
-		json_object_set_new(jp, "verdict",
-				    json_string(p->finished			   ? "finished"
-						: p->verdict == VERDICT_KEPT_ALIVE ? "kept_alive"
-										   : "leaked"));
+		json_object_set_new(jp, "verdict", json_string(leaks_verdict_name(p)));
 		json_array_append_new(chain, jp);
 	}
 	json_object_set_new(o, "chain", chain);
@@ -477,7 +512,7 @@ static int json_report(struct viz_input *in, FILE *out)
 	struct model *m = in->m;
 	json_t *root = json_object(), *totals = json_object(), *jkinds = json_array(),
 	       *leaks = json_array(), *kept = json_array(), *stuck = json_array(),
-	       *warnings = json_array();
+	       *suspects = json_array(), *warnings = json_array();
 	struct model_kind **kinds;
 	size_t n = 0;
 	char buf[3 * TXT];
@@ -486,6 +521,7 @@ static int json_report(struct viz_input *in, FILE *out)
 	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
 	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
 	json_object_set_new(root, "lost", json_integer(in->info.lost));
+	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
 	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
 	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
 	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
@@ -493,6 +529,9 @@ static int json_report(struct viz_input *in, FILE *out)
 	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
 	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
 	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
+	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));
+	json_object_set_new(totals, "suspects", json_integer((json_int_t)in->leaks.suspects));
+	json_object_set_new(totals, "set_aside", json_integer((json_int_t)in->leaks.late));
 	json_object_set_new(root, "totals", totals);
 	kinds = sorted_kinds(m, &n);
 	for (size_t i = 0; kinds && i < n; i++) {
@@ -528,12 +567,15 @@ static int json_report(struct viz_input *in, FILE *out)
 			continue;
 		if (l->verdict == VERDICT_LEAKED)
 			json_array_append_new(leaks, verdict(in, jleak(m, l)));
+		else if (l->verdict == VERDICT_SUSPECT)
+			json_array_append_new(suspects, verdict(in, jleak(m, l)));
 		else if (l->verdict == VERDICT_KEPT_ALIVE)
 			json_array_append_new(kept, verdict(in, jlife(m, l)));
 		if (l->stuck)
 			json_array_append_new(stuck, verdict(in, jstuck(m, l)));
 	}
 	json_object_set_new(root, "leaks", leaks);
+	json_object_set_new(root, "suspects", suspects);
 	json_object_set_new(root, "kept_alive", kept);
 	json_object_set_new(root, "stuck", stuck);
 	if (!in->info.has_end)
@@ -543,12 +585,18 @@ static int json_report(struct viz_input *in, FILE *out)
 			 in->info.lost);
 		json_array_append_new(warnings, json_string(buf));
 	}
-	if (stopped_early(&in->info)) {
+	if (!in->leaks.exited) {
 		snprintf(
 			buf, sizeof(buf),
-			"recording stopped (%s) before the process exited: closures in flight then "
-			"look unfinished",
-			in->info.reason);
+			"%s%s%s: unfinished closures are in flight, not leaks; a suspect has lived "
+			"over %dx the p99 and %dx the max of the finished closures of its kind (at "
+			"least %d of them)",
+			in->info.has_end ? "recording stopped ("
+					 : "whether the process exited is "
+					   "not known",
+			in->info.has_end && in->info.reason ? in->info.reason : "",
+			in->info.has_end ? ") while the process ran" : "", LEAKS_SUSPECT_P99,
+			LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
 		json_array_append_new(warnings, json_string(buf));
 	}
 	json_object_set_new(root, "warnings", warnings);

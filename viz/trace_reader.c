@@ -75,6 +75,7 @@ static const char *const op_names[TRACE_NR_OPS] = {
 	[TRACE_SYNC_BEGIN] = "sync_begin",
 	[TRACE_SYNC_END] = "sync_end",
 	[TRACE_BUG] = "bug",
+	[TRACE_DESTROY] = "destroy",
 };
 
 const char *trace_op_name(enum trace_op op)
@@ -591,6 +592,7 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 		return -1;
 	free(info->reason);
 	info->reason = dup_field(find(fields, n, "reason"));
+	info->has_status = find(fields, n, "exit_code") || find(fields, n, "signal");
 	return 0;
 }
 

@@ -29,6 +29,7 @@ enum trace_op {
 	TRACE_SYNC_BEGIN,
 	TRACE_SYNC_END,
 	TRACE_BUG,
+	TRACE_DESTROY, /* closure_debug_destroy: the closure's memory is let go, its life ends */
 	TRACE_NR_OPS,
 };
 
@@ -87,6 +88,7 @@ struct trace_info {
 	bool has_end;
 	long long end_events, lost, duration_ns;
 	char *reason; /* owned; NULL when not given */
+	bool has_status; /* the end record gives the launched command's exit_code or signal */
 	uint64_t events_read;
 	uint64_t lines;
 };

@@ -29,6 +29,13 @@ int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_in
 /* Frees what viz_load put in in (the model and the info); in itself is the caller's. */
 void viz_unload(struct viz_input *in);
 
+/*
+ * Whether the traced process exited before the recording stopped (the end record's reason is
+ * "exit", or it gives the launched command's status): then unfinished closures are leaks, else
+ * they are in flight (leaks.h).
+ */
+bool viz_exited(const struct trace_info *info);
+
 /* Whether the verdicts are incomplete (lost events or a truncated trace). */
 bool viz_incomplete(const struct viz_input *in);
 
