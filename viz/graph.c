@@ -17,39 +17,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_tree.h"
 #include "trace_text.h"
 #include "viz.h"
 
 #define TXT	 512
 #define FOLD_MIN 3 /* fewer finished siblings of a kind than this stay apart */
 
-enum {
-	MARK_SHOW = 1,
-	MARK_OPEN = 2,
-	MARK_BELOW = 4,	 /* an unfinished closure below */
-	MARK_FOLDED = 8, /* shown only as part of a "×N more like" node */
-};
-
 /* This many unfinished siblings that look alike: one is drawn, the others are counted. */
 #define LEAK_FOLD_MIN 20
-
-/* The drawing's own state for one life. */
-struct gl {
-	struct model_life *l;
-	struct gl *parent; /* the one drawn above it; NULL: a top */
-	struct gl *first_child, *last_child, *next_sibling; /* in creation order */
-	unsigned below;					    /* lives below it */
-	unsigned mark;
-	size_t walk; /* scratch: which walk up the parents reached it first */
-	bool cut;    /* its parents loop back to it: drawn as a top (a cycle) */
-};
 
 struct builder {
 	struct viz_input *in;
 	const struct render_graph_opts *opts;
 	Agraph_t *g;
-	struct gl *lives, **order; /* order: parents before their children */
-	size_t nlives;
+	struct gtree t;
 	const char *dir; /* the directory every source file shares, said once in the title */
 	size_t dirlen;
 	unsigned nodes, folded;
@@ -135,157 +117,6 @@ static const char *site_text(struct builder *b, uint64_t ip, char *buf, size_t l
 	if (b->dir && strlen(s) > b->dirlen && !strncmp(s, b->dir, b->dirlen))
 		s += b->dirlen;
 	return s;
-}
-
-/* ---- the trees as drawn: every life indexed, cycles cut, parents before children ---- */
-
-static size_t slot_of(const void *p, size_t mask)
-{
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 29;
-	x *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(x >> 32) & mask;
-}
-
-/* Each life's parent as a struct gl, through a table from model lives to their index. */
-static int find_parents(struct builder *b)
-{
-	size_t mask = 1, *table;
-
-	while (mask < 2 * b->nlives)
-		mask <<= 1;
-	table = calloc(mask, sizeof(*table)); /* index + 1; 0: empty */
-	if (!table)
-		return -1;
-	mask--;
-	for (size_t i = 0; i < b->nlives; i++) {
-		size_t s = slot_of(b->lives[i].l, mask);
-
-		while (table[s])
-			s = (s + 1) & mask;
-		table[s] = i + 1;
-	}
-	for (size_t i = 0; i < b->nlives; i++) {
-		const struct model_life *p = b->lives[i].l->parent;
-		size_t s;
-
-		if (!p)
-			continue;
-		for (s = slot_of(p, mask); table[s]; s = (s + 1) & mask)
-			if (b->lives[table[s] - 1].l == p) {
-				b->lives[i].parent = &b->lives[table[s] - 1];
-				break;
-			}
-	}
-	free(table);
-	return 0;
-}
-
-/*
- * A closure that is its own parent, or parents that loop (A under B under A), would make a tree
- * without a top. Walk up from every life; where a walk meets itself, the life it came from is
- * drawn as a top instead, and its label says the loop.
- */
-static void cut_cycles(struct builder *b)
-{
-	for (size_t i = 0; i < b->nlives; i++) {
-		for (struct gl *g = &b->lives[i]; g && !g->walk; g = g->parent) {
-			g->walk = i + 1;
-			if (g->parent && g->parent->walk == i + 1) {
-				g->parent = NULL;
-				g->cut = true;
-			}
-		}
-	}
-}
-
-/* Children lists, an order with parents first, and what each life has below it. */
-static void link_trees(struct builder *b)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < b->nlives; i++) {
-		struct gl *g = &b->lives[i], *p = g->parent;
-
-		if (!p) {
-			b->order[n++] = g;
-			continue;
-		}
-		if (p->last_child)
-			p->last_child->next_sibling = g;
-		else
-			p->first_child = g;
-		p->last_child = g;
-	}
-	for (size_t k = 0; k < n; k++)
-		for (struct gl *c = b->order[k]->first_child; c; c = c->next_sibling)
-			b->order[n++] = c;
-	for (size_t k = n; k-- > 0;) {
-		struct gl *g = b->order[k], *p = g->parent;
-
-		if (!p)
-			continue;
-		p->below += 1 + g->below;
-		if (!g->l->finished || (g->mark & MARK_BELOW))
-			p->mark |= MARK_BELOW;
-	}
-}
-
-static int index_lives(struct builder *b)
-{
-	struct model *m = b->in->m;
-	size_t n = 0;
-
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		n++;
-	b->nlives = n;
-	b->lives = calloc(n + 1, sizeof(*b->lives));
-	b->order = calloc(n + 1, sizeof(*b->order));
-	if (!b->lives || !b->order)
-		return -1;
-	n = 0;
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		b->lives[n++].l = l;
-	if (find_parents(b))
-		return -1;
-	cut_cycles(b);
-	link_trees(b);
-	return 0;
-}
-
-/* ---- which lives to show ---- */
-
-static void choose(struct builder *b, struct gl *root)
-{
-	if (root) {
-		/* root's subtree: in the order, every life comes after its parent. */
-		root->mark |= MARK_SHOW;
-		for (size_t k = 0; k < b->nlives; k++) {
-			struct gl *g = b->order[k];
-
-			if (g->parent && (g->parent->mark & MARK_SHOW))
-				g->mark |= MARK_SHOW;
-		}
-	} else {
-		for (size_t i = 0; i < b->nlives; i++)
-			b->lives[i].mark |= MARK_SHOW;
-	}
-	if (!b->opts->leaks_only)
-		return;
-	/* Only the unfinished closures and the path from them to their roots (or to root). */
-	for (size_t k = b->nlives; k-- > 0;) {
-		struct gl *g = b->order[k];
-
-		if (!(g->mark & MARK_SHOW) || (g->l->finished && !(g->mark & MARK_OPEN)))
-			continue;
-		g->mark |= MARK_OPEN;
-		if (g != root && g->parent)
-			g->parent->mark |= MARK_OPEN;
-	}
-	for (size_t i = 0; i < b->nlives; i++)
-		if (!(b->lives[i].mark & MARK_OPEN))
-			b->lives[i].mark &= ~MARK_SHOW;
 }
 
 /* ---- nodes ---- */
@@ -605,8 +436,8 @@ static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct l
 		for (struct gl *c = g->first_child; c; c = c->next_sibling)
 			n += !!(c->mark & MARK_SHOW);
 	} else {
-		for (size_t i = 0; i < b->nlives; i++)
-			n += !b->lives[i].parent && (b->lives[i].mark & MARK_SHOW);
+		for (size_t i = 0; i < b->t.n; i++)
+			n += !b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW);
 	}
 	if (!n)
 		return false;
@@ -619,9 +450,9 @@ static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct l
 			if (c->mark & MARK_SHOW)
 				f->v[f->n++] = c;
 	} else {
-		for (size_t i = 0; i < b->nlives; i++)
-			if (!b->lives[i].parent && (b->lives[i].mark & MARK_SHOW))
-				f->v[f->n++] = &b->lives[i];
+		for (size_t i = 0; i < b->t.n; i++)
+			if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
+				f->v[f->n++] = &b->t.lives[i];
 	}
 	qsort(f->v, n, sizeof(*f->v), cmp_fold);
 	while (f->apart < n && !foldable(f->v[f->apart]))
@@ -678,7 +509,7 @@ static int walk(struct builder *b, struct gl *root)
 
 	if (!stack)
 		return -1;
-	choose(b, root);
+	gtree_choose(&b->t, root, b->opts->leaks_only);
 	depth = level_of(b, root, root ? life_node(b, root) : NULL, &stack[0]);
 	while (depth && !b->oom) {
 		struct level *f = &stack[depth - 1];
@@ -780,13 +611,12 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	gvc = gvContext();
 	b.g = agopen("closures", Agdirected, NULL);
 	graph_attrs(&b);
-	if (index_lives(&b)) {
+	if (gtree_build(&b.t, in->m)) {
 		b.oom = true;
 		goto out;
 	}
-	for (size_t i = 0; root && i < b.nlives; i++)
-		if (b.lives[i].l == root)
-			groot = &b.lives[i];
+	if (root)
+		groot = gtree_find(&b.t, root);
 	if (walk(&b, groot))
 		goto out;
 	if (!strcmp(opts->format, "dot")) {
@@ -819,8 +649,7 @@ out:
 	agclose(b.g);
 	gvFreeContext(gvc);
 	free(b.label);
-	free(b.lives);
-	free(b.order);
+	gtree_free(&b.t);
 	/* A failed write: the caller checks the stream when it closes it; errno says why. */
 	errno = werr;
 	return rc;
