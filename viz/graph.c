@@ -21,11 +21,11 @@
 #include "trace_text.h"
 #include "viz.h"
 
-#define TXT	 512
-#define FOLD_MIN 3 /* fewer finished siblings of a kind than this stay apart */
-
-/* This many unfinished siblings that look alike: one is drawn, the others are counted. */
-#define LEAK_FOLD_MIN 20
+#define TXT	       512
+#define GTREE_FOLD_MIN 3  /* fewer siblings that look alike than this stay apart */
+#define MAX_SIBLINGS   12 /* more nodes than this under one parent: the rest in a "+N more" node */
+#define ROW	       4  /* siblings in a row, when there are more than ROW_MIN (a wide picture) */
+#define ROW_MIN	       6
 
 struct builder {
 	struct viz_input *in;
@@ -121,6 +121,46 @@ static const char *site_text(struct builder *b, uint64_t ip, char *buf, size_t l
 
 /* ---- nodes ---- */
 
+/* What a closure is judged, for a picture: one line, with the references it holds. */
+static void verdict_line(struct builder *b, const struct model_life *l, int64_t refs, bool group)
+{
+	char site[TXT];
+
+	switch (l->verdict) {
+	case VERDICT_KEPT_ALIVE:
+		if (group)
+			put_text(b, "kept alive by unfinished children");
+		else
+			put(b, "kept alive by %u unfinished child%s", l->live_children,
+			    l->live_children == 1 ? "" : "ren");
+		return;
+	case VERDICT_IN_FLIGHT:
+		put_text(b, "in flight (the recording stopped first)");
+		return;
+	case VERDICT_LATE:
+		put_text(b, "set aside: its events reached the trace late");
+		return;
+	default:
+		break;
+	}
+	put(b, "%s: %s%" PRId64 " ref%s", l->verdict == VERDICT_SUSPECT ? "SUSPECT" : "LEAKED",
+	    group ? "" : "holds ", refs, refs == 1 ? "" : "s");
+	if (group)
+		put_text(b, " held in all");
+	for (unsigned i = 0; i < (group ? !!l->nblames : l->nblames); i++) {
+		const struct model_sym *s = model_sym(b->in->m, l->blames[i].site);
+
+		newline(b);
+		put(b, "%s %s",
+		    i ? "also" : "blame:", site_text(b, l->blames[i].site, site, sizeof(site)));
+		if (!group && s && s->func && s->file)
+			put(b, " %s", s->func);
+		put(b, ": %s", leaks_blame_short(&l->blames[i]));
+		if (!i && !group)
+			put(b, " (sure: %s)", leaks_sure_text(l->sure));
+	}
+}
+
 static void life_label(struct builder *b, const struct gl *g)
 {
 	struct model *m = b->in->m;
@@ -154,27 +194,14 @@ static void life_label(struct builder *b, const struct gl *g)
 		    model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d, sizeof(d)));
 		return;
 	}
-	put(b, "alive %s at the end",
-	    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)l->start_ts, d, sizeof(d)));
+	if (l->verdict == VERDICT_SUSPECT)
+		put_text(b, leaks_age_text(l, state, sizeof(state)));
+	else
+		put(b, "alive %s at the end",
+		    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)l->start_ts, d,
+					sizeof(d)));
 	newline(b);
-	if (l->verdict == VERDICT_KEPT_ALIVE) {
-		put(b, "kept alive by %u unfinished child%s", l->live_children,
-		    l->live_children == 1 ? "" : "ren");
-		return;
-	}
-	put(b, "LEAKED: holds %" PRId64 " ref%s", l->remaining, l->remaining == 1 ? "" : "s");
-	for (unsigned i = 0; i < l->nblames; i++) {
-		const struct model_sym *s = model_sym(m, l->blames[i].site);
-
-		newline(b);
-		put(b, "%s %s",
-		    i ? "also" : "blame:", site_text(b, l->blames[i].site, site, sizeof(site)));
-		if (s && s->func && s->file)
-			put(b, " %s", s->func);
-		put(b, ": %s", leaks_blame_short(&l->blames[i]));
-		if (!i)
-			put(b, " (sure: %s)", leaks_sure_text(l->sure));
-	}
+	verdict_line(b, l, l->remaining, false);
 }
 
 static Agnode_t *new_node(struct builder *b, const char *name)
@@ -188,35 +215,44 @@ static void set(Agnode_t *n, const char *attr, const char *value)
 	agset(n, (char *)attr, (char *)value);
 }
 
-/* Finished: quiet grey; kept alive: orange; leaked: red. */
+/* Finished: quiet grey; in flight: blue; kept alive: orange; leaked and suspects: red. */
 static void paint(Agnode_t *n, const struct model_life *l)
 {
-	if (l->finished) {
+	if (l->finished || l->verdict == VERDICT_LATE) {
 		set(n, "color", "gray60");
 		set(n, "fontcolor", "gray35");
-	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
+		return;
+	}
+	set(n, "penwidth", "2");
+	switch (l->verdict) {
+	case VERDICT_IN_FLIGHT:
+		set(n, "color", "#3465a4");
+		set(n, "fillcolor", "#e4edf8");
+		set(n, "fontcolor", "#1b3a63");
+		set(n, "penwidth", "1.5");
+		break;
+	case VERDICT_KEPT_ALIVE:
 		set(n, "color", "darkorange");
 		set(n, "fillcolor", "#ffe8c8");
-	} else {
+		break;
+	default:
 		set(n, "color", "red");
 		set(n, "fillcolor", "#ffd8d8");
 		set(n, "fontcolor", "#8b0000");
+		set(n, "penwidth", "2.5");
 	}
 }
 
 static Agnode_t *life_node(struct builder *b, const struct gl *g)
 {
-	const struct model_life *l = g->l;
 	char name[32];
 	Agnode_t *n;
 
-	snprintf(name, sizeof(name), "c%" PRIu64, l->seq);
+	snprintf(name, sizeof(name), "c%" PRIu64, g->l->seq);
 	n = new_node(b, name);
 	life_label(b, g);
 	set(n, "label", b->label);
-	paint(n, l);
-	if (!l->finished)
-		set(n, "penwidth", l->verdict == VERDICT_KEPT_ALIVE ? "2" : "2.5");
+	paint(n, g->l);
 	return n;
 }
 
@@ -230,6 +266,12 @@ static int cmp_ns(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static void fold_style(Agnode_t *node)
+{
+	set(node, "style", "rounded,filled");
+	set(node, "peripheries", "2");
 }
 
 /* One node for group[0..n): finished siblings of one kind. */
@@ -270,9 +312,8 @@ static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 	set(node, "label", b->label);
 	set(node, "color", "gray60");
 	set(node, "fontcolor", "gray35");
-	set(node, "style", "rounded,filled");
 	set(node, "fillcolor", "gray95");
-	set(node, "peripheries", "2");
+	fold_style(node);
 	free(ns);
 	return node;
 }
@@ -284,10 +325,13 @@ static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct m
 	if (!from || !to)
 		return;
 	e = agedge(b->g, from, to, NULL, 1);
-	if (child && !child->finished) {
-		agset(e, "color", child->verdict == VERDICT_KEPT_ALIVE ? "darkorange" : "red");
-		agset(e, "penwidth", "2");
-	}
+	if (!child || child->finished || child->verdict == VERDICT_LATE)
+		return;
+	agset(e, "color",
+	      child->verdict == VERDICT_KEPT_ALIVE  ? "darkorange"
+	      : child->verdict == VERDICT_IN_FLIGHT ? "#3465a4"
+						    : "red");
+	agset(e, "penwidth", child->verdict == VERDICT_IN_FLIGHT ? "1.5" : "2");
 }
 
 /* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
@@ -311,118 +355,89 @@ static int cmp_fold(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Unfinished siblings look alike when of one kind, one verdict and one blamed site. */
-static int cmp_alike(const void *a, const void *b)
-{
-	const struct model_life *x = (*(struct gl *const *)a)->l;
-	const struct model_life *y = (*(struct gl *const *)b)->l;
-	uint64_t kx[5] = {x->kind->init_ip, x->kind->fn, x->verdict,
-			  x->nblames ? x->blames[0].site : 0, x->nblames ? x->blames[0].kind : 9};
-	uint64_t ky[5] = {y->kind->init_ip, y->kind->fn, y->verdict,
-			  y->nblames ? y->blames[0].site : 0, y->nblames ? y->blames[0].kind : 9};
-
-	for (int i = 0; i < 5; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static bool alike(const struct model_life *x, const struct model_life *y)
-{
-	return x->kind == y->kind && x->verdict == y->verdict && x->nblames == y->nblames &&
-	       (!x->nblames ||
-		(x->blames[0].site == y->blames[0].site && x->blames[0].kind == y->blames[0].kind));
-}
-
-/* The node that stands for the alike siblings of example that are not drawn. */
-static Agnode_t *more_node(struct builder *b, const struct model_life *example, size_t more,
-			   int64_t refs)
+/* The node for a fold of unfinished siblings like l. */
+static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const struct fold *f)
 {
 	struct model *m = b->in->m;
-	char name[32], func[TXT], site[TXT], ex[64];
+	char name[32], func[TXT], site[TXT], state[2 * TXT], d[32];
 	Agnode_t *node;
 
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
 	label_reset(b);
-	put(b, "×%zu more like %s", more, model_life_name(example, ex, sizeof(ex)));
+	if (f->example)
+		put(b, "×%zu more like %s", f->count, model_life_name(l, name, sizeof(name)));
+	else
+		put(b, "×%zu %s", f->count, model_life_function(m, l, func, sizeof(func)));
 	newline(b);
-	put_text(b, model_life_function(m, example, func, sizeof(func)));
+	if (f->example)
+		put_text(b, model_life_function(m, l, func, sizeof(func)));
+	else if (l->init_ip)
+		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+	else
+		put_text(b, model_origin_text(l, site, sizeof(site)));
 	newline(b);
-	if (example->verdict == VERDICT_KEPT_ALIVE) {
-		put_text(b, "kept alive by unfinished children");
-	} else {
-		put(b, "LEAKED: %" PRId64 " refs held in all", refs);
-		if (example->nblames) {
-			newline(b);
-			put(b, "blame: %s: %s",
-			    site_text(b, example->blames[0].site, site, sizeof(site)),
-			    leaks_blame_short(&example->blames[0]));
-		}
+	if (l->stuck)
+		put_text(b, "STUCK: ");
+	put_text(b, model_state_text(m, l, state, sizeof(state)));
+	newline(b);
+	put(b, "oldest alive %s at the end",
+	    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)f->oldest_ts, d, sizeof(d)));
+	newline(b);
+	verdict_line(b, l, f->refs, true);
+	if (f->below) {
+		newline(b);
+		put(b, "(+%u closures below)", f->below);
 	}
 	set(node, "label", b->label);
-	set(node, "style", "rounded,filled");
-	set(node, "peripheries", "2");
-	paint(node, example);
+	paint(node, l);
+	fold_style(node);
 	return node;
-}
-
-/*
- * Many unfinished siblings that look alike: the first of each such group is drawn, the others
- * marked MARK_FOLDED and counted in *more (indexed like v). Returns how many were folded.
- */
-static size_t fold_alike(struct gl **v, size_t n, size_t *more, int64_t *refs)
-{
-	struct gl **s = calloc(n + 1, sizeof(*s));
-	size_t folded = 0;
-
-	if (!s)
-		return 0;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_alike);
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-
-		while (j < n && alike(s[j]->l, s[i]->l))
-			j++;
-		if (j - i >= LEAK_FOLD_MIN) {
-			/* s[i] is the earliest of the group: the one drawn. */
-			for (size_t k = i + 1; k < j; k++)
-				s[k]->mark |= MARK_FOLDED;
-			s[i]->mark &= ~MARK_FOLDED;
-			for (size_t k = 0; k < n; k++)
-				if (v[k] == s[i]) {
-					more[k] = j - i - 1;
-					refs[k] = 0;
-					for (size_t q = i + 1; q < j; q++)
-						refs[k] += s[q]->l->remaining > 0
-								   ? s[q]->l->remaining
-								   : 0;
-				}
-			folded += j - i - 1;
-		}
-		i = j;
-	}
-	free(s);
-	return folded;
 }
 
 /* ---- the walk: one frame per level of siblings, on a heap stack (trees may be deep) ---- */
 
+/* A node drawn in a level, and how many levels its tree takes. */
+struct drawn {
+	Agnode_t *node;
+	size_t depth;
+};
+
 struct level {
 	struct gl **v; /* the siblings, sorted: the ones that stay apart, then the foldable */
 	size_t n, i, apart;
-	size_t *more; /* per v[i] < apart: alike siblings counted in its "×N more" node */
-	int64_t *refs;
+	struct fold *folds; /* per v[i], i < apart */
 	Agnode_t *parent;
-	bool below_done; /* v[i]'s own level was walked: its "more" node comes next */
+	struct drawn *drawn; /* the nodes drawn in this level, for rows */
+	size_t ndrawn, capdrawn;
+	bool below_done; /* v[i]'s own level was walked: its "more like" node comes next */
 };
 
 static void level_free(struct level *f)
 {
 	free(f->v);
-	free(f->more);
-	free(f->refs);
+	free(f->folds);
+	free(f->drawn);
+}
+
+/* A node of the level, under its parent. */
+static void attach(struct builder *b, struct level *f, Agnode_t *node, const struct model_life *l)
+{
+	if (!node)
+		return;
+	edge(b, f->parent, node, l);
+	if (f->ndrawn == f->capdrawn) {
+		size_t cap = f->capdrawn ? 2 * f->capdrawn : 16;
+		struct drawn *bigger = realloc(f->drawn, cap * sizeof(*bigger));
+
+		if (!bigger) {
+			b->oom = true;
+			return;
+		}
+		f->drawn = bigger;
+		f->capdrawn = cap;
+	}
+	f->drawn[f->ndrawn++] = (struct drawn){node, 1};
 }
 
 /* The shown children of g (all tops when g is NULL) as a level; false when there are none. */
@@ -432,73 +447,149 @@ static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct l
 
 	memset(f, 0, sizeof(*f));
 	f->parent = parent;
-	if (g) {
-		for (struct gl *c = g->first_child; c; c = c->next_sibling)
-			n += !!(c->mark & MARK_SHOW);
-	} else {
-		for (size_t i = 0; i < b->t.n; i++)
-			n += !b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW);
-	}
+	for (size_t i = 0; !g && i < b->t.n; i++)
+		if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
+			n++;
+	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
+		n += !!(c->mark & MARK_SHOW);
 	if (!n)
 		return false;
-	if (!(f->v = calloc(n, sizeof(*f->v)))) {
+	if (!(f->v = calloc(n, sizeof(*f->v))) || !(f->folds = calloc(n, sizeof(*f->folds)))) {
 		b->oom = true;
 		return false;
 	}
-	if (g) {
-		for (struct gl *c = g->first_child; c; c = c->next_sibling)
-			if (c->mark & MARK_SHOW)
-				f->v[f->n++] = c;
-	} else {
-		for (size_t i = 0; i < b->t.n; i++)
-			if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
-				f->v[f->n++] = &b->t.lives[i];
-	}
+	for (size_t i = 0; !g && i < b->t.n; i++)
+		if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
+			f->v[f->n++] = &b->t.lives[i];
+	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
+		if (c->mark & MARK_SHOW)
+			f->v[f->n++] = c;
 	qsort(f->v, n, sizeof(*f->v), cmp_fold);
 	while (f->apart < n && !foldable(f->v[f->apart]))
 		f->apart++;
-	if (!b->opts->no_fold && f->apart >= LEAK_FOLD_MIN) {
-		f->more = calloc(f->apart, sizeof(*f->more));
-		f->refs = calloc(f->apart, sizeof(*f->refs));
-		if (f->more && f->refs)
-			fold_alike(f->v, f->apart, f->more, f->refs);
-	}
+	if (!b->opts->no_fold && f->apart >= GTREE_FOLD_MIN &&
+	    gtree_fold_alike(f->v, f->apart, f->folds))
+		b->oom = true;
 	return true;
+}
+
+/* The lives of v[i..n) not drawn, in one node: the picture stays readable however wide. */
+static void rest_node(struct builder *b, struct level *f)
+{
+	size_t lives = 0, roots = 0;
+	unsigned below = 0;
+	char name[32];
+	Agnode_t *node;
+
+	for (size_t k = f->i; k < f->n; k++) {
+		lives++;
+		below += f->v[k]->below;
+		roots += leaks_is_root_cause(f->v[k]->l);
+	}
+	snprintf(name, sizeof(name), "f%u", ++b->folded);
+	node = new_node(b, name);
+	label_reset(b);
+	put(b, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
+	if (below)
+		put(b, ", %u below them", below);
+	if (roots) {
+		newline(b);
+		put(b, "%zu leaked or suspect (see the report)", roots);
+	}
+	newline(b);
+	put_text(b, "--no-fold draws every one");
+	set(node, "label", b->label);
+	set(node, "style", "dashed");
+	set(node, "color", roots ? "red" : "gray50");
+	set(node, "fontcolor", roots ? "#8b0000" : "gray35");
+	attach(b, f, node, NULL);
+	f->i = f->n;
 }
 
 /*
  * One step in a level: a group of finished siblings folds into one node; a life gets its node,
- * and its own level (returned in below, true) is walked before its "more" node is drawn.
+ * and its own level (returned in below, true) is walked before its "more like" node is drawn.
  */
 static bool level_step(struct builder *b, struct level *f, struct level *below)
 {
 	size_t i = f->i, j = i + 1;
 	struct gl *g = f->v[i];
+	const struct fold *fold = i < f->apart ? &f->folds[i] : NULL;
 	Agnode_t *node;
 
 	if (f->below_done) {
 		f->below_done = false;
-		if (f->more && i < f->apart && f->more[i])
-			edge(b, f->parent, more_node(b, g->l, f->more[i], f->refs[i]), g->l);
+		if (fold && fold->count)
+			attach(b, f, alike_node(b, g->l, fold), g->l);
 		f->i++;
-		return false;
-	}
-	if (!b->opts->no_fold && foldable(g))
-		while (j < f->n && foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
-			j++;
-	if (j - i >= FOLD_MIN) {
-		edge(b, f->parent, fold_node(b, f->v + i, j - i), NULL);
-		f->i = j;
 		return false;
 	}
 	if (g->mark & MARK_FOLDED) {
 		f->i++;
 		return false;
 	}
+	if (!b->opts->no_fold && f->ndrawn >= MAX_SIBLINGS) {
+		rest_node(b, f);
+		return false;
+	}
+	if (fold && fold->count && !fold->example) {
+		attach(b, f, alike_node(b, g->l, fold), g->l);
+		f->i++;
+		return false;
+	}
+	if (!b->opts->no_fold && foldable(g))
+		while (j < f->n && foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
+			j++;
+	if (j - i >= GTREE_FOLD_MIN) {
+		attach(b, f, fold_node(b, f->v + i, j - i), NULL);
+		f->i = j;
+		return false;
+	}
 	node = life_node(b, g);
-	edge(b, f->parent, node, g->l);
+	attach(b, f, node, g->l);
 	f->below_done = true;
 	return level_of(b, g, node, below);
+}
+
+/*
+ * Many siblings side by side make a strip: they go in rows of ROW, each row below the deepest
+ * tree of the row above (invisible edges that only rank them).
+ */
+static size_t rows(struct builder *b, const struct level *f)
+{
+	size_t row = ROW, total = 0;
+
+	if (f->ndrawn <= ROW_MIN || b->opts->no_fold)
+		row = f->ndrawn; /* one row */
+	for (size_t start = 0; start < f->ndrawn; start += row) {
+		size_t depth = 1;
+		char minlen[32];
+
+		for (size_t k = start; k < start + row && k < f->ndrawn; k++)
+			if (f->drawn[k].depth > depth)
+				depth = f->drawn[k].depth;
+		total += depth;
+		snprintf(minlen, sizeof(minlen), "%zu", depth);
+		for (size_t k = start + row; k < start + 2 * row && k < f->ndrawn; k++) {
+			Agedge_t *e =
+				agedge(b->g, f->drawn[k - row].node, f->drawn[k].node, NULL, 1);
+
+			agsafeset(e, "style", "invis", "");
+			agsafeset(e, "minlen", minlen, "1");
+			agsafeset(e, "weight", "0", "1");
+		}
+	}
+	return total;
+}
+
+/* A level is drawn: its rows, and the depth of its tree for the node above. */
+static void level_done(struct builder *b, struct level *f, struct level *above)
+{
+	size_t depth = rows(b, f);
+
+	if (above && above->ndrawn && above->drawn[above->ndrawn - 1].depth < 1 + depth)
+		above->drawn[above->ndrawn - 1].depth = 1 + depth;
+	level_free(f);
 }
 
 /* Draw root's tree (NULL: every tree), a level of siblings at a time. Returns -1: out of memory. */
@@ -515,7 +606,7 @@ static int walk(struct builder *b, struct gl *root)
 		struct level *f = &stack[depth - 1];
 
 		if (f->i >= f->n) {
-			level_free(f);
+			level_done(b, f, depth > 1 ? &stack[depth - 2] : NULL);
 			depth--;
 			continue;
 		}

@@ -4,6 +4,7 @@
  */
 #include "graph_tree.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +153,97 @@ void gtree_choose(struct gtree *t, struct gl *root, bool leaks_only)
 	for (size_t i = 0; i < t->n; i++)
 		if (!(t->lives[i].mark & MARK_OPEN))
 			t->lives[i].mark &= ~MARK_SHOW;
+}
+
+/* What makes unfinished siblings alike: kind, verdict, state, continuation, blamed site. */
+static void alike_key(const struct model_life *l, uint64_t k[8])
+{
+	k[0] = l->kind ? l->kind->init_ip : l->init_ip;
+	k[1] = l->kind ? l->kind->fn : l->first_fn;
+	k[2] = l->verdict;
+	k[3] = (uint64_t)l->state << 1 | l->stuck;
+	k[4] = l->fn;
+	k[5] = l->nblames ? l->blames[0].site : 0;
+	k[6] = l->nblames ? l->blames[0].kind : 9;
+	k[7] = l->before_recording;
+}
+
+/* Sorting entries of a level: alike ones together, oldest first. */
+struct entry {
+	struct gl *g;
+	size_t pos; /* in the level */
+};
+
+static int cmp_alike(const void *a, const void *b)
+{
+	const struct model_life *x = ((const struct entry *)a)->g->l;
+	const struct model_life *y = ((const struct entry *)b)->g->l;
+	uint64_t kx[8], ky[8];
+
+	alike_key(x, kx);
+	alike_key(y, ky);
+	for (int i = 0; i < 8; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool alike(const struct model_life *x, const struct model_life *y)
+{
+	uint64_t kx[8], ky[8];
+
+	alike_key(x, kx);
+	alike_key(y, ky);
+	return !memcmp(kx, ky, sizeof(kx));
+}
+
+static bool has_shown_child(const struct gl *g)
+{
+	for (const struct gl *c = g->first_child; c; c = c->next_sibling)
+		if (c->mark & MARK_SHOW)
+			return true;
+	return false;
+}
+
+int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
+{
+	struct entry *s = calloc(n + 1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct entry){v[i], i};
+	qsort(s, n, sizeof(*s), cmp_alike);
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t keep = i; /* the one drawn: the oldest with a tree below it, if any */
+		struct fold *f;
+
+		for (j = i + 1; j < n && alike(s[j].g->l, s[i].g->l); j++)
+			;
+		if (j - i < GTREE_FOLD_MIN)
+			continue;
+		while (keep < j && !has_shown_child(s[keep].g))
+			keep++;
+		f = &folds[keep < j ? s[keep].pos : s[i].pos];
+		f->example = keep < j;
+		f->oldest_ts = INT64_MAX;
+		for (size_t k = i; k < j; k++) {
+			const struct model_life *l = s[k].g->l;
+
+			if (k == keep)
+				continue;
+			/* Without an example, s[i] stands for all. */
+			if (f->example || k != i)
+				s[k].g->mark |= MARK_FOLDED;
+			f->count++;
+			f->refs += l->remaining > 0 ? l->remaining : 0;
+			f->below += s[k].g->below;
+			if (l->start_ts < f->oldest_ts)
+				f->oldest_ts = l->start_ts;
+		}
+	}
+	free(s);
+	return 0;
 }
 
 struct gl *gtree_find(struct gtree *t, const struct model_life *l)

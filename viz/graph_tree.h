@@ -8,8 +8,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
+
+#define GTREE_FOLD_MIN 3 /* fewer siblings that look alike than this stay apart */
 
 enum {
 	MARK_SHOW = 1,
@@ -40,6 +43,24 @@ int gtree_build(struct gtree *t, struct model *m);
 /* Mark what is shown: root's tree (NULL: every tree); leaks_only: only the unfinished closures
  * and the path from them to the top. */
 void gtree_choose(struct gtree *t, struct gl *root, bool leaks_only);
+/* Alike unfinished siblings folded into one node, drawn where v[pos] stands. */
+struct fold {
+	size_t count;	   /* lives in the node */
+	bool example;	   /* v[pos] is drawn too, with its tree: "×N more like" it */
+	int64_t refs;	   /* references they hold in all */
+	int64_t oldest_ts; /* the start of the oldest */
+	unsigned below;	   /* lives below them */
+};
+
+/*
+ * Fold the unfinished siblings v[0..n) (a level of the picture, in creation order): siblings alike
+ * (kind, verdict, state, continuation, blamed site) in groups of GTREE_FOLD_MIN or more become one
+ * fold, put in folds[pos] (indexed like v, zeroed by the caller). With a tree below one of them,
+ * the oldest such is drawn too ("more like" it); the others are marked MARK_FOLDED. Returns 0, or
+ * -1 when out of memory.
+ */
+int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds);
+
 /* The entry of a life; borrowed, NULL when not in the model. */
 struct gl *gtree_find(struct gtree *t, const struct model_life *l);
 void gtree_free(struct gtree *t);
