@@ -169,13 +169,16 @@ static int judge(const char *path, struct model **m, struct check_diags *d)
 {
 	struct trace_info info = {0};
 	struct leaks_summary leaks;
+	struct viz_error err;
 	int ret;
 
 	*m = model_new(false);
 	if (!*m)
 		return -1;
-	ret = trace_read(path, &model_sink, *m, &info);
-	if (!ret)
+	ret = trace_read(path, &model_sink, *m, &info, &err);
+	if (ret)
+		fprintf(stderr, "%s\n", err.text);
+	else
 		model_end(*m, viz_exited(&info));
 	trace_info_clear(&info);
 	if (ret)
@@ -201,7 +204,8 @@ static void summary(const struct check_diags *d, const struct check_run *r, size
 		fprintf(stderr,
 			"closuretrace: note: the recording stopped before the command exited: %lu "
 			"closure%s in flight then %s not judged\n",
-			d->in_flight, d->in_flight == 1 ? "" : "s", d->in_flight == 1 ? "was" : "were");
+			d->in_flight, d->in_flight == 1 ? "" : "s",
+			d->in_flight == 1 ? "was" : "were");
 	if (d->late)
 		fprintf(stderr,
 			"closuretrace: note: %lu closure%s seen again after finishing, without an "

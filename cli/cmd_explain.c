@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "out_file.h"
+#include "viewer.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -57,7 +58,7 @@ int cmd_explain(int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, false, addr, &in))
+	if (viewer_load(input, false, addr, &in))
 		return EXIT_USAGE;
 	if (out_open(&out, "closuretrace explain", NULL)) {
 		viz_unload(&in);

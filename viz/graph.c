@@ -668,7 +668,11 @@ static void graph_attrs(struct builder *b)
 	agattr(g, AGRAPH, "label", b->label);
 }
 
-/* dot's position phase dominates on big graphs; these bound its work (tech-notes §3). */
+/*
+ * On a graph of thousands of nodes (--no-fold), dot spends most of its time in network simplex
+ * (ranking, positions) and crossing minimisation: these bound their iterations, trading a few
+ * crossings for a layout in seconds rather than minutes.
+ */
 static void big_graph_knobs(struct builder *b)
 {
 	if (b->nodes < 1000)
@@ -680,7 +684,8 @@ static void big_graph_knobs(struct builder *b)
 	agsafeset(b->g, "searchsize", "20", "");
 }
 
-int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out)
+int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
+		 struct viz_error *err)
 {
 	struct builder b = {.in = in, .opts = opts};
 	struct model_life *root = NULL;
@@ -693,10 +698,10 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	if (opts->root_addr) {
 		root = model_find(in->m, opts->root_addr, opts->root_nth);
 		if (!root) {
-			fprintf(stderr, "closuretrace graph: no closure 0x%" PRIx64 "%s in %s\n",
-				opts->root_addr, opts->root_nth ? " with that life number" : "",
-				in->path);
-			return 2;
+			snprintf(err->text, sizeof(err->text), "no closure 0x%" PRIx64 "%s in %s",
+				 opts->root_addr, opts->root_nth ? " with that life number" : "",
+				 in->path);
+			return -1;
 		}
 	}
 	gvc = gvContext();
@@ -718,14 +723,14 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	}
 	big_graph_knobs(&b);
 	if (gvLayout(gvc, b.g, "dot")) {
-		fprintf(stderr, "closuretrace graph: Graphviz could not lay the graph out\n");
-		rc = 2;
+		snprintf(err->text, sizeof(err->text), "Graphviz could not lay the graph out");
+		rc = -1;
 		goto out;
 	}
 	/* Into memory first: Graphviz's own writer exits the process when a write fails. */
 	if (gvRenderData(gvc, b.g, opts->format, &data, &len)) {
-		fprintf(stderr, "closuretrace graph: Graphviz cannot write '%s'\n", opts->format);
-		rc = 2;
+		snprintf(err->text, sizeof(err->text), "Graphviz cannot write '%s'", opts->format);
+		rc = -1;
 	} else {
 		if (fwrite(data, 1, len, out) != len)
 			werr = errno;
@@ -734,8 +739,8 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	gvFreeLayout(gvc, b.g);
 out:
 	if (b.oom) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		rc = 2;
+		snprintf(err->text, sizeof(err->text), "out of memory");
+		rc = -1;
 	}
 	agclose(b.g);
 	gvFreeContext(gvc);

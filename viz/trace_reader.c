@@ -57,6 +57,7 @@ struct reader {
 	const struct trace_sink *sink;
 	void *ctx;
 	struct trace_info *info;
+	struct viz_error *err;
 	bool seen_header;
 	uint64_t seq;
 };
@@ -85,13 +86,15 @@ const char *trace_op_name(enum trace_op op)
 
 static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const char *fmt, ...)
 {
+	int n = snprintf(r->err->text, sizeof(r->err->text), "%s:%llu: error: ", r->path,
+			 (unsigned long long)r->line);
 	va_list ap;
 
-	fprintf(stderr, "%s:%llu: error: ", r->path, (unsigned long long)r->line);
+	if (n < 0 || (size_t)n >= sizeof(r->err->text))
+		return -1;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(r->err->text + n, sizeof(r->err->text) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 
@@ -725,21 +728,24 @@ out:
 	return rc;
 }
 
-int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info)
+int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info,
+	       struct viz_error *err)
 {
-	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info};
+	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info, .err = err};
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
+	err->text[0] = 0;
 	if (!f) {
-		fprintf(stderr, "%s: error: %s\n", path, strerror(errno));
+		snprintf(err->text, sizeof(err->text), "%s: error: %s", path, strerror(errno));
 		return -1;
 	}
 	rc = read_stream(&r, f);
 	info->lines = r.line;
 	if (!rc && !r.seen_header) {
-		fprintf(stderr, "%s: error: empty file: not a closuretrace trace\n", path);
+		snprintf(err->text, sizeof(err->text),
+			 "%s: error: empty file: not a closuretrace trace", path);
 		rc = -1;
 	}
 	if (f != stdin)

@@ -87,10 +87,16 @@ struct trace_info {
 	char *exe; /* owned by the info; freed by trace_info_clear() */
 	bool has_end;
 	long long end_events, lost, duration_ns;
-	char *reason; /* owned; NULL when not given */
+	char *reason;	 /* owned; NULL when not given */
 	bool has_status; /* the end record gives the launched command's exit_code or signal */
 	uint64_t events_read;
 	uint64_t lines;
+};
+
+/* An error from viz, as jansson's json_error_t: the text says what and where ("FILE:LINE: error:
+ * ..."); the command prints it and chooses the exit status. viz itself never prints or exits. */
+struct viz_error {
+	char text[1024];
 };
 
 struct trace_sink {
@@ -100,11 +106,12 @@ struct trace_sink {
 
 /*
  * Read the trace at path ("-" for standard input), calling sink for every event and sym record
- * in file order. Returns 0, or -1 after printing "FILE:LINE: error: ..." on stderr (bad input).
+ * in file order. Returns 0, or -1 with err saying why ("FILE:LINE: error: ..."; bad input).
  * A trace without its end record is read to its last full line and info->has_end is false.
  * info is filled (caller owns it and frees it with trace_info_clear()).
  */
-int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info);
+int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info,
+	       struct viz_error *err);
 
 void trace_info_clear(struct trace_info *info);
 

@@ -22,10 +22,16 @@ struct viz_input {
 
 /*
  * Read path into a model and judge it. keep_finished: keep every life (graph, explain); watch:
- * keep the events of the closures at that address (0: none). Warns on stderr when the trace was cut
- * short or lost events. Returns 0, or -1 after printing the error (bad input).
+ * keep the events of the closures at that address (0: none). Returns 0, or -1 with err saying
+ * why (bad input).
  */
-int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in);
+int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in,
+	     struct viz_error *err);
+
+#define VIZ_MAX_WARNINGS 2
+/* What makes the verdicts of a loaded trace incomplete (cut short, lost events), one line each
+ * ("FILE: warning: ..."), for the command to print; returns how many lines. */
+unsigned viz_warnings(const struct viz_input *in, char lines[VIZ_MAX_WARNINGS][256]);
 /* Frees what viz_load put in in (the model and the info); in itself is the caller's. */
 void viz_unload(struct viz_input *in);
 
@@ -50,8 +56,13 @@ struct render_graph_opts {
 	unsigned root_nth;  /* 0: the last life at root_addr */
 };
 
-/* Draw the closure trees with libgvc. Returns 0, or 2 after printing why (no such root ...). */
-int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out);
+/*
+ * Draw the closure trees with libgvc into out (the caller checks the stream when it closes it;
+ * errno then says why a write failed). Returns 0, or -1 with err saying why (no such root,
+ * Graphviz refused, out of memory).
+ */
+int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
+		 struct viz_error *err);
 
 /* The life of ADDR#nth (nth 0: the last), one line per operation. Returns 0, or 2 when unknown. */
 int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out);

@@ -25,6 +25,7 @@ static void check(const char *path, const char *s, const char *what)
 	struct sym_info si = {.func = (char *)s, .file = (char *)"f.c", .line = 1};
 	struct trace_sink sink = {.sym = on_sym};
 	struct trace_info info;
+	struct viz_error err;
 	char *argv[] = {(char *)s, (char *)"x", NULL}, line[4096];
 	struct trace_end end = {.reason = "exit", .exit_code = 0};
 	FILE *f = fopen(path, "w");
@@ -56,8 +57,8 @@ static void check(const char *path, const char *s, const char *what)
 	}
 	fclose(f);
 	got_func[0] = 0;
-	if (trace_read(path, &sink, NULL, &info)) {
-		printf("FAIL %s: the trace could not be read back\n", what);
+	if (trace_read(path, &sink, NULL, &info, &err)) {
+		printf("FAIL %s: the trace could not be read back: %s\n", what, err.text);
 		failures++;
 		return;
 	}

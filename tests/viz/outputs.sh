@@ -66,5 +66,20 @@ head -c 5 real.svg | grep -q '<?xml' || fail "real.svg did not get the picture"
 [ "$(stat -c %a new.svg)" = 640 ] || fail "new.svg mode $(stat -c %a new.svg), expected 640"
 "$tool" graph -T dot -i "$trace" -o /dev/stdout | grep -q '^digraph closures' ||
 	fail "graph -o /dev/stdout wrote no graph"
+# Without -T, the format is the extension's (issue 9, item 8); an unknown one is an error.
+"$tool" graph -i "$trace" -o tree.png || fail "graph -o tree.png: exit $?"
+head -c 8 tree.png | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a' || fail "tree.png is not a PNG"
+"$tool" graph -i "$trace" -o tree.PDF || fail "graph -o tree.PDF: exit $?"
+head -c 5 tree.PDF | grep -q '%PDF-' || fail "tree.PDF is not a PDF"
+"$tool" graph -i "$trace" -o tree.gv || fail "graph -o tree.gv: exit $?"
+head -1 tree.gv | grep -q '^digraph closures' || fail "tree.gv is not dot"
+"$tool" graph -i "$trace" -T svg -o forced.png || fail "graph -T svg -o forced.png: exit $?"
+head -c 5 forced.png | grep -q '<?xml' || fail "-T svg did not win over the extension"
+"$tool" graph -i "$trace" -o tree.gif 2>err
+rc=$?
+[ $rc = 2 ] || fail "graph -o tree.gif: exit $rc, expected 2"
+[ "$(cat err)" = "closuretrace graph: cannot tell the format of 'tree.gif' from its name: use .svg, .png, .pdf or .dot, or -T svg|png|pdf|dot" ] ||
+	fail "graph -o tree.gif said: $(cat err)"
+[ -e tree.gif ] && fail "graph -o tree.gif created the file"
 ls -A | grep -q '^\.' && fail "temporary files left behind: $(ls -A)"
 exit $status
