@@ -164,29 +164,6 @@ static FILE *temp_trace(char *path, size_t len)
 	return f;
 }
 
-/* The verdict of the trace at path, as diagnostics. 0, or -1 after printing why. */
-static int judge(const char *path, struct model **m, struct check_diags *d)
-{
-	struct trace_info info = {0};
-	struct leaks_summary leaks;
-	struct viz_error err;
-	int ret;
-
-	*m = model_new(false);
-	if (!*m)
-		return -1;
-	ret = trace_read(path, &model_sink, *m, &info, &err);
-	if (ret)
-		fprintf(stderr, "%s\n", err.text);
-	else
-		model_end(*m, viz_exited(&info));
-	trace_info_clear(&info);
-	if (ret)
-		return -1;
-	leaks_analyze(*m, &leaks);
-	return check_diags_collect(*m, &leaks, d);
-}
-
 static void summary(const struct check_diags *d, const struct check_run *r, size_t shown)
 {
 	unsigned long closures = d->closures - d->suppressed_closures;
@@ -236,9 +213,10 @@ int cmd_check(int argc, char **argv)
 {
 	struct check_options o;
 	struct check_supp supp = {0};
-	struct check_diags diags = {0};
+	struct check_verdict judged = {0};
+	struct check_diags *diags = &judged.diags;
+	struct viz_error err;
 	struct check_run run;
-	struct model *m = NULL;
 	char temp[4096] = "";
 	const char *trace_path;
 	size_t shown = 0;
@@ -250,7 +228,9 @@ int cmd_check(int argc, char **argv)
 		return ret;
 	}
 	for (size_t i = 0; i < o.n_suppressions; i++)
-		if (check_supp_load(&supp, o.suppressions[i])) {
+		if (check_supp_load(&supp, o.suppressions[i], &err)) {
+			fprintf(stderr, "%s%s\n",
+				strstr(err.text, ": error: ") ? "" : "closuretrace: ", err.text);
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -289,26 +269,27 @@ int cmd_check(int argc, char **argv)
 		ret = run.exit_code > 0 ? run.exit_code : no_probes_error(what);
 		goto out;
 	}
-	if (judge(trace_path, &m, &diags)) {
+	if (check_judge(trace_path, &judged, &err)) {
+		fprintf(stderr, "%s\n", err.text);
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	check_diags_suppress(&diags, &supp);
-	for (size_t i = 0; i < diags.n; i++)
-		shown += !diags.v[i].suppressed;
-	check_diags_print(&diags, stderr);
-	if (o.sarif && check_sarif_write(&diags, o.sarif)) {
+	check_diags_suppress(diags, &supp);
+	for (size_t i = 0; i < diags->n; i++)
+		shown += !diags->v[i].suppressed;
+	check_diags_print(diags, stderr);
+	if (o.sarif && check_sarif_write(diags, o.sarif, CLOSURETRACE_VERSION, &err)) {
+		fprintf(stderr, "closuretrace: %s\n", err.text);
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	summary(&diags, &run, shown);
+	summary(diags, &run, shown);
 	if (run.exit_code > 0)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);
 	ret = verdict(&o, &run, shown);
 out:
-	check_diags_free(&diags);
-	model_free(m);
+	check_verdict_free(&judged);
 	check_supp_free(&supp);
 	free(o.suppressions);
 	if (temp[0])

@@ -10,11 +10,12 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: closuretrace explain [-i TRACE] ADDR[#N]\n"
+		"usage: closuretrace explain [-i TRACE] [PID:]ADDR[#N]\n"
 		"\n"
 		"The life of the closure at ADDR in TRACE (default closuretrace.json), one line\n"
 		"per operation: time, thread, operation, count after it, call site. An address\n"
-		"used again is a new life: ADDR#N names the Nth (default: the last).\n"
+		"used again is a new life: ADDR#N names the Nth (default: the last). In a trace\n"
+		"of several processes, PID:ADDR names the closure of process PID.\n"
 		"\n"
 		"  -i, --input TRACE   the trace to read ('-': standard input)\n");
 }
@@ -29,8 +30,7 @@ int cmd_explain(int argc, char **argv)
 	const char *input = "closuretrace.json";
 	struct viz_input in;
 	struct out_file out;
-	uint64_t addr;
-	unsigned nth;
+	struct model_id id;
 	int c, rc;
 
 	optind = 1;
@@ -51,20 +51,20 @@ int cmd_explain(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (viz_parse_closure(argv[optind], &addr, &nth)) {
+	if (viz_parse_closure(argv[optind], &id)) {
 		fprintf(stderr,
-			"closuretrace explain: want an address like 0x7ffc5e2a0010 or "
-			"0x7ffc5e2a0010#2, not '%s'\n",
+			"closuretrace explain: want a closure as " VIZ_CLOSURE_SYNTAX
+			", not '%s'\n",
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viewer_load(input, false, addr, &in))
+	if (viewer_load(input, false, &id, &in))
 		return EXIT_USAGE;
 	if (out_open(&out, "closuretrace explain", NULL)) {
 		viz_unload(&in);
 		return EXIT_USAGE;
 	}
-	rc = render_explain(&in, addr, nth, out.f);
+	rc = render_explain(&in, &id, out.f);
 	viz_unload(&in);
 	if (out_commit(&out))
 		return EXIT_USAGE;

@@ -14,7 +14,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: closuretrace graph [-i TRACE] [-T svg|png|pdf|dot] [-o FILE] [--leaks]\n"
-		"                          [--root ADDR[#N]] [--no-fold]\n"
+		"                          [--root [PID:]ADDR[#N]] [--no-fold]\n"
 		"\n"
 		"Draw the parent/child trees of the closures in TRACE (default "
 		"closuretrace.json):\n"
@@ -26,7 +26,8 @@ static void usage(FILE *out)
 		"                      FILE's extension, else svg\n"
 		"  -o, --output FILE   write there instead of standard output\n"
 		"      --leaks         only unfinished closures and their ancestors\n"
-		"      --root ADDR[#N] only the tree below that closure (#N: its Nth life)\n"
+		"      --root [PID:]ADDR[#N] only the tree below that closure (#N: its Nth life;\n"
+		"                      PID: of that process, in a trace of several)\n"
 		"      --no-fold       one node per closure, however many\n");
 }
 
@@ -103,10 +104,10 @@ int cmd_graph(int argc, char **argv)
 			opts.no_fold = true;
 			break;
 		case 'r':
-			if (viz_parse_closure(optarg, &opts.root_addr, &opts.root_nth)) {
+			if (viz_parse_closure(optarg, &opts.root)) {
 				fprintf(stderr,
-					"closuretrace graph: --root wants an address like "
-					"0x7ffc5e2a0010 or 0x7ffc5e2a0010#2, not '%s'\n",
+					"closuretrace graph: --root wants a closure "
+					"as " VIZ_CLOSURE_SYNTAX ", not '%s'\n",
 					optarg);
 				return EXIT_USAGE;
 			}
@@ -130,7 +131,7 @@ int cmd_graph(int argc, char **argv)
 			opts.format);
 		return EXIT_USAGE;
 	}
-	if (viewer_load(input, true, 0, &in))
+	if (viewer_load(input, true, NULL, &in))
 		return EXIT_USAGE;
 	if (out_open(&out, "closuretrace graph", output)) {
 		viz_unload(&in);

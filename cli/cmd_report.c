@@ -55,7 +55,7 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "closuretrace report: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viewer_load(input, false, 0, &in))
+	if (viewer_load(input, false, NULL, &in))
 		return EXIT_USAGE;
 	if (out_open(&out, "closuretrace report", NULL)) {
 		viz_unload(&in);

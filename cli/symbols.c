@@ -99,14 +99,28 @@ static bool first_function(Dwarf_Die *scopes, int from, int n, Dwarf_Die *fn)
 	return false;
 }
 
+/* The function whose code holds the scopes: the first subprogram outward (not an inlined one). */
+static bool physical_function(Dwarf_Die *scopes, int n, Dwarf_Die *fn)
+{
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+			*fn = scopes[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
- * DWARF view of addr: the innermost function and line. When that line is inside closure.h (a
+ * DWARF view of addr: the innermost function and line. At a function's entry (entry: a
+ * continuation or a destructor, not a call site) the function is the one that starts there, not
+ * an inlined callee whose code happens to come first. When that line is inside closure.h (a
  * fast path inlined into the user's code), step out through the inlined instances, each time to
  * its call site (DW_AT_call_file, DW_AT_call_line) and the function that physically contains it
  * (dwarf_getscopes_die: dwarf_getscopes would continue into the inline's abstract definition),
  * until the line is the user's.
  */
-static void resolve_dwarf(Dwfl_Module *m, Dwarf_Addr addr, struct sym_info *out)
+static void resolve_dwarf(Dwfl_Module *m, Dwarf_Addr addr, bool entry, struct sym_info *out)
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = dwfl_module_addrdie(m, addr, &bias), *scopes = NULL, fn;
@@ -120,7 +134,8 @@ static void resolve_dwarf(Dwfl_Module *m, Dwarf_Addr addr, struct sym_info *out)
 	if (!cu)
 		goto done;
 	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	have_fn = n > 0 && first_function(scopes, 0, n, &fn);
+	have_fn = n > 0 &&
+		  (entry ? physical_function(scopes, n, &fn) : first_function(scopes, 0, n, &fn));
 	free(scopes);
 	while (have_fn && is_closure_h(file) && dwarf_tag(&fn) == DW_TAG_inlined_subroutine) {
 		Dwarf_Attribute attr;
@@ -157,10 +172,9 @@ bool symbols_resolve(struct symbols *s, uint64_t addr, struct sym_info *out)
 	if (!m)
 		return false;
 	out->obj = dwfl_module_info(m, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-	resolve_dwarf(m, addr, out);
-	if (!out->func) {
-		elf_name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
+	elf_name = dwfl_module_addrinfo(m, addr, &off, &sym, NULL, NULL, NULL);
+	resolve_dwarf(m, addr, elf_name && !off && GELF_ST_TYPE(sym.st_info) == STT_FUNC, out);
+	if (!out->func)
 		out->func = elf_name;
-	}
 	return true;
 }

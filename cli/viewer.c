@@ -3,7 +3,8 @@
 
 #include <stdio.h>
 
-int viewer_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in)
+int viewer_load(const char *path, bool keep_finished, const struct model_id *watch,
+		struct viz_input *in)
 {
 	char warnings[VIZ_MAX_WARNINGS][256];
 	struct viz_error err;

@@ -8,6 +8,7 @@
 #include "viz.h"
 
 /* viz_load, then the error or the warnings on standard error. Returns 0, or -1 (bad input). */
-int viewer_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in);
+int viewer_load(const char *path, bool keep_finished, const struct model_id *watch,
+		struct viz_input *in);
 
 #endif

@@ -32,7 +32,7 @@ struct child {
 	struct closure cl;
 	struct request *req;
 	struct child *next_work; /* on the completion queue */
-	unsigned delay_us;
+	struct timespec due;	 /* when its work completes */
 };
 
 struct request {
@@ -47,6 +47,7 @@ struct options {
 	unsigned children, threads; /* children per request, completion threads */
 	unsigned long leak_every;   /* 0: never */
 	unsigned long requests;	    /* 0: forever */
+	unsigned work_us;	    /* how long a child's work takes (plus up to 20%) */
 };
 
 /* The completion threads and their queue of work (plain threads, as a device would be). */
@@ -93,7 +94,6 @@ static void *completion_thread(void *arg)
 	(void)arg;
 	for (;;) {
 		struct child *c;
-		struct timespec delay;
 
 		pthread_mutex_lock(&work.lock);
 		while (!work.head)
@@ -103,15 +103,19 @@ static void *completion_thread(void *arg)
 		if (!work.head)
 			work.tail = NULL;
 		pthread_mutex_unlock(&work.lock);
-		delay = (struct timespec){0, (long)c->delay_us * 1000};
-		nanosleep(&delay, NULL);
+		/* Work is queued in order of (nearly) its due time: one thread serves any rate. */
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &c->due, NULL);
 		closure_put(&c->cl); /* the work's reference */
 	}
 	return NULL;
 }
 
-static void queue_work(struct child *c)
+static void queue_work(struct child *c, unsigned delay_us)
 {
+	clock_gettime(CLOCK_MONOTONIC, &c->due);
+	c->due.tv_nsec += (long)delay_us * 1000;
+	c->due.tv_sec += c->due.tv_nsec / 1000000000L;
+	c->due.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&work.lock);
 	c->next_work = NULL;
 	if (work.tail)
@@ -131,15 +135,16 @@ static __attribute__((noinline)) void child_take_extra_reference(struct child *c
 	fflush(stdout);
 }
 
-static void start_child(struct request *req, struct child *c, bool leak)
+static void start_child(const struct options *o, struct request *req, struct child *c, bool leak)
 {
+	unsigned jitter = (unsigned)((req->id * 7 + (unsigned long)(c - req->children)) % 5);
+
 	c->req = req;
-	c->delay_us = 50 + (unsigned)((req->id * 7 + (unsigned long)(c - req->children)) % 200);
 	closure_init(&c->cl, &req->cl);
 	closure_get(&c->cl); /* for the work, put by a completion thread */
 	if (leak)
 		child_take_extra_reference(c);
-	queue_work(c);
+	queue_work(c, o->work_us + o->work_us / 20 * jitter);
 	continue_at(&c->cl, child_done, wq);
 }
 
@@ -156,18 +161,19 @@ static void start_request(const struct options *o, unsigned long id)
 	req->nr_children = o->children;
 	closure_init(&req->cl, NULL);
 	for (unsigned i = 0; i < o->children; i++)
-		start_child(req, &req->children[i], leak && i == o->children - 1);
+		start_child(o, req, &req->children[i], leak && i == o->children - 1);
 	continue_at(&req->cl, request_done, wq);
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: service [--rate R] [--children K] [--threads T] [--leak-every N] "
-		     "[--requests N]\n"
+		     "[--work-us US] [--requests N]\n"
 		     "  --rate R         requests per second (default 1000)\n"
 		     "  --children K     child closures per request, 1..16 (default 3)\n"
 		     "  --threads T      completion threads (default 2)\n"
 		     "  --leak-every N   leak one child closure in N requests (default: never)\n"
+		     "  --work-us US     how long a child's work takes, in µs (default 200)\n"
 		     "  --requests N     stop after N requests, once the others finished (default: "
 		     "run forever)\n");
 }
@@ -180,12 +186,13 @@ static int parse(int argc, char **argv, struct options *o)
 		{"threads", required_argument, NULL, 't'},
 		{"leak-every", required_argument, NULL, 'l'},
 		{"requests", required_argument, NULL, 'n'},
+		{"work-us", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 
-	*o = (struct options){.rate = 1000, .children = 3, .threads = 2};
+	*o = (struct options){.rate = 1000, .children = 3, .threads = 2, .work_us = 200};
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -203,6 +210,9 @@ static int parse(int argc, char **argv, struct options *o)
 		case 'n':
 			o->requests = strtoul(optarg, NULL, 10);
 			break;
+		case 'w':
+			o->work_us = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -212,7 +222,7 @@ static int parse(int argc, char **argv, struct options *o)
 		}
 	}
 	if (!(o->rate > 0 && o->rate <= 1e6) || !o->children || o->children > MAX_CHILDREN ||
-	    !o->threads || o->threads > 64 || optind < argc) {
+	    !o->threads || o->threads > 64 || o->work_us > 10000000 || optind < argc) {
 		usage(stderr);
 		return -1;
 	}

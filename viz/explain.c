@@ -130,25 +130,20 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 			in->info.lost > 0 ? "lost events" : "was cut short");
 }
 
-int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
+int render_explain(struct viz_input *in, const struct model_id *id, FILE *out)
 {
 	struct model *m = in->m;
-	struct model_life *l = model_find(m, addr, nth);
+	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT], err[1024];
+	struct model_life *l = viz_find_closure(in, id, err, sizeof(err));
 	const struct trace_event *evs;
-	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT];
-	unsigned lives = model_lives_at(m, addr);
+	unsigned lives;
 	size_t n;
 
 	if (!l) {
-		if (nth && lives)
-			fprintf(stderr,
-				"closuretrace explain: 0x%" PRIx64 " had %u li%s, not #%u\n", addr,
-				lives, lives == 1 ? "fe" : "ves", nth);
-		else
-			fprintf(stderr, "closuretrace explain: no closure at 0x%" PRIx64 " in %s\n",
-				addr, in->path);
+		fprintf(stderr, "closuretrace explain: %s\n", err);
 		return 2;
 	}
+	lives = model_lives_at(m, l->pid, l->addr);
 	fprintf(out, "%s %s", model_life_name(l, name, sizeof(name)),
 		model_life_function(m, l, func, sizeof(func)));
 	if (l->init_ip)
@@ -158,14 +153,14 @@ int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out)
 	if (l->parent_addr)
 		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
 	fputc('\n', out);
-	if (!nth && lives > 1)
+	if (!id->nth && lives > 1)
 		fprintf(out,
 			"(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
 			"#N)\n",
-			addr, lives, addr);
+			l->addr, lives, l->addr);
 	fprintf(out, "%14s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
 		"site (function)");
-	evs = model_watched(m, addr, l->nth, &n);
+	evs = model_watched(m, l, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_event *ev = &evs[i];
 		const struct model_sym *s = model_sym(m, ev->ip);

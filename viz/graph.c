@@ -177,8 +177,9 @@ static void life_label(struct builder *b, const struct gl *g)
 	newline(b);
 	put_text(b, model_life_name(l, name, sizeof(name)));
 	newline(b);
-	if (g->cut) {
-		if (l->parent == l)
+	if (g->cut || (l->parent_addr == l->addr && !l->parent)) {
+		/* The model does not link a closure to itself; other loops are cut here. */
+		if (l->parent == l || !l->parent)
 			put_text(b, "its own parent (a cycle)");
 		else
 			put(b, "parent %s: a cycle",
@@ -695,14 +696,10 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	GVC_t *gvc;
 	int rc = 0, werr = 0;
 
-	if (opts->root_addr) {
-		root = model_find(in->m, opts->root_addr, opts->root_nth);
-		if (!root) {
-			snprintf(err->text, sizeof(err->text), "no closure 0x%" PRIx64 "%s in %s",
-				 opts->root_addr, opts->root_nth ? " with that life number" : "",
-				 in->path);
+	if (opts->root.addr) {
+		root = viz_find_closure(in, &opts->root, err->text, sizeof(err->text));
+		if (!root)
 			return -1;
-		}
 	}
 	gvc = gvContext();
 	b.g = agopen("closures", Agdirected, NULL);

@@ -13,14 +13,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A count per finished closure that is whole: they all do the same there (a mix of 1 and 3 would
+ * average a whole 2 only by chance). */
+static bool whole(double v)
+{
+	return fabs(v - round(v)) < 0.02;
+}
+
+/* Whether a ranks before b: consistent evidence first, then how much it explains. */
+static bool ranks_before(const struct model_blame *a, const struct model_blame *b)
+{
+	if (a->consistent != b->consistent)
+		return a->consistent;
+	return a->refs > b->refs;
+}
+
 static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site, double refs,
 		      double expected, double actual)
 {
-	struct model_blame b = {kind, site, refs, expected, actual};
+	struct model_blame b = {kind, site, refs, expected, actual, whole(expected)};
 	unsigned i;
 
-	/* Keep the list sorted by how much each explains, first come first on ties. */
-	for (i = l->nblames; i > 0 && l->blames[i - 1].refs < refs; i--)
+	/* Keep the list ranked, first come first on ties. A site where the finished closures vary
+	 * (a bio puts once per segment, and segments vary) ranks after one where they agree. */
+	for (i = l->nblames; i > 0 && ranks_before(&b, &l->blames[i - 1]); i--)
 		if (i < MODEL_MAX_BLAMES)
 			l->blames[i] = l->blames[i - 1];
 	if (i < MODEL_MAX_BLAMES)
@@ -29,48 +45,114 @@ static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site,
 		l->nblames++;
 }
 
-static const struct model_site *kind_site(const struct model_kind *k, uint64_t ip)
+/*
+ * References taken and put on one source line, by the life and per finished closure of its kind.
+ * Sites are compared by line, not by address: one closure_put in the source may reach the trace
+ * from two addresses (its inlined fast path and its slow path).
+ */
+struct line_ledger {
+	uint64_t ip; /* the first site seen on the line */
+	double lt, lp, kt, kp;
+};
+
+static bool same_line(struct model *m, uint64_t a, uint64_t b)
 {
-	for (unsigned i = 0; i < k->nsites; i++)
-		if (k->sites[i].ip == ip)
-			return &k->sites[i];
-	return NULL;
+	const struct model_sym *x, *y;
+
+	if (a == b)
+		return true;
+	x = model_sym(m, a);
+	y = model_sym(m, b);
+	return x && y && x->file && y->file && x->line > 0 && x->line == y->line &&
+	       !strcmp(x->file, y->file);
 }
 
-static bool in_life(const struct model_life *l, uint64_t ip)
+static struct line_ledger *ledger_of(struct model *m, struct line_ledger *v, unsigned *n,
+				     uint64_t ip)
 {
-	for (unsigned i = 0; i < l->nsites; i++)
-		if (l->sites[i].ip == ip)
-			return true;
-	return false;
+	for (unsigned i = 0; i < *n; i++)
+		if (same_line(m, v[i].ip, ip))
+			return &v[i];
+	v[*n] = (struct line_ledger){.ip = ip};
+	return &v[(*n)++];
 }
 
-/* Compare with the finished closures of the kind: sites that took more or put less. */
-static unsigned blame_against_kind(struct model_life *l)
+static bool is_get_blame(const struct model_blame *b)
+{
+	return b->kind == BLAME_EXCESS_TAKE || b->kind == BLAME_MISSING_PUT ||
+	       b->kind == BLAME_UNMATCHED;
+}
+
+/*
+ * The second and later sites are told only while the ones before them have not explained every
+ * reference held: a site that differs from its kind by chance (a count that varies per closure)
+ * is not a second culprit.
+ */
+static void keep_needed(struct model_life *l)
+{
+	double explained = 0;
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < l->nblames; i++) {
+		if (is_get_blame(&l->blames[i])) {
+			if (explained > 0 && explained + 0.5 > (double)l->held_other)
+				continue;
+			explained += l->blames[i].refs;
+		}
+		l->blames[kept++] = l->blames[i];
+	}
+	l->nblames = kept;
+}
+
+/* Compare with the finished closures of the kind: lines that took more or put less. */
+static unsigned blame_against_kind(struct model *m, struct model_life *l)
 {
 	const struct model_kind *k = l->peer;
 	double n = (double)k->finished;
-	unsigned before = l->nblames;
+	struct line_ledger *v = calloc(l->nsites + k->nsites + 1, sizeof(*v));
+	unsigned nv = 0, found = 0;
+	double taken_more = 0;
 
+	if (!v)
+		return 0;
 	for (unsigned i = 0; i < l->nsites; i++) {
-		const struct model_site *s = &l->sites[i], *ks = kind_site(k, s->ip);
-		double lt = (double)model_site_plain_taken(s), lp = (double)model_site_plain_put(s);
-		double kt = ks ? (double)model_site_plain_taken(ks) / n : 0;
-		double kp = ks ? (double)model_site_plain_put(ks) / n : 0;
+		struct line_ledger *e = ledger_of(m, v, &nv, l->sites[i].ip);
 
-		if (lt - kt >= 0.5)
-			add_blame(l, BLAME_EXCESS_TAKE, s->ip, lt - kt, kt, lt);
-		if (kp - lp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, s->ip, kp - lp, kp, lp);
+		e->lt += (double)model_site_plain_taken(&l->sites[i]);
+		e->lp += (double)model_site_plain_put(&l->sites[i]);
 	}
 	for (unsigned i = 0; i < k->nsites; i++) {
-		const struct model_site *ks = &k->sites[i];
-		double kp = (double)model_site_plain_put(ks) / n;
+		struct line_ledger *e = ledger_of(m, v, &nv, k->sites[i].ip);
 
-		if (!in_life(l, ks->ip) && kp >= 0.5)
-			add_blame(l, BLAME_MISSING_PUT, ks->ip, kp, kp, 0);
+		e->kt += (double)model_site_plain_taken(&k->sites[i]) / n;
+		e->kp += (double)model_site_plain_put(&k->sites[i]) / n;
 	}
-	return l->nblames - before;
+	for (unsigned i = 0; i < nv; i++) {
+		const struct line_ledger *e = &v[i];
+
+		if (e->lt - e->kt >= 0.5) {
+			add_blame(l, BLAME_EXCESS_TAKE, e->ip, e->lt - e->kt, e->kt, e->lt);
+			found++;
+			if (whole(e->kt))
+				taken_more += e->lt - e->kt;
+		}
+	}
+	/*
+	 * Fewer puts than the kind are evidence only for the references that takes beyond the kind
+	 * do not explain: a closure that took less at a site (one segment, not two) puts less too.
+	 */
+	for (unsigned i = 0; i < nv && taken_more + 0.5 <= (double)l->held_other; i++) {
+		const struct line_ledger *e = &v[i];
+		double refs = e->kp - e->lp, most = (double)l->held_other - taken_more;
+
+		if (refs >= 0.5) {
+			add_blame(l, BLAME_MISSING_PUT, e->ip, refs < most ? refs : most, e->kp,
+				  e->lp);
+			found++;
+		}
+	}
+	free(v);
+	return found;
 }
 
 /* Nothing to compare with: the sites that took more than they put themselves. */
@@ -92,7 +174,38 @@ static unsigned blame_unmatched(struct model_life *l)
 	return l->nblames - before;
 }
 
-static void blame(struct model_life *l)
+/* How sure the comparison with the kind is, from the get blames that were kept. */
+static void sure_against_kind(struct model_life *l)
+{
+	const struct model_blame *top = NULL, *second = NULL;
+
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (is_get_blame(&l->blames[i])) {
+			if (!top)
+				top = &l->blames[i];
+			else if (!second)
+				second = &l->blames[i];
+		}
+	if (!top->consistent) {
+		l->sure = SURE_LOW;
+		l->sure_why = "it differs from the average of the finished closures of its kind, "
+			      "which vary there";
+	} else if (!second && fabs(top->refs - (double)l->held_other) < 0.5) {
+		l->sure = SURE_HIGH;
+		l->sure_why = "the only call site that differs from the finished closures of its "
+			      "kind, by exactly the references held";
+	} else if (!second || ranks_before(top, second)) {
+		l->sure = SURE_MEDIUM;
+		l->sure_why = "the call site that differs most from the finished closures of its "
+			      "kind";
+	} else {
+		l->sure = SURE_LOW;
+		l->sure_why = "several call sites differ as much from the finished closures of its "
+			      "kind";
+	}
+}
+
+static void blame(struct model *m, struct model_life *l)
 {
 	unsigned found;
 
@@ -108,29 +221,13 @@ static void blame(struct model_life *l)
 		return;
 	}
 	/* Closures created before recording have no known kind to compare with. */
-	if (l->init_ip && l->peer && l->peer->finished) {
-		found = blame_against_kind(l);
-		if (found) {
-			const struct model_blame *top = &l->blames[0];
-
-			if (found == 1 && fabs(top->refs - (double)l->held_other) < 0.5) {
-				l->sure = SURE_HIGH;
-				l->sure_why =
-					"the only call site that differs from the finished "
-					"closures of its kind, by exactly the references held";
-			} else if (l->nblames == 1 || top->refs > l->blames[1].refs) {
-				l->sure = SURE_MEDIUM;
-				l->sure_why = "the call site that differs most from the finished "
-					      "closures of its kind";
-			} else {
-				l->sure = SURE_LOW;
-				l->sure_why = "several call sites differ as much from the finished "
-					      "closures of its kind";
-			}
-			return;
-		}
+	if (l->init_ip && l->peer && l->peer->finished && blame_against_kind(m, l)) {
+		keep_needed(l);
+		sure_against_kind(l);
+		return;
 	}
 	found = blame_unmatched(l);
+	keep_needed(l);
 	if (!found && !l->init_ip) {
 		l->sure = SURE_LOW;
 		l->sure_why = "the references it holds were taken before its first event";
@@ -228,11 +325,11 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	} else if (out->exited) {
 		l->verdict = VERDICT_LEAKED;
 		out->leaked++;
-		blame(l);
+		blame(m, l);
 	} else {
 		l->verdict = VERDICT_SUSPECT;
 		out->suspects++;
-		blame(l);
+		blame(m, l);
 	}
 	l->stuck = out->exited && (l->state == MODEL_SYNCING || l->on_waitlist);
 	out->stuck += l->stuck;
@@ -337,6 +434,13 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 	return groups;
 }
 
+uint64_t leaks_blamed_site(const struct model_life *l)
+{
+	if (l->stuck)
+		return l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	return l->nblames ? l->blames[0].site : l->init_ip;
+}
+
 const char *leaks_verdict_name(const struct model_life *l)
 {
 	static const char *const names[] = {
@@ -383,13 +487,16 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 
 	switch (b->kind) {
 	case BLAME_EXCESS_TAKE:
-		snprintf(buf, len, "took %.0f %s; the finished closures of its kind take %.3g here",
-			 b->actual, refs_word(b->actual), b->expected);
+		snprintf(buf, len,
+			 "took %.0f %s; the finished closures of its kind take %.3g here%s",
+			 b->actual, refs_word(b->actual), b->expected,
+			 b->consistent ? "" : " on average");
 		break;
 	case BLAME_MISSING_PUT:
 		snprintf(buf, len,
-			 "put %.0f %s back; the finished closures of its kind put %.3g here",
-			 b->actual, refs_word(b->actual), b->expected);
+			 "put %.0f %s back; the finished closures of its kind put %.3g here%s",
+			 b->actual, refs_word(b->actual), b->expected,
+			 b->consistent ? "" : " on average");
 		break;
 	case BLAME_UNMATCHED:
 		snprintf(buf, len, "took %.0f %s, %.0f not put back", b->actual,

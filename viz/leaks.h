@@ -41,6 +41,13 @@ static inline bool leaks_is_root_cause(const struct model_life *l)
 	return !l->finished && (l->verdict == VERDICT_LEAKED || l->verdict == VERDICT_SUSPECT);
 }
 
+/*
+ * The call site a verdict points at (the one rule for every presentation): for a stuck closure
+ * where it waits (closure_sync, else closure_wait), for a root cause its first blamed site, else
+ * its init site (0 when none is known).
+ */
+uint64_t leaks_blamed_site(const struct model_life *l);
+
 /* "leaked", "kept_alive", "in_flight", "suspect", "late", "finished" (static; JSON's words). */
 const char *leaks_verdict_name(const struct model_life *l);
 /*

@@ -1,15 +1,14 @@
 /* Loading a trace for the presentations: read, rebuild, judge, and say what is incomplete. */
-#include <stdio.h>
-
 #include "viz.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in,
-	     struct viz_error *err)
+int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
+	     struct viz_input *in, struct viz_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = path;
@@ -59,27 +58,4 @@ bool viz_exited(const struct trace_info *info)
 bool viz_incomplete(const struct viz_input *in)
 {
 	return !in->info.has_end || in->info.lost > 0;
-}
-
-int viz_parse_closure(const char *s, uint64_t *addr, unsigned *nth)
-{
-	char *end;
-	unsigned long long v;
-
-	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
-		return -1;
-	errno = 0;
-	v = strtoull(s + 2, &end, 16);
-	if (errno || end == s + 2)
-		return -1;
-	*addr = v;
-	*nth = 0;
-	if (*end == '#') {
-		unsigned long n = strtoul(end + 1, &end, 10);
-
-		if (!n || n > 1000000000UL)
-			return -1;
-		*nth = (unsigned)n;
-	}
-	return *end ? -1 : 0;
 }

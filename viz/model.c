@@ -3,70 +3,16 @@
  * numbering), the lives still unfinished (all of them with keep_finished), the kinds, the symbols,
  * and a fixed reorder window.
  */
-#include "model.h"
+#include "model_internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Events from different CPUs arrive slightly out of time order; this many are held back. */
-#define REORDER_WINDOW 4096
-#define HIST_SUB       32
-#define HIST_BUCKETS   (HIST_SUB * 60)
-#define COUNT_MASK     0x00ffffffu
+#define COUNT_MASK 0x00ffffffu
 
-/*
- * One slot per address of one process: its current life and how many lives it had. A trace of
- * several processes (check follows forks) sees the same addresses in each, so pid is in the key.
- */
-struct addr_slot {
-	int64_t pid; /* 0: the trace names no process per event */
-	uint64_t addr;
-	struct model_life *life;
-	unsigned lives;
-	uint32_t peak; /* the highest count its latest life reached: tells late events apart */
-	bool used;
-};
-
-struct pending {
-	int64_t ts;
-	uint64_t seq;
-	uint32_t slot;
-};
-
-struct watched {
-	unsigned nth;
-	struct trace_event ev;
-};
-
-struct model {
-	bool keep_finished;
-	size_t strip; /* leading bytes of absolute file names that site texts leave out */
-	struct addr_slot *slots;
-	size_t nslots, used_slots;
-	struct model_sym *syms;
-	size_t nsyms_slots, nsyms;
-	struct model_kind *kinds;
-	struct model_kind **kind_slots;
-	size_t nkind_slots, nkinds;
-	struct model_life *first, *last;
-	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, nr_late;
-	int64_t last_ts, max_seen_ts;
-	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
-	struct trace_event *held;
-	uint32_t *free_slots, nfree;
-	struct pending *ring;
-	size_t head, pending;
-	bool watching;
-	uint64_t watch_addr;
-	struct watched *watched;
-	size_t nwatched, capwatched;
-	struct trace_event *watch_out;
-	bool exited;
-};
-
-static void *xcalloc(size_t n, size_t size)
+void *model_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
 
@@ -77,7 +23,7 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-static void *xrealloc(void *p, size_t size)
+void *model_xrealloc(void *p, size_t size)
 {
 	p = realloc(p, size);
 	if (!p) {
@@ -85,14 +31,6 @@ static void *xrealloc(void *p, size_t size)
 		exit(2);
 	}
 	return p;
-}
-
-static inline size_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (size_t)x;
 }
 
 /* ---- addresses ---- */
@@ -111,7 +49,7 @@ static struct addr_slot *slot_of(struct model *m, int64_t pid, uint64_t addr)
 		size_t n = m->nslots;
 
 		m->nslots = n ? n * 2 : 1024;
-		m->slots = xcalloc(m->nslots, sizeof(*m->slots));
+		m->slots = model_xcalloc(m->nslots, sizeof(*m->slots));
 		m->used_slots = 0;
 		for (size_t j = 0; j < n; j++) {
 			if (!old[j].used)
@@ -144,213 +82,16 @@ static struct addr_slot *slot_find(struct model *m, int64_t pid, uint64_t addr)
 	return NULL;
 }
 
-/* ---- symbols ---- */
-
-static struct model_sym *sym_slot(struct model *m, uint64_t addr, bool create)
-{
-	size_t mask, i;
-
-	if (create && (m->nsyms + 1) * 2 > m->nsyms_slots) {
-		struct model_sym *old = m->syms;
-		size_t n = m->nsyms_slots;
-
-		m->nsyms_slots = n ? n * 2 : 256;
-		m->syms = xcalloc(m->nsyms_slots, sizeof(*m->syms));
-		m->nsyms = 0;
-		for (size_t j = 0; j < n; j++) {
-			if (!old[j].addr)
-				continue;
-			*sym_slot(m, old[j].addr, true) = old[j];
-		}
-		free(old);
-	}
-	if (!m->nsyms_slots || !addr)
-		return NULL;
-	mask = m->nsyms_slots - 1;
-	for (i = hash64(addr) & mask; m->syms[i].addr; i = (i + 1) & mask)
-		if (m->syms[i].addr == addr)
-			return &m->syms[i];
-	if (!create)
-		return NULL;
-	m->syms[i].addr = addr;
-	m->nsyms++;
-	return &m->syms[i];
-}
-
-/* A copy with control characters made visible, so that no output carries them raw. */
-static char *clean_dup(const char *s)
-{
-	char *copy = s ? strdup(s) : NULL;
-
-	for (char *p = copy; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return copy;
-}
-
-static void on_sym(void *ctx, const struct trace_sym *sym)
-{
-	struct model *m = ctx;
-	struct model_sym *s = sym_slot(m, sym->addr, true);
-
-	if (!s)
-		return;
-	free(s->func);
-	free(s->file);
-	s->func = clean_dup(sym->func);
-	s->file = clean_dup(sym->file);
-	s->line = sym->line;
-}
-
-const struct model_sym *model_sym(struct model *m, uint64_t addr)
-{
-	return sym_slot(m, addr, false);
-}
-
-/* ---- kinds ---- */
-
-static struct model_kind *kind_of(struct model *m, uint64_t init_ip, uint64_t fn)
-{
-	size_t mask, i;
-	struct model_kind *k;
-
-	if ((m->nkinds + 1) * 2 > m->nkind_slots) {
-		size_t n = m->nkind_slots ? m->nkind_slots * 2 : 64;
-
-		free(m->kind_slots);
-		m->kind_slots = xcalloc(n, sizeof(*m->kind_slots));
-		m->nkind_slots = n;
-		for (k = m->kinds; k; k = k->next) {
-			for (i = hash64(k->init_ip * 31 + k->fn) & (n - 1); m->kind_slots[i];
-			     i = (i + 1) & (n - 1))
-				;
-			m->kind_slots[i] = k;
-		}
-	}
-	mask = m->nkind_slots - 1;
-	for (i = hash64(init_ip * 31 + fn) & mask; (k = m->kind_slots[i]); i = (i + 1) & mask)
-		if (k->init_ip == init_ip && k->fn == fn)
-			return k;
-	k = xcalloc(1, sizeof(*k));
-	k->init_ip = init_ip;
-	k->fn = fn;
-	k->next = m->kinds;
-	m->kinds = k;
-	m->kind_slots[i] = k;
-	m->nkinds++;
-	return k;
-}
-
-static unsigned hist_index(uint64_t v)
-{
-	unsigned e, shift;
-
-	if (v < HIST_SUB)
-		return (unsigned)v;
-	e = 63 - (unsigned)__builtin_clzll(v);
-	shift = e - 5;
-	return (shift + 1) * HIST_SUB + (unsigned)((v >> shift) - HIST_SUB);
-}
-
-/* The middle of a bucket. */
-static uint64_t hist_value(unsigned idx)
-{
-	unsigned shift;
-
-	if (idx < HIST_SUB)
-		return idx;
-	shift = idx / HIST_SUB - 1;
-	return ((uint64_t)(idx % HIST_SUB + HIST_SUB) << shift) + ((1ULL << shift) >> 1);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-uint64_t model_kind_percentile(const struct model_kind *k, double p)
-{
-	uint64_t n = k->finished, rank, seen = 0;
-
-	if (!n)
-		return 0;
-	/* Nearest rank: the smallest value with at least p% of the values at or below it. */
-	rank = (uint64_t)((p / 100.0) * (double)n + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > n)
-		rank = n;
-	if (n <= MODEL_EXACT_SAMPLES) {
-		uint64_t sorted[MODEL_EXACT_SAMPLES];
-
-		memcpy(sorted, k->samples, n * sizeof(sorted[0]));
-		qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
-		return sorted[rank - 1];
-	}
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		seen += k->hist[i];
-		/* A bucket's middle may lie above the largest value in it: never past the max. */
-		if (seen >= rank)
-			return rank == n || hist_value(i) > k->max_ns ? k->max_ns : hist_value(i);
-	}
-	return k->max_ns;
-}
-
-static struct model_site *site_in(struct model_site **sites, unsigned *n, unsigned *cap,
-				  uint64_t ip)
-{
-	for (unsigned i = 0; i < *n; i++)
-		if ((*sites)[i].ip == ip)
-			return &(*sites)[i];
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 4;
-		*sites = xrealloc(*sites, *cap * sizeof(**sites));
-	}
-	(*sites)[*n] = (struct model_site){.ip = ip};
-	return &(*sites)[(*n)++];
-}
+/* ---- lives ---- */
 
 static struct model_site *site_of(struct model_life *l, uint64_t ip)
 {
-	return site_in(&l->sites, &l->nsites, &l->capsites, ip);
+	return model_site_in(&l->sites, &l->nsites, &l->capsites, ip);
 }
-
-static void kind_add_finished(struct model *m, struct model_life *l)
-{
-	struct model_kind *k = kind_of(m, l->init_ip, l->first_fn);
-	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
-
-	l->kind = k;
-	k->total++;
-	if (k->finished < MODEL_EXACT_SAMPLES)
-		k->samples[k->finished] = life;
-	if (k->finished == MODEL_EXACT_SAMPLES) {
-		k->hist = xcalloc(HIST_BUCKETS, sizeof(*k->hist));
-		for (unsigned i = 0; i < MODEL_EXACT_SAMPLES; i++)
-			k->hist[hist_index(k->samples[i])]++;
-	}
-	if (k->hist)
-		k->hist[hist_index(life)]++;
-	k->finished++;
-	if (life > k->max_ns)
-		k->max_ns = life;
-	for (unsigned i = 0; i < l->nsites; i++) {
-		struct model_site *s = site_in(&k->sites, &k->nsites, &k->capsites, l->sites[i].ip);
-
-		s->taken += l->sites[i].taken;
-		s->put += l->sites[i].put;
-		s->child_taken += l->sites[i].child_taken;
-		s->child_put += l->sites[i].child_put;
-	}
-}
-
-/* ---- lives ---- */
 
 static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t ts)
 {
-	struct model_life *l = xcalloc(1, sizeof(*l));
+	struct model_life *l = model_xcalloc(1, sizeof(*l));
 
 	l->pid = slot->pid;
 	l->addr = slot->addr;
@@ -427,14 +168,20 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 	if (l->state != MODEL_DESTROYED)
 		l->state = MODEL_FINISHED;
 	m->nr_finished++;
-	kind_add_finished(m, l);
+	model_kind_add_finished(m, l);
+}
+
+static bool watched_life(const struct model *m, int64_t pid, uint64_t addr)
+{
+	return m->watching && addr == m->watch_id.addr &&
+	       (!m->watch_id.pid || pid == m->watch_id.pid);
 }
 
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */
 static void maybe_free(struct model *m, struct model_life *l)
 {
 	/* The watched address keeps its lives: explain tells finished ones too. */
-	if (!m->keep_finished && l->finished && !(m->watching && l->addr == m->watch_addr) &&
+	if (!m->keep_finished && l->finished && !watched_life(m, l->pid, l->addr) &&
 	    !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
 		life_free(m, l);
 }
@@ -491,7 +238,7 @@ static void watch(struct model *m, const struct model_life *l, const struct trac
 {
 	if (m->nwatched == m->capwatched) {
 		m->capwatched = m->capwatched ? m->capwatched * 2 : 64;
-		m->watched = xrealloc(m->watched, m->capwatched * sizeof(*m->watched));
+		m->watched = model_xrealloc(m->watched, m->capwatched * sizeof(*m->watched));
 	}
 	m->watched[m->nwatched].nth = l->nth;
 	m->watched[m->nwatched++].ev = *ev;
@@ -509,72 +256,83 @@ static bool reported_late(const struct addr_slot *slot, const struct trace_event
 	return ev->remaining < slot->peak;
 }
 
-static void apply(struct model *m, const struct trace_event *ev)
+/* An init: a new life at the address; the one before it there is over, finished or not. */
+static struct model_life *life_init(struct model *m, struct addr_slot **slot,
+				    const struct trace_event *ev)
 {
-	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
-	struct model_life *l = slot->life;
-	bool latest;
+	struct model_life *l = (*slot)->life;
 
-	m->nr_events++;
-	if (ev->op == TRACE_INIT) {
-		if (l) {
-			/* The address is used again: that life is over, finished or not. */
-			settle_stack(m, l);
-			leave_frame(m, l);
-			if (!l->finished)
-				l->reused = true;
-			slot->life = NULL;
-			maybe_free(m, l);
-		}
-		l = life_new(m, slot, ev->ts);
-		l->init_ip = l->running_from = ev->ip;
-		l->stack = ev->stack;
-		l->parent_addr = ev->parent;
-		if (ev->parent) {
-			struct model_life *p = life_for_parent(m, ev->pid, ev->parent, ev->ts);
-
-			link_child(p, l);
-			site_of(p, ev->ip)->child_taken++;
-			/* a new parent's slot may have grown the table */
-			slot = slot_of(m, ev->pid, ev->cl);
-		}
-	} else if (ev->op == TRACE_DESTROY && (!l || l->finished)) {
-		return; /* the library's own finish lets the memory go too: nothing new */
-	} else if (l && l->destroyed) {
-		return; /* the finish of a closure destroyed while it ran: its life is over */
-	} else if (!l || (l->finished && ev->op != TRACE_DESTRUCTOR)) {
-		if (!l && ev->op == TRACE_DESTRUCTOR && slot->lives)
-			return; /* the destructor of a life already folded into its kind */
-		/* First seen without its init: created before recording began, or used again
-		 * after it finished (a bug, or its init was lost). */
-		bool again = slot->lives > 0;
-
-		/*
-		 * Or reported late: a thread preempted between an operation and its probe reports
-		 * it after the put that finished the closure, time stamp and all.
-		 */
-		if (again && reported_late(slot, ev)) {
-			m->nr_late++;
-			return;
-		}
-
-		if (l)
-			slot->life = NULL;
-		l = life_new(m, slot, ev->ts);
-		l->before_recording = true;
-		l->no_init = again;
-		l->first_ip = ev->ip;
-		l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
+	if (l) {
+		settle_stack(m, l);
+		leave_frame(m, l);
+		if (!l->finished)
+			l->reused = true;
+		(*slot)->life = NULL;
+		maybe_free(m, l);
 	}
+	l = life_new(m, *slot, ev->ts);
+	l->init_ip = l->running_from = ev->ip;
+	l->stack = ev->stack;
+	l->parent_addr = ev->parent;
+	/* A closure that is its own parent could never finish: named, never linked (a cycle
+	 * would send every walk over parents round forever). */
+	if (ev->parent && ev->parent != ev->cl) {
+		struct model_life *p = life_for_parent(m, ev->pid, ev->parent, ev->ts);
+
+		link_child(p, l);
+		site_of(p, ev->ip)->child_taken++;
+		/* a new parent's slot may have grown the table */
+		*slot = slot_of(m, ev->pid, ev->cl);
+	}
+	return l;
+}
+
+/*
+ * The lookup step: the life an event belongs to, made when the event starts one; NULL when the
+ * event is set aside (late, or of a life already over).
+ */
+static struct model_life *life_of_event(struct model *m, struct addr_slot **slot,
+					const struct trace_event *ev)
+{
+	struct model_life *l = (*slot)->life;
+	bool again;
+
 	if (ev->op == TRACE_INIT)
-		slot->peak = 0;
-	if (ev->remaining > slot->peak)
-		slot->peak = ev->remaining;
-	l->nevents++;
-	if (m->watching && ev->cl == m->watch_addr)
-		watch(m, l, ev);
+		return life_init(m, slot, ev);
+	if (ev->op == TRACE_DESTROY && (!l || l->finished))
+		return NULL; /* the library's own finish lets the memory go too: nothing new */
+	if (l && l->destroyed)
+		return NULL; /* the finish of a closure destroyed while it ran: its life is over */
+	if (l && (!l->finished || ev->op == TRACE_DESTRUCTOR))
+		return l;
+	if (!l && ev->op == TRACE_DESTRUCTOR && (*slot)->lives)
+		return NULL; /* the destructor of a life already folded into its kind */
+	/* First seen without its init: created before recording began, or used again after it
+	 * finished (a bug, or its init was lost). */
+	again = (*slot)->lives > 0;
+	/* Or reported late: a thread preempted between an operation and its probe reports it
+	 * after the put that finished the closure, time stamp and all. */
+	if (again && reported_late(*slot, ev)) {
+		m->nr_late++;
+		return NULL;
+	}
+	if (l)
+		(*slot)->life = NULL;
+	l = life_new(m, *slot, ev->ts);
+	l->before_recording = true;
+	l->no_init = again;
+	l->first_ip = ev->ip;
+	l->state = ev->flags & TRACE_FLAG_RUNNING ? MODEL_RUNNING : MODEL_UNKNOWN;
+	return l;
+}
+
+/* The per-operation step: what the event changes in its life. One case per operation, the whole
+ * state machine in one place (as the kernel's funnel): longer than most functions on purpose. */
+static void apply_op(struct model *m, struct model_life *l, const struct trace_event *ev)
+{
 	/* Counts are commutative; the state comes from the latest event in time. */
-	latest = ev->ts >= l->last_ts;
+	bool latest = ev->ts >= l->last_ts;
+
 	if (ev->op != TRACE_SYNC_END && ev->op != TRACE_FINISH && ev->op != TRACE_DESTRUCTOR)
 		l->synced = false;
 	if (latest && (ev->op == TRACE_RUN || ev->op == TRACE_SYNC_BEGIN))
@@ -595,6 +353,7 @@ static void apply(struct model *m, const struct trace_event *ev)
 	case TRACE_CONTINUE_AT:
 		if (ev->how == TRACE_HOW_DESTRUCTOR) {
 			l->destructor_fn = 0;
+			l->fn = ev->fn; /* the destructor: what runs when it finishes */
 		} else {
 			l->fn = ev->fn;
 			l->wq = ev->wq;
@@ -674,54 +433,28 @@ static void apply(struct model *m, const struct trace_event *ev)
 		l->remaining = ev->remaining;
 		l->flags = ev->flags;
 	}
+}
+
+void model_apply(struct model *m, const struct trace_event *ev)
+{
+	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
+	struct model_life *l;
+
+	m->nr_events++;
+	l = life_of_event(m, &slot, ev);
+	if (!l)
+		return;
+	if (ev->op == TRACE_INIT)
+		slot->peak = 0;
+	if (ev->remaining > slot->peak)
+		slot->peak = ev->remaining;
+	l->nevents++;
+	if (watched_life(m, ev->pid, ev->cl))
+		watch(m, l, ev);
+	apply_op(m, l, ev);
 	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR || ev->op == TRACE_DESTROY)
 		maybe_free(m, l);
 }
-
-/*
- * ---- the reorder window ----
- * Events arrive nearly in time order, so each key is inserted from the newest end of a sorted
- * ring: in order, that is one step; an event a few places late moves a few keys (24 bytes each).
- */
-
-static bool before(const struct pending *a, const struct pending *b)
-{
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
-}
-
-#define RING(i) m->ring[(m->head + (i)) & (REORDER_WINDOW - 1)]
-
-static void window_pop(struct model *m)
-{
-	struct pending oldest = RING(0);
-
-	m->head = (m->head + 1) & (REORDER_WINDOW - 1);
-	m->pending--;
-	apply(m, &m->held[oldest.slot]);
-	m->free_slots[m->nfree++] = oldest.slot;
-}
-
-static void on_event(void *ctx, const struct trace_event *ev)
-{
-	struct model *m = ctx;
-	struct pending key = {.ts = ev->ts, .seq = ev->seq};
-	size_t i;
-
-	if (ev->ts < m->max_seen_ts)
-		m->nr_reordered++;
-	else
-		m->max_seen_ts = ev->ts;
-	if (m->pending == REORDER_WINDOW)
-		window_pop(m);
-	key.slot = m->free_slots[--m->nfree];
-	m->held[key.slot] = *ev;
-	for (i = m->pending; i > 0 && before(&key, &RING(i - 1)); i--)
-		RING(i) = RING(i - 1);
-	RING(i) = key;
-	m->pending++;
-}
-
-const struct trace_sink model_sink = {.event = on_event, .sym = on_sym};
 
 bool model_exited(const struct model *m)
 {
@@ -730,8 +463,7 @@ bool model_exited(const struct model *m)
 
 void model_end(struct model *m, bool exited)
 {
-	while (m->pending)
-		window_pop(m);
+	model_window_drain(m);
 	m->last_ts = m->nr_events ? m->max_seen_ts : 0;
 	m->exited = exited;
 	for (struct model_life *l = m->first; exited && l; l = l->next) {
@@ -742,7 +474,7 @@ void model_end(struct model *m, bool exited)
 		next = l->next;
 		settle_stack(m, l);
 		if (!l->finished) {
-			l->kind = kind_of(m, l->init_ip, l->first_fn);
+			l->kind = model_kind_of(m, l->init_ip, l->first_fn);
 			l->kind->total++;
 			l->kind->unfinished++;
 		}
@@ -752,22 +484,22 @@ void model_end(struct model *m, bool exited)
 
 struct model *model_new(bool keep_finished)
 {
-	struct model *m = xcalloc(1, sizeof(*m));
+	struct model *m = model_xcalloc(1, sizeof(*m));
 
 	m->keep_finished = keep_finished;
 	m->max_seen_ts = INT64_MIN;
-	m->held = xcalloc(REORDER_WINDOW, sizeof(*m->held));
-	m->ring = xcalloc(REORDER_WINDOW, sizeof(*m->ring));
-	m->free_slots = xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
+	m->held = model_xcalloc(REORDER_WINDOW, sizeof(*m->held));
+	m->ring = model_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
+	m->free_slots = model_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
 	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
 		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
 	return m;
 }
 
-void model_watch(struct model *m, uint64_t addr)
+void model_watch(struct model *m, const struct model_id *id)
 {
 	m->watching = true;
-	m->watch_addr = addr;
+	m->watch_id = *id;
 }
 
 void model_free(struct model *m)
@@ -840,207 +572,56 @@ int64_t model_last_ts(struct model *m)
 	return m->last_ts;
 }
 
-struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth)
+struct model_life *model_find(struct model *m, const struct model_id *id)
 {
 	struct model_life *found = NULL;
 
 	for (struct model_life *l = m->first; l; l = l->next)
-		if (l->addr == addr && (!nth || l->nth == nth))
+		if (l->addr == id->addr && (!id->pid || l->pid == id->pid) &&
+		    (!id->nth || l->nth == id->nth))
 			found = l;
 	return found;
 }
 
-/* The most lives the address had in any one process of the trace. */
-unsigned model_lives_at(struct model *m, uint64_t addr)
+unsigned model_lives_at(struct model *m, int64_t pid, uint64_t addr)
 {
-	unsigned most = 0;
+	const struct addr_slot *slot = slot_find(m, pid, addr);
 
-	for (size_t i = 0; i < m->nslots; i++)
-		if (m->slots[i].used && m->slots[i].addr == addr && m->slots[i].lives > most)
-			most = m->slots[i].lives;
-	return most;
+	return slot ? slot->lives : 0;
 }
 
-const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n)
+size_t model_processes_at(struct model *m, uint64_t addr, int64_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nslots; i++) {
+		if (!m->slots[i].used || m->slots[i].addr != addr || !m->slots[i].lives)
+			continue;
+		if (n < max)
+			pids[n] = m->slots[i].pid;
+		n++;
+	}
+	/* Slots lie in hash order: sort the ones returned, for stable messages. */
+	for (size_t i = 1; i < n && i < max; i++)
+		for (size_t j = i; j > 0 && pids[j - 1] > pids[j]; j--) {
+			int64_t t = pids[j];
+
+			pids[j] = pids[j - 1];
+			pids[j - 1] = t;
+		}
+	return n;
+}
+
+const struct trace_event *model_watched(struct model *m, const struct model_life *l, size_t *n)
 {
 	size_t k = 0;
 
 	free(m->watch_out);
-	m->watch_out = xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
+	m->watch_out = model_xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
 	for (size_t i = 0; i < m->nwatched; i++)
-		if (m->watched[i].ev.cl == addr && m->watched[i].nth == nth)
+		if (m->watched[i].ev.cl == l->addr && m->watched[i].ev.pid == l->pid &&
+		    m->watched[i].nth == l->nth)
 			m->watch_out[k++] = m->watched[i].ev;
 	*n = k;
 	return m->watch_out;
-}
-
-/* ---- text ---- */
-
-static const char *shown_file(struct model *m, const char *file)
-{
-	return file[0] == '/' && strlen(file) > m->strip ? file + m->strip : file;
-}
-
-const char *model_common_dir(struct model *m, size_t *len)
-{
-	const char *first = NULL;
-	size_t common = 0;
-
-	for (size_t i = 0; i < m->nsyms_slots; i++) {
-		const char *f = m->syms[i].file;
-		size_t n = 0;
-
-		if (!m->syms[i].addr || !f || f[0] != '/')
-			continue;
-		if (!first) {
-			first = f;
-			common = strlen(f);
-			continue;
-		}
-		while (n < common && f[n] && f[n] == first[n])
-			n++;
-		common = n;
-	}
-	while (common && first[common - 1] != '/')
-		common--; /* whole directories only */
-	*len = common;
-	return common > 1 ? first : NULL;
-}
-
-void model_strip_files(struct model *m, size_t bytes)
-{
-	m->strip = bytes;
-}
-
-const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
-{
-	const struct model_sym *s = model_sym(m, ip);
-
-	if (!ip)
-		snprintf(buf, len, "(unknown site)");
-	else if (s && s->file && s->line > 0)
-		snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
-	else if (s && s->file)
-		snprintf(buf, len, "%s", shown_file(m, s->file));
-	else if (s && s->func)
-		snprintf(buf, len, "%s", s->func);
-	else
-		snprintf(buf, len, "0x%" PRIx64, ip);
-	return buf;
-}
-
-const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t len)
-{
-	const struct model_sym *s = model_sym(m, addr);
-
-	if (!addr)
-		snprintf(buf, len, "-");
-	else if (s && s->func)
-		snprintf(buf, len, "%s", s->func);
-	else
-		snprintf(buf, len, "0x%" PRIx64, addr);
-	return buf;
-}
-
-const char *model_life_key(const struct model_life *l, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
-	return buf;
-}
-
-const char *model_life_name(const struct model_life *l, char *buf, size_t len)
-{
-	size_t n = strlen(model_life_key(l, buf, len));
-
-	/* Lives of several processes share addresses: name the process when the trace gives it. */
-	if (l->pid && n + 1 < len)
-		snprintf(buf + n, len - n, " (pid %lld)", (long long)l->pid);
-	return buf;
-}
-
-const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len)
-{
-	if (l->fn)
-		return model_func_text(m, l->fn, buf, len);
-	if (l->first_fn)
-		return model_func_text(m, l->first_fn, buf, len);
-	if (l->init_ip)
-		return model_func_text(m, l->init_ip, buf, len);
-	if (l->first_ip && model_sym(m, l->first_ip) && model_sym(m, l->first_ip)->func)
-		snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
-	else
-		snprintf(buf, len, "(unknown function)");
-	return buf;
-}
-
-const char *model_origin_text(const struct model_life *l, char *buf, size_t len)
-{
-	if (l->no_init)
-		snprintf(buf, len, "no init: used after #%u finished", l->nth - 1);
-	else
-		snprintf(buf, len, "created before recording");
-	return buf;
-}
-
-const char *model_duration_text(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f µs", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-	return buf;
-}
-
-const char *model_state_text(struct model *m, const struct model_life *l, char *buf, size_t len)
-{
-	char fn[256], site[512];
-
-	switch (l->state) {
-	case MODEL_FINISHED:
-		snprintf(buf, len,
-			 l->frame_left		      ? "finished (its frame was left)"
-			 : l->stack && !l->release_ip ? "finished (closure_sync returned)"
-						      : "finished");
-		break;
-	case MODEL_DESTROYED:
-		snprintf(buf, len, "destroyed");
-		break;
-	case MODEL_SYNCING:
-		snprintf(buf, len, "inside closure_sync at %s",
-			 model_site_text(m, l->sync_ip, site, sizeof(site)));
-		break;
-	case MODEL_CONTINUING:
-		if (l->how == TRACE_HOW_RETURN || (!l->fn && l->how != TRACE_HOW_DESTRUCTOR))
-			snprintf(buf, len, "returning (waits for its references)");
-		else if (l->how == TRACE_HOW_DESTRUCTOR)
-			snprintf(buf, len, "returning with destructor %s",
-				 model_func_text(m, l->fn, fn, sizeof(fn)));
-		else if (l->wq)
-			snprintf(buf, len, "continuing at %s on wq 0x%" PRIx64,
-				 model_func_text(m, l->fn, fn, sizeof(fn)), l->wq);
-		else
-			snprintf(buf, len, "continuing at %s",
-				 model_func_text(m, l->fn, fn, sizeof(fn)));
-		break;
-	case MODEL_RUNNING:
-		if (l->sync_timed_out)
-			snprintf(buf, len, "running: closure_sync at %s timed out",
-				 model_site_text(m, l->sync_ip, site, sizeof(site)));
-		else
-			snprintf(buf, len, "running");
-		break;
-	case MODEL_UNKNOWN:
-		snprintf(buf, len, "state unknown (first seen mid-life)");
-		break;
-	}
-	if (l->on_waitlist && !l->finished) {
-		size_t used = strlen(buf);
-
-		snprintf(buf + used, len - used, ", waiting on waitlist 0x%" PRIx64, l->waitlist);
-	}
-	return buf;
 }

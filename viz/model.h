@@ -55,6 +55,7 @@ struct model_blame {
 	double refs;	 /* how many outstanding references this explains */
 	double expected; /* per finished closure of the kind (EXCESS_TAKE, MISSING_PUT) */
 	double actual;
+	bool consistent; /* expected is whole: the finished closures all do the same there */
 };
 
 #define MODEL_MAX_BLAMES 4
@@ -139,8 +140,18 @@ struct model;
 struct model *model_new(bool keep_finished); /* new reference */
 void model_free(struct model *m);	     /* frees every life, kind and symbol it handed out */
 
-/* Keep every event of the closures at addr, for explain. */
-void model_watch(struct model *m, uint64_t addr);
+/*
+ * A closure's identity: its process, its address, and which life at that address (DESIGN.md:
+ * ADDR, ADDR#N, PID:ADDR#N). pid 0: not given (any process); nth 0: the last life.
+ */
+struct model_id {
+	int64_t pid;
+	uint64_t addr;
+	unsigned nth;
+};
+
+/* Keep every event of the closures id names (whatever its nth), for explain. id is copied. */
+void model_watch(struct model *m, const struct model_id *id);
 
 /* The sink that feeds the model from trace_read(); ctx is the model. */
 extern const struct trace_sink model_sink;
@@ -165,12 +176,17 @@ uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time
 uint64_t model_nr_late(struct model *m);
 int64_t model_last_ts(struct model *m); /* the latest event time */
 
-/* The life ADDR#nth (nth 0: the last one at addr); borrowed, NULL when unknown. */
-struct model_life *model_find(struct model *m, uint64_t addr, unsigned nth); /* borrowed */
-unsigned model_lives_at(struct model *m, uint64_t addr);
+/* The life id names (pid 0: the last in creation order of any process); borrowed, NULL when
+ * unknown. viz_find_closure() also says why. */
+struct model_life *model_find(struct model *m, const struct model_id *id);
+/* How many lives the address had in process pid. */
+unsigned model_lives_at(struct model *m, int64_t pid, uint64_t addr);
+/* The processes in which addr had a life: returns how many, writes the first max to pids (sorted).
+ */
+size_t model_processes_at(struct model *m, uint64_t addr, int64_t *pids, size_t max);
 
 /* The watched events (model_watch) of one life, in time order; borrowed until the next call. */
-const struct trace_event *model_watched(struct model *m, uint64_t addr, unsigned nth, size_t *n);
+const struct trace_event *model_watched(struct model *m, const struct model_life *l, size_t *n);
 
 const struct model_sym *model_sym(struct model *m, uint64_t addr); /* borrowed, NULL: unknown */
 
@@ -200,7 +216,7 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t len);
 /* ADDR#N: the life's key within its process (JSON carries the pid beside it). */
 const char *model_life_key(const struct model_life *l, char *buf, size_t len);
-/* "0x7ffc5e2a0010#2", with " (pid N)" when the trace names the process of each event */
+/* "0x7ffc5e2a0010#2", or "501:0x7ffc5e2a0010#2" when the trace names the process of each event */
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
 /* What a closure does: its continuation's function, else the function of its init site. */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);

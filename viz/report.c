@@ -373,6 +373,43 @@ static void text_stuck(struct viz_input *in, FILE *out)
 
 /* ---- JSON ---- */
 
+/* A JSON string for any bytes: what is not UTF-8 becomes U+FFFD, so that no field is dropped. */
+static json_t *json_text(const char *s)
+{
+	json_t *j = json_string(s);
+	size_t n = strlen(s), k = 0;
+	char *copy;
+
+	if (j)
+		return j;
+	copy = malloc(3 * n + 1);
+	if (!copy)
+		return json_null();
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = c < 0x80		  ? 1
+			     : (c & 0xe0) == 0xc0 ? 2
+			     : (c & 0xf0) == 0xe0 ? 3
+			     : (c & 0xf8) == 0xf0 ? 4
+						  : 0;
+		json_t *one = len && i + len <= n ? json_stringn(s + i, len) : NULL;
+
+		if (one) {
+			memcpy(copy + k, s + i, len);
+			k += len;
+			i += len;
+			json_decref(one);
+		} else {
+			memcpy(copy + k, "\xef\xbf\xbd", 3);
+			k += 3;
+			i++;
+		}
+	}
+	j = json_stringn(copy, k);
+	free(copy);
+	return j ? j : json_null();
+}
+
 static json_t *jsite(struct model *m, uint64_t ip)
 {
 	char buf[TXT];
@@ -417,7 +454,7 @@ static const char *blame_kind_name(enum blame_kind k)
 	return names[k];
 }
 
-#define JSON_CHAIN_SHOWN 16
+#define JSON_CHAIN_SHOWN 8
 
 static json_t *jleak(struct model *m, const struct model_life *l)
 {
@@ -507,32 +544,14 @@ static json_t *verdict(struct viz_input *in, json_t *o)
 	return o;
 }
 
-static int json_report(struct viz_input *in, FILE *out)
+/* Closures by kind, with the lifetimes of the finished ones. */
+static json_t *json_kinds(struct model *m)
 {
-	struct model *m = in->m;
-	json_t *root = json_object(), *totals = json_object(), *jkinds = json_array(),
-	       *leaks = json_array(), *kept = json_array(), *stuck = json_array(),
-	       *suspects = json_array(), *warnings = json_array();
+	json_t *jkinds = json_array();
 	struct model_kind **kinds;
 	size_t n = 0;
 	char buf[3 * TXT];
 
-	json_object_set_new(root, "trace", json_string(in->path));
-	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
-	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
-	json_object_set_new(root, "lost", json_integer(in->info.lost));
-	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
-	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
-	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
-	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
-	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
-	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
-	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
-	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
-	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));
-	json_object_set_new(totals, "suspects", json_integer((json_int_t)in->leaks.suspects));
-	json_object_set_new(totals, "set_aside", json_integer((json_int_t)in->leaks.late));
-	json_object_set_new(root, "totals", totals);
 	kinds = sorted_kinds(m, &n);
 	for (size_t i = 0; kinds && i < n; i++) {
 		struct model_kind *k = kinds[i];
@@ -561,7 +580,35 @@ static int json_report(struct viz_input *in, FILE *out)
 		json_array_append_new(jkinds, jk);
 	}
 	free(kinds);
-	json_object_set_new(root, "kinds", jkinds);
+	return jkinds;
+}
+
+static int json_report(struct viz_input *in, FILE *out)
+{
+	struct model *m = in->m;
+	json_t *root = json_object(), *totals = json_object(), *leaks = json_array(),
+	       *kept = json_array(), *stuck = json_array(), *suspects = json_array(),
+	       *warnings = json_array();
+	char buf[3 * TXT];
+
+	json_object_set_new(root, "trace", json_text(in->path));
+	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
+	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
+	json_object_set_new(root, "lost", json_integer(in->info.lost));
+	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
+	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
+	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
+	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
+	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
+	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
+	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
+	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
+	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));
+	json_object_set_new(totals, "suspects", json_integer((json_int_t)in->leaks.suspects));
+	json_object_set_new(totals, "set_aside", json_integer((json_int_t)in->leaks.late));
+	json_object_set_new(root, "totals", totals);
+	json_object_set_new(root, "kinds", json_kinds(m));
+
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		if (l->finished)
 			continue;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "viz_error.h"
+
 /* The version of the trace format this reader knows; a newer one is refused. */
 #define TRACE_FORMAT_VERSION 1
 
@@ -91,12 +93,6 @@ struct trace_info {
 	bool has_status; /* the end record gives the launched command's exit_code or signal */
 	uint64_t events_read;
 	uint64_t lines;
-};
-
-/* An error from viz, as jansson's json_error_t: the text says what and where ("FILE:LINE: error:
- * ..."); the command prints it and chooses the exit status. viz itself never prints or exits. */
-struct viz_error {
-	char text[1024];
 };
 
 struct trace_sink {

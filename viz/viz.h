@@ -22,11 +22,11 @@ struct viz_input {
 
 /*
  * Read path into a model and judge it. keep_finished: keep every life (graph, explain); watch:
- * keep the events of the closures at that address (0: none). Returns 0, or -1 with err saying
- * why (bad input).
+ * keep the events of the closures it names (NULL: none). Returns 0, or -1 with err saying why
+ * (bad input).
  */
-int viz_load(const char *path, bool keep_finished, uint64_t watch, struct viz_input *in,
-	     struct viz_error *err);
+int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
+	     struct viz_input *in, struct viz_error *err);
 
 #define VIZ_MAX_WARNINGS 2
 /* What makes the verdicts of a loaded trace incomplete (cut short, lost events), one line each
@@ -52,8 +52,7 @@ struct render_graph_opts {
 	const char *format; /* "svg", "png", "pdf", "dot" */
 	bool leaks_only;    /* only leaked closures and their ancestors */
 	bool no_fold;
-	uint64_t root_addr; /* 0: every tree */
-	unsigned root_nth;  /* 0: the last life at root_addr */
+	struct model_id root; /* root.addr 0: every tree */
 };
 
 /*
@@ -64,10 +63,21 @@ struct render_graph_opts {
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
 		 struct viz_error *err);
 
-/* The life of ADDR#nth (nth 0: the last), one line per operation. Returns 0, or 2 when unknown. */
-int render_explain(struct viz_input *in, uint64_t addr, unsigned nth, FILE *out);
+/* The life of the closure id names, one line per operation. Returns 0, or 2 after printing why
+ * it names none (or several). */
+int render_explain(struct viz_input *in, const struct model_id *id, FILE *out);
 
-/* Parse "0x7ffc5e2a0010" or "0x7ffc5e2a0010#2"; returns 0, or -1. */
-int viz_parse_closure(const char *s, uint64_t *addr, unsigned *nth);
+/* Parse a closure's name: "0x7ffc5e2a0010", "0x7ffc5e2a0010#2", "501:0x7ffc5e2a0010" or
+ * "501:0x7ffc5e2a0010#2". Returns 0, or -1. */
+int viz_parse_closure(const char *s, struct model_id *id);
+/* What viz_parse_closure accepts, for usage errors (static). */
+#define VIZ_CLOSURE_SYNTAX "ADDR, ADDR#N or PID:ADDR#N (like 0x7ffc5e2a0010#2)"
+
+/*
+ * The life id names in in. NULL when there is none, or when id gives no pid and the address has
+ * lives in several processes; then err (caller-owned) says so, naming the candidates.
+ */
+struct model_life *viz_find_closure(struct viz_input *in, const struct model_id *id, char *err,
+				    size_t len);
 
 #endif

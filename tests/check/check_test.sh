@@ -287,9 +287,11 @@ case_sarif() {
 	run --sarif out.sarif --suppressions supp -- "$PROG" both
 	expect_rc 1
 	python3 - "$SOURCE" "$LEAK_A" "$LEAK_B" <<'PY' || fail "SARIF"
-import json, sys
+import json, sys, urllib.parse
 source, leak_a, leak_b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 log = json.load(open("out.sarif"))
+# an absolute path is a file: URI, percent-encoded
+uri = "file://" + urllib.parse.quote(source) if source.startswith("/") else urllib.parse.quote(source)
 assert log["version"] == "2.1.0", log["version"]
 assert log["$schema"].endswith("sarif-2.1.0.json"), log["$schema"]
 run, = log["runs"]
@@ -305,7 +307,7 @@ for r in results:
     assert r["message"]["text"].startswith("closure leaked: "), r["message"]
     loc, = r["locations"]
     phys = loc["physicalLocation"]
-    assert phys["artifactLocation"]["uri"] == source, phys
+    assert phys["artifactLocation"]["uri"] == uri, phys
     if "suppressions" in r:
         assert r["suppressions"] == [{"kind": "external", "justification": "supp:1"}], r
     lines.append((phys["region"]["startLine"], "suppressions" in r))

@@ -15,7 +15,10 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 
 "$cc" "${flags[@]}" "${viz_cflags[@]}" -I"$src/viz" "$src"/viz/*.c "$src/tests/fuzz/fuzz_trace.c" \
 	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
-"$cc" "${flags[@]}" -I"$src/cli" "$src/cli/check_supp.c" "$src/tests/fuzz/fuzz_supp.c" \
+# check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
+supp=$src/viz/check_supp.c
+[ -f "$supp" ] || supp=$src/cli/check_supp.c
+"$cc" "${flags[@]}" -I"$src/viz" -I"$src/cli" "$supp" "$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/cli" "$src/cli/elf_probes.c" \
 	"$src/tests/fuzz/fuzz_elf.c" -o "$out/fuzz_elf" "${elf_libs[@]}"

@@ -30,13 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{"request_done", NULL, 7},
 	};
 	struct check_supp s = {0};
+	struct viz_error err;
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		abort();
 	fwrite(data, 1, size, f);
 	fclose(f);
-	if (!check_supp_load(&s, path)) {
+	if (!check_supp_load(&s, path, &err)) {
 		check_supp_match(&s, CHECK_LEAK, sites, 3);
 		check_supp_match(&s, CHECK_STUCK, sites + 1, 2);
 	}

@@ -29,6 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const struct model_id first = {.addr = 0x10};
 	struct render_graph_opts opts = {.format = "dot"};
 	struct viz_input in;
 	struct viz_error err;
@@ -39,16 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fwrite(data, 1, size, f);
 	fclose(f);
 	/* The seeds name their closures 0x10, 0x20, ...: explain the first. */
-	if (viz_load(path, true, 0x10, &in, &err))
+	if (viz_load(path, true, &first, &in, &err))
 		return 0;
 	render_report(&in, null, false);
 	render_report(&in, null, true);
-	render_explain(&in, 0x10, 0, null);
+	render_explain(&in, &first, null);
 	render_graph(&in, &opts, null, &err);
 	opts.leaks_only = true;
 	render_graph(&in, &opts, null, &err);
 	opts.leaks_only = false;
-	opts.root_addr = 0x10;
+	opts.root = first;
 	render_graph(&in, &opts, null, &err);
 	viz_unload(&in);
 	return 0;

@@ -141,6 +141,7 @@ static void mutations(const char *fixture)
 	for (int round = 0; round < 400; round++) {
 		struct viz_input in;
 		struct viz_error err;
+		const struct model_id watch = {.addr = 0x7f0000002200};
 		FILE *null;
 		size_t n = len;
 
@@ -166,12 +167,12 @@ static void mutations(const char *fixture)
 		f = fopen(path, "w");
 		fwrite(text, 1, n, f);
 		fclose(f);
-		if (viz_load(path, true, 0x7f0000002200, &in, &err))
+		if (viz_load(path, true, &watch, &in, &err))
 			continue; /* refused, with a message */
 		null = fopen("/dev/null", "w");
 		render_report(&in, null, false);
 		render_report(&in, null, true);
-		render_explain(&in, 0x7f0000002200, 0, null);
+		render_explain(&in, &watch, null);
 		fclose(null);
 		viz_unload(&in);
 	}

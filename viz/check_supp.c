@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_supp.h"
 
-static int entry_error(const char *path, unsigned long line, const char *msg, const char *text)
+static int entry_error(struct viz_error *err, const char *path, unsigned long line, const char *msg,
+		       const char *text)
 {
-	fprintf(stderr, "%s:%lu: error: %s: '%s'\n", path, line, msg, text);
+	snprintf(err->text, sizeof(err->text), "%s:%lu: error: %s: '%s'", path, line, msg, text);
 	return -1;
 }
 
@@ -40,7 +42,8 @@ static const char *skip_prefix(const char *s, const char *prefix)
 }
 
 /* Parses one entry (already trimmed, not empty) into *e. 0, or -1 after the message. */
-static int parse_entry(const char *path, unsigned long nr, char *text, struct supp_entry *e)
+static int parse_entry(const char *path, unsigned long nr, char *text, struct supp_entry *e,
+		       struct viz_error *err)
 {
 	const char *p = text, *rest;
 	char *colon, *end;
@@ -57,12 +60,12 @@ static int parse_entry(const char *path, unsigned long nr, char *text, struct su
 	else if ((rest = skip_prefix(p, "site:")))
 		e->what = SUPP_SITE;
 	else
-		return entry_error(path, nr, "not a suppression (fun:, src: or site:)", text);
+		return entry_error(err, path, nr, "not a suppression (fun:, src: or site:)", text);
 	if (!*rest)
-		return entry_error(path, nr, "empty pattern", text);
+		return entry_error(err, path, nr, "empty pattern", text);
 	e->pattern = strdup(rest);
 	if (!e->pattern)
-		return entry_error(path, nr, strerror(errno), text);
+		return entry_error(err, path, nr, strerror(errno), text);
 	e->file = path;
 	e->file_line = nr;
 	if (e->what != SUPP_SITE)
@@ -79,37 +82,50 @@ static int parse_entry(const char *path, unsigned long nr, char *text, struct su
 bad_site:
 	free(e->pattern);
 	e->pattern = NULL;
-	return entry_error(path, nr, "a site is FILE:LINE", text);
+	return entry_error(err, path, nr, "a site is FILE:LINE", text);
 }
 
-int check_supp_load(struct check_supp *s, const char *path)
+int check_supp_load(struct check_supp *s, const char *path, struct viz_error *err)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
 	size_t cap = 0;
 	unsigned long nr = 0;
+	ssize_t len;
+	struct stat st;
 	int ret = 0;
 
-	if (!f) {
-		fprintf(stderr, "closuretrace: cannot read the suppressions %s: %s\n", path,
-			strerror(errno));
+	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err->text, sizeof(err->text), "cannot read the suppressions %s: %s", path,
+			 f ? "not a regular file" : strerror(errno));
+		if (f)
+			fclose(f);
 		return -1;
 	}
-	while (getline(&buf, &cap, f) >= 0) {
-		char *text = trim(buf);
+	while ((len = getline(&buf, &cap, f)) >= 0) {
+		char *text = buf;
 		struct supp_entry *v;
 
 		nr++;
+		/* An editor's byte order mark is not part of the first entry. */
+		if (nr == 1 && len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3))
+			text += 3;
+		/* A NUL would cut the pattern short: "src:*\0junk" must not become "src:*". */
+		if (memchr(buf, '\0', (size_t)len)) {
+			ret = entry_error(err, path, nr, "a NUL byte in the entry", trim(text));
+			break;
+		}
+		text = trim(text);
 		if (!*text)
 			continue;
 		v = realloc(s->v, (s->n + 1) * sizeof(*v));
 		if (!v) {
-			ret = entry_error(path, nr, "out of memory", text);
+			ret = entry_error(err, path, nr, "out of memory", text);
 			break;
 		}
 		s->v = v;
 		memset(&v[s->n], 0, sizeof(*v));
-		if (parse_entry(path, nr, text, &v[s->n])) {
+		if (parse_entry(path, nr, text, &v[s->n], err)) {
 			ret = -1;
 			break;
 		}

@@ -6,8 +6,7 @@
 #include <unistd.h>
 
 #include "check_diag.h"
-#include "leaks.h"
-#include "model.h"
+#include "viz.h"
 
 #define MAX_CHAIN 4 /* parents named, nearest first */
 
@@ -59,7 +58,7 @@ static void note_parents(struct check_diag *d, struct model *m, const struct mod
 	char fn[256];
 	unsigned n = 0;
 
-	for (const struct model_life *p = l->parent; p && !p->finished; p = p->parent) {
+	for (const struct model_life *p = l->parent; p && p != l && !p->finished; p = p->parent) {
 		if (n++ == MAX_CHAIN) {
 			add_note(d, m, 0, "... and further parents up to its root");
 			return;
@@ -73,10 +72,9 @@ static void note_parents(struct check_diag *d, struct model *m, const struct mod
 static void describe_leak(struct check_diag *d, struct model *m, const struct model_life *l)
 {
 	char why[512];
-	uint64_t at = l->nblames ? l->blames[0].site : l->init_ip;
 
 	d->rule = CHECK_LEAK;
-	d->at = site_of(m, at);
+	d->at = site_of(m, leaks_blamed_site(l));
 	if (l->nblames)
 		snprintf(d->message, sizeof(d->message), "closure leaked: %s",
 			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
@@ -94,7 +92,7 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 static void describe_stuck(struct check_diag *d, struct model *m, const struct model_life *l)
 {
 	char why[512], fn[256];
-	uint64_t at = l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+	uint64_t at = leaks_blamed_site(l);
 	int64_t waits_for = l->held_other + l->held_children + l->held_waitlist;
 	unsigned children = 0;
 
@@ -136,11 +134,8 @@ static struct check_diag *find_same(struct check_diags *out, const struct check_
 static char *fold_key(struct model *m, const struct model_life *l, const struct check_diag *d)
 {
 	char at[512], init[512], *key;
-	uint64_t at_ip = d->rule == CHECK_STUCK
-				 ? (l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip)
-				 : (l->nblames ? l->blames[0].site : l->init_ip);
 
-	if (asprintf(&key, "%s|%s|%s|%s", model_site_text(m, at_ip, at, sizeof(at)),
+	if (asprintf(&key, "%s|%s|%s|%s", model_site_text(m, leaks_blamed_site(l), at, sizeof(at)),
 		     model_site_text(m, l->init_ip, init, sizeof(init)), d->closure,
 		     d->message) < 0)
 		return NULL;
@@ -167,7 +162,6 @@ static int by_place(const void *pa, const void *pb)
 int check_diags_collect(struct model *m, const struct leaks_summary *leaks, struct check_diags *out)
 {
 	memset(out, 0, sizeof(*out));
-	/* check judges a process that exited; a recording stopped before sees closures at work */
 	out->in_flight = leaks->in_flight + leaks->suspects;
 	out->late = leaks->late;
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
@@ -206,6 +200,32 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_place);
 	return 0;
+}
+
+int check_judge(const char *path, struct check_verdict *v, struct viz_error *err)
+{
+	memset(v, 0, sizeof(*v));
+	v->m = model_new(false);
+	if (trace_read(path, &model_sink, v->m, &v->info, err)) {
+		check_verdict_free(v);
+		return -1;
+	}
+	/* check judges processes that exited; a recording stopped before sees closures at work */
+	model_end(v->m, viz_exited(&v->info));
+	leaks_analyze(v->m, &v->leaks);
+	if (check_diags_collect(v->m, &v->leaks, &v->diags)) {
+		check_verdict_free(v);
+		return -2;
+	}
+	return 0;
+}
+
+void check_verdict_free(struct check_verdict *v)
+{
+	check_diags_free(&v->diags);
+	model_free(v->m);
+	trace_info_clear(&v->info);
+	memset(v, 0, sizeof(*v));
 }
 
 void check_diags_free(struct check_diags *d)

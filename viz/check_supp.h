@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "viz_error.h"
+
 enum check_rule { CHECK_LEAK, CHECK_STUCK, CHECK_NR_RULES };
 
 /* A place a diagnostic names: the blamed call site, the closure's init site. */
@@ -39,9 +41,11 @@ struct check_supp {
 
 /*
  * Adds the entries of the suppression file at path to *s (zeroed before the first). Returns 0, or
- * -1 after printing "FILE:LINE: error: ..." (or why the file cannot be read) on stderr.
+ * -1 with err saying "FILE:LINE: error: ..." or why the file cannot be read. A UTF-8 byte order
+ * mark at its start is skipped; a NUL byte in an entry, or a path that is not a regular file, is
+ * an error.
  */
-int check_supp_load(struct check_supp *s, const char *path);
+int check_supp_load(struct check_supp *s, const char *path, struct viz_error *err);
 void check_supp_free(struct check_supp *s);
 
 /* The first entry that matches one of the sites of a diagnostic of rule, counted; or NULL. */

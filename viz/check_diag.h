@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "check_supp.h"
-
-struct model;
+#include "leaks.h"
+#include "trace_reader.h"
 
 #define CHECK_MAX_NOTES 8
 
@@ -41,13 +41,27 @@ struct check_diags {
 	unsigned long in_flight; /* the recording stopped before the process exited: not judged */
 };
 
-struct leaks_summary;
-
 /* Collects the diagnostics of m (after model_end and leaks_analyze, whose summary is leaks).
  * 0, or -1 out of memory. */
 int check_diags_collect(struct model *m, const struct leaks_summary *leaks,
 			struct check_diags *out);
 void check_diags_free(struct check_diags *d);
+
+/* check's verdict on a trace: the model, how the recording ended, the summary, the diagnostics. */
+struct check_verdict {
+	struct model *m;
+	struct trace_info info;
+	struct leaks_summary leaks;
+	struct check_diags diags;
+};
+
+/*
+ * Reads the trace at path and judges it as check does (a closure is leaked or stuck only in a
+ * process that exited). Returns 0; -1 when the trace is bad (err says FILE:LINE: error: ...);
+ * -2 out of memory. v is filled (free it with check_verdict_free) on 0 only.
+ */
+int check_judge(const char *path, struct check_verdict *v, struct viz_error *err);
+void check_verdict_free(struct check_verdict *v);
 
 /* Marks the diagnostics that supp hides. */
 void check_diags_suppress(struct check_diags *d, struct check_supp *supp);

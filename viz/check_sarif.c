@@ -20,15 +20,47 @@ static json_t *message(const char *text)
 	return json_pack("{s:s}", "text", text);
 }
 
+/*
+ * A path as a URI reference (RFC 3986): every byte but the unreserved ones and '/' is
+ * percent-encoded ('#', '%', spaces, non-ASCII); an absolute path becomes a file: URI. NULL when
+ * it does not fit.
+ */
+static const char *path_uri(const char *path, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	if (path[0] == '/') {
+		if (len < 8)
+			return NULL;
+		memcpy(buf, "file://", 7);
+		n = 7;
+	}
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (n + 4 > len)
+			return NULL;
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p)) {
+			buf[n++] = (char)*p;
+		} else {
+			buf[n++] = '%';
+			buf[n++] = hex[*p >> 4];
+			buf[n++] = hex[*p & 15];
+		}
+	}
+	buf[n] = 0;
+	return buf;
+}
+
 /* A physical location; NULL when the file is not known. */
 static json_t *location(const struct check_site *s, const char *text)
 {
+	char uri[3 * 4096 + 8];
 	json_t *region, *loc;
 
-	if (!s->file)
+	if (!s->file || !path_uri(check_display_path(s->file), uri, sizeof(uri)))
 		return NULL;
-	loc = json_pack("{s:{s:{s:s}}}", "physicalLocation", "artifactLocation", "uri",
-			check_display_path(s->file));
+	loc = json_pack("{s:{s:{s:s}}}", "physicalLocation", "artifactLocation", "uri", uri);
 	if (s->line > 0) {
 		region = json_pack("{s:I}", "startLine", (json_int_t)s->line);
 		json_object_set_new(json_object_get(loc, "physicalLocation"), "region", region);
@@ -65,10 +97,11 @@ static json_t *result(const struct check_diag *g)
 	return r;
 }
 
-int check_sarif_write(const struct check_diags *d, const char *path)
+int check_sarif_write(const struct check_diags *d, const char *path, const char *version,
+		      struct viz_error *err)
 {
 	json_t *rules = json_array(), *results = json_array(), *log;
-	int err;
+	int failed;
 
 	for (int i = 0; i < CHECK_NR_RULES; i++)
 		json_array_append_new(rules, json_pack("{s:s,s:o,s:{s:s}}", "id", rule_ids[i],
@@ -78,10 +111,11 @@ int check_sarif_write(const struct check_diags *d, const char *path)
 		json_array_append_new(results, result(&d->v[i]));
 	log = json_pack("{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o}]}", "version", "2.1.0", "$schema",
 			SARIF_SCHEMA, "runs", "tool", "driver", "name", "closuretrace", "version",
-			CLOSURETRACE_VERSION, "rules", rules, "results", results);
-	err = log ? json_dump_file(log, path, JSON_INDENT(2) | JSON_ENSURE_ASCII) : -1;
-	if (err)
-		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
+			version, "rules", rules, "results", results);
+	failed = log ? json_dump_file(log, path, JSON_INDENT(2) | JSON_ENSURE_ASCII) : -1;
+	if (failed)
+		snprintf(err->text, sizeof(err->text), "cannot write %s: %s", path,
+			 log ? strerror(errno) : "out of memory");
 	json_decref(log);
-	return err ? -1 : 0;
+	return failed ? -1 : 0;
 }

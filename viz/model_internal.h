@@ -1,0 +1,92 @@
+/*
+ * The model's insides, shared by its files (model.c: lives and events; model_window.c: the reorder
+ * window; model_kinds.c: kinds and lifetimes; model_text.c: symbols and text). Not for the
+ * presentations: they use model.h.
+ */
+#ifndef CLOSURETRACE_MODEL_INTERNAL_H
+#define CLOSURETRACE_MODEL_INTERNAL_H
+
+#include "model.h"
+
+/* Events from different CPUs arrive slightly out of time order; this many are held back. */
+#define REORDER_WINDOW 4096
+
+/*
+ * One slot per address of one process: its current life and how many lives it had. A trace of
+ * several processes (check follows forks) sees the same addresses in each, so pid is in the key.
+ */
+struct addr_slot {
+	int64_t pid; /* 0: the trace names no process per event */
+	uint64_t addr;
+	struct model_life *life;
+	unsigned lives;
+	uint32_t peak; /* the highest count its latest life reached: tells late events apart */
+	bool used;
+};
+
+struct pending {
+	int64_t ts;
+	uint64_t seq;
+	uint32_t slot;
+};
+
+struct watched {
+	unsigned nth;
+	struct trace_event ev;
+};
+
+struct model {
+	bool keep_finished;
+	size_t strip; /* leading bytes of absolute file names that site texts leave out */
+	struct addr_slot *slots;
+	size_t nslots, used_slots;
+	struct model_sym *syms;
+	size_t nsyms_slots, nsyms;
+	struct model_kind *kinds;
+	struct model_kind **kind_slots;
+	size_t nkind_slots, nkinds;
+	struct model_life *first, *last;
+	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, nr_late;
+	int64_t last_ts, max_seen_ts;
+	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
+	struct trace_event *held;
+	uint32_t *free_slots, nfree;
+	struct pending *ring;
+	size_t head, pending;
+	bool watching;
+	struct model_id watch_id; /* pid 0: at that address in every process */
+	struct watched *watched;
+	size_t nwatched, capwatched;
+	struct trace_event *watch_out;
+	bool exited;
+};
+
+void *model_xcalloc(size_t n, size_t size);
+void *model_xrealloc(void *p, size_t size);
+
+static inline size_t hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (size_t)x;
+}
+
+/* Apply one event, in time order (the reorder window calls it). */
+void model_apply(struct model *m, const struct trace_event *ev);
+/* Drain the reorder window. */
+void model_window_drain(struct model *m);
+/* The sym record sink (model_text.c). */
+void model_on_sym(void *ctx, const struct trace_sym *sym);
+/* The event sink: into the reorder window (model_window.c). */
+void model_on_event(void *ctx, const struct trace_event *ev);
+
+/* The kind (init site, first continuation), made on first use. */
+struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn);
+/* A finished life's lifetime and references, added to its kind. */
+void model_kind_add_finished(struct model *m, struct model_life *l);
+/* The entry of ip in a site list, added when new. */
+struct model_site *model_site_in(struct model_site **sites, unsigned *n, unsigned *cap,
+				 uint64_t ip);
+
+#endif

@@ -1,0 +1,241 @@
+/* Symbols and the text helpers every presentation uses (model.h). */
+#include "model_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- symbols ---- */
+
+static struct model_sym *sym_slot(struct model *m, uint64_t addr, bool create)
+{
+	size_t mask, i;
+
+	if (create && (m->nsyms + 1) * 2 > m->nsyms_slots) {
+		struct model_sym *old = m->syms;
+		size_t n = m->nsyms_slots;
+
+		m->nsyms_slots = n ? n * 2 : 256;
+		m->syms = model_xcalloc(m->nsyms_slots, sizeof(*m->syms));
+		m->nsyms = 0;
+		for (size_t j = 0; j < n; j++) {
+			if (!old[j].addr)
+				continue;
+			*sym_slot(m, old[j].addr, true) = old[j];
+		}
+		free(old);
+	}
+	if (!m->nsyms_slots || !addr)
+		return NULL;
+	mask = m->nsyms_slots - 1;
+	for (i = hash64(addr) & mask; m->syms[i].addr; i = (i + 1) & mask)
+		if (m->syms[i].addr == addr)
+			return &m->syms[i];
+	if (!create)
+		return NULL;
+	m->syms[i].addr = addr;
+	m->nsyms++;
+	return &m->syms[i];
+}
+
+/* A copy with control characters made visible, so that no output carries them raw. */
+static char *clean_dup(const char *s)
+{
+	char *copy = s ? strdup(s) : NULL;
+
+	for (char *p = copy; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return copy;
+}
+
+void model_on_sym(void *ctx, const struct trace_sym *sym)
+{
+	struct model *m = ctx;
+	struct model_sym *s = sym_slot(m, sym->addr, true);
+
+	if (!s)
+		return;
+	free(s->func);
+	free(s->file);
+	s->func = clean_dup(sym->func);
+	s->file = clean_dup(sym->file);
+	s->line = sym->line;
+}
+
+const struct model_sym *model_sym(struct model *m, uint64_t addr)
+{
+	return sym_slot(m, addr, false);
+}
+
+/* ---- text ---- */
+
+static const char *shown_file(struct model *m, const char *file)
+{
+	return file[0] == '/' && strlen(file) > m->strip ? file + m->strip : file;
+}
+
+const char *model_common_dir(struct model *m, size_t *len)
+{
+	const char *first = NULL;
+	size_t common = 0;
+
+	for (size_t i = 0; i < m->nsyms_slots; i++) {
+		const char *f = m->syms[i].file;
+		size_t n = 0;
+
+		if (!m->syms[i].addr || !f || f[0] != '/')
+			continue;
+		if (!first) {
+			first = f;
+			common = strlen(f);
+			continue;
+		}
+		while (n < common && f[n] && f[n] == first[n])
+			n++;
+		common = n;
+	}
+	while (common && first[common - 1] != '/')
+		common--; /* whole directories only */
+	*len = common;
+	return common > 1 ? first : NULL;
+}
+
+void model_strip_files(struct model *m, size_t bytes)
+{
+	m->strip = bytes;
+}
+
+const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
+{
+	const struct model_sym *s = model_sym(m, ip);
+
+	if (!ip)
+		snprintf(buf, len, "(unknown site)");
+	else if (s && s->file && s->line > 0)
+		snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
+	else if (s && s->file)
+		snprintf(buf, len, "%s", shown_file(m, s->file));
+	else if (s && s->func)
+		snprintf(buf, len, "%s", s->func);
+	else
+		snprintf(buf, len, "0x%" PRIx64, ip);
+	return buf;
+}
+
+const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t len)
+{
+	const struct model_sym *s = model_sym(m, addr);
+
+	if (!addr)
+		snprintf(buf, len, "-");
+	else if (s && s->func)
+		snprintf(buf, len, "%s", s->func);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}
+
+const char *model_life_key(const struct model_life *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
+	return buf;
+}
+
+const char *model_life_name(const struct model_life *l, char *buf, size_t len)
+{
+	/* Lives of several processes share addresses: name the process when the trace gives it. */
+	if (l->pid)
+		snprintf(buf, len, "%lld:0x%" PRIx64 "#%u", (long long)l->pid, l->addr, l->nth);
+	else
+		model_life_key(l, buf, len);
+	return buf;
+}
+
+const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len)
+{
+	if (l->fn && l->how != TRACE_HOW_DESTRUCTOR) /* a destructor is not what it does */
+		return model_func_text(m, l->fn, buf, len);
+	if (l->first_fn)
+		return model_func_text(m, l->first_fn, buf, len);
+	if (l->init_ip)
+		return model_func_text(m, l->init_ip, buf, len);
+	if (l->first_ip && model_sym(m, l->first_ip) && model_sym(m, l->first_ip)->func)
+		snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
+	else
+		snprintf(buf, len, "(unknown function)");
+	return buf;
+}
+
+const char *model_origin_text(const struct model_life *l, char *buf, size_t len)
+{
+	if (l->no_init)
+		snprintf(buf, len, "no init: used after #%u finished", l->nth - 1);
+	else
+		snprintf(buf, len, "created before recording");
+	return buf;
+}
+
+const char *model_duration_text(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f µs", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+	return buf;
+}
+
+const char *model_state_text(struct model *m, const struct model_life *l, char *buf, size_t len)
+{
+	char fn[256], site[512];
+
+	switch (l->state) {
+	case MODEL_FINISHED:
+		snprintf(buf, len,
+			 l->frame_left		      ? "finished (its frame was left)"
+			 : l->stack && !l->release_ip ? "finished (closure_sync returned)"
+						      : "finished");
+		break;
+	case MODEL_DESTROYED:
+		snprintf(buf, len, "destroyed");
+		break;
+	case MODEL_SYNCING:
+		snprintf(buf, len, "inside closure_sync at %s",
+			 model_site_text(m, l->sync_ip, site, sizeof(site)));
+		break;
+	case MODEL_CONTINUING:
+		if (l->how == TRACE_HOW_RETURN || (!l->fn && l->how != TRACE_HOW_DESTRUCTOR))
+			snprintf(buf, len, "returning (waits for its references)");
+		else if (l->how == TRACE_HOW_DESTRUCTOR)
+			snprintf(buf, len, "returning with destructor %s",
+				 model_func_text(m, l->fn, fn, sizeof(fn)));
+		else if (l->wq)
+			snprintf(buf, len, "continuing at %s on wq 0x%" PRIx64,
+				 model_func_text(m, l->fn, fn, sizeof(fn)), l->wq);
+		else
+			snprintf(buf, len, "continuing at %s",
+				 model_func_text(m, l->fn, fn, sizeof(fn)));
+		break;
+	case MODEL_RUNNING:
+		if (l->sync_timed_out)
+			snprintf(buf, len, "running: closure_sync at %s timed out",
+				 model_site_text(m, l->sync_ip, site, sizeof(site)));
+		else
+			snprintf(buf, len, "running");
+		break;
+	case MODEL_UNKNOWN:
+		snprintf(buf, len, "state unknown (first seen mid-life)");
+		break;
+	}
+	if (l->on_waitlist && !l->finished) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, ", waiting on waitlist 0x%" PRIx64, l->waitlist);
+	}
+	return buf;
+}
