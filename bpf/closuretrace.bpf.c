@@ -14,7 +14,7 @@
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
-/* Wake the consumer only once this much data waits: a wake-up per event costs 3-6x (tech-notes). */
+/* Wake the consumer only once this much data waits: a wake-up per event cost 3-6x, measured. */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
 /*
@@ -39,7 +39,7 @@ struct {
 /*
  * Follow mode (check): probes are attached for every process and filtered here by the set of
  * traced processes: the launched command, added when it execs, and every process forked by a
- * traced one. A pid-filtered attach would not follow fork (tech-notes section 1).
+ * traced one. A uprobe attached for one pid is not inherited by the processes it forks.
  */
 const volatile bool follow = false;
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* the tracer's pid namespace */
@@ -82,10 +82,6 @@ static __always_inline __u64 wakeup_flag(void)
 }
 
 /*
- * One argument, as usdt.bpf.h's bpf_usdt_arg() reads it, but from a spec looked up once per hit
- * rather than once per argument (9 map lookups per event otherwise).
- */
-/*
  * A register by its offset in struct pt_regs, from a copy of the registers made once per hit
  * with plain context loads: a helper call (bpf_probe_read_kernel, as usdt.bpf.h does) per
  * argument doubled the cost of an event.
@@ -99,6 +95,10 @@ static __always_inline __u64 read_reg(const __u64 *regs, short off)
 	return i < NR_REGS ? regs[i] : 0;
 }
 
+/*
+ * One argument, as usdt.bpf.h's bpf_usdt_arg() reads it, but from a spec looked up once per hit
+ * rather than once per argument (9 map lookups per event otherwise).
+ */
 static __always_inline __u64 read_arg(const __u64 *regs, struct __bpf_usdt_arg_spec *a)
 {
 	__u64 v = 0;
@@ -174,6 +174,7 @@ static __always_inline int record_module(struct pt_regs *ctx)
 	e->ts = bpf_ktime_get_ns();
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_MODULE;
+	e->pad = 0;
 	bpf_usdt_arg(ctx, 0, &path);
 	bpf_usdt_arg(ctx, 1, &base);
 	e->base = base;
@@ -228,7 +229,7 @@ int on_loader(struct pt_regs *ctx)
 	e->ts = bpf_ktime_get_ns();
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_LOADER;
-	e->pad = 0;
+	e->pad[0] = e->pad[1] = e->pad[2] = 0;
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
@@ -274,6 +275,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	e->tid = ns.pid;
 	e->kind = CT_EXEC;
 	e->pad[0] = e->pad[1] = e->pad[2] = 0;
+	e->pad2 = 0;
 	bpf_send_signal(19 /* SIGSTOP */);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;

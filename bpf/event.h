@@ -9,32 +9,40 @@
 #include <linux/types.h>
 #endif
 
-/* The probe kinds, in docs/probes.md order; passed to BPF as each attachment's cookie. */
+#include "closure_probes.h"
+
+/*
+ * The probe kinds: the operation probes of the contract (closure_probes.h), in its order, then
+ * the records that are not operations. Passed to BPF as each attachment's cookie.
+ */
+/* clang-format off: the list expansion confuses its indentation */
 enum ct_probe {
-	CT_INIT,
-	CT_GET,
-	CT_PUT,
-	CT_SUB,
-	CT_CONTINUE_AT,
-	CT_RUN,
-	CT_FINISH,
-	CT_DESTRUCTOR,
-	CT_WAIT,
-	CT_WAKE,
-	CT_SYNC_BEGIN,
-	CT_SYNC_END,
-	CT_BUG,
+#define CT_PROBE_ENUM(name, NAME, a4, a5, a6) CT_##NAME,
+	CLOSURE_PROBE_LIST(CT_PROBE_ENUM)
+#undef CT_PROBE_ENUM
 	CT_NR_OPS,	       /* the operation probes above; module below */
 	CT_MODULE = CT_NR_OPS, /* closure:module(path, base) */
 	CT_LOADER,	       /* the dynamic loader changed the process's objects */
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 };
+/* clang-format on */
+
+/*
+ * The ring-buffer records. Every record begins with its kind (one byte, enum ct_probe), so that
+ * the consumer switches on the first byte, never on the size (as retsnoop does). A new transport
+ * (a batch of operations in one record) is one more kind here and one more case in the
+ * recorder's switch (cli/event_loop.c).
+ */
 
 /*
  * One operation probe hit: 56 bytes, so that with the ring buffer's 8-byte header each event is
  * one 64-byte cache line (ring-buffer writes are most of an event's cost).
  */
 struct ct_event {
+	__u8 kind; /* enum ct_probe: an operation */
+	__u8 x6;   /* arg6 (continue_at's how: small) */
+	__u16 pad;
+	__u32 tid;   /* the thread that hit the probe */
 	__u64 ts;    /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 ip;    /* the call site: arg3 - 1 for a return address, else the probe's address */
 	__u64 cl;    /* arg0 */
@@ -42,20 +50,17 @@ struct ct_event {
 	__u64 x5;    /* arg5 */
 	__u32 count; /* arg1 */
 	__u32 flags; /* arg2 */
-	__u32 tid;   /* the thread that hit the probe */
-	__u8 kind;   /* enum ct_probe */
-	__u8 x6;     /* arg6 (continue_at's how: small) */
-	__u16 pad;
 };
 
 /* A closure:module hit: an object of the process and its load bias. */
 #define CT_PATH_MAX 512
 struct ct_module_event {
+	__u8 kind; /* CT_MODULE */
+	__u8 pad;
+	__u16 path_len;
+	__u32 tid;
 	__u64 ts;
 	__u64 base;
-	__u32 tid;
-	__u16 kind; /* CT_MODULE; its size tells this record from a struct ct_event */
-	__u16 path_len;
 	char path[CT_PATH_MAX];
 };
 
@@ -64,23 +69,24 @@ struct ct_module_event {
  * objects): the recorder reads the maps at once, to attach a dlopen'ed library's probes.
  */
 struct ct_loader_event {
-	__u64 ts;
+	__u8 kind; /* CT_LOADER */
+	__u8 pad[3];
 	__u32 tid;
-	__u16 kind; /* CT_LOADER; its size tells this record from the others */
-	__u16 pad;
+	__u64 ts;
 };
 
 /*
  * Follow mode: a traced process (the launched command or a descendant) ran execve. The BPF side
  * has sent it SIGSTOP, so that the tracer attaches to the new program's probes before it runs any
- * of its code; the tracer sends SIGCONT. Its size tells it from the other records.
+ * of its code; the tracer sends SIGCONT.
  */
 struct ct_exec_event {
-	__u64 ts;
+	__u8 kind; /* CT_EXEC */
+	__u8 pad[3];
 	__u32 pid; /* the process, in the tracer's pid namespace */
 	__u32 tid;
-	__u16 kind; /* CT_EXEC */
-	__u16 pad[3];
+	__u32 pad2;
+	__u64 ts;
 };
 
 /* Slots of the per-CPU statistics map. */

@@ -1,42 +1,60 @@
-/* The guard process of check_guard.h. */
+/*
+ * The guard process of check_guard.h. Its pipe carries 'u' PATH '\0' (the file to remove) and
+ * 'r' (released); end of file without 'r' means the recorder died.
+ */
 #define _GNU_SOURCE
 #include "check_guard.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
-static const char released = 'r';
-
-/* In the guard: wait for check's end; continue the job unless check said all is well. */
-static void guard(int fd, pid_t pgrp, const char *temp_trace)
+static bool read_byte(int fd, char *c)
 {
-	char c = 0;
 	ssize_t n;
-	int null = open("/dev/null", O_RDWR);
 
-	/* Hold none of the command's files: a reader downstream must see EOF when check ends. */
+	do
+		n = read(fd, c, 1);
+	while (n < 0);
+	return n == 1;
+}
+
+/* In the guard: wait for the recorder's end; continue the job unless it said all is well. */
+static void guard(int fd, pid_t pgrp)
+{
+	char path[PATH_MAX] = "", c;
+	int null = open("/dev/null", O_RDWR);
+	size_t n;
+
+	/* Hold none of the command's files: a reader downstream must see EOF when we end. */
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
 	}
 	prctl(PR_SET_NAME, "closuretrace-gd");
-	do
-		n = read(fd, &c, 1);
-	while (n < 0);
-	if (n == 1 && c == released)
-		_exit(0);
+	while (read_byte(fd, &c)) {
+		if (c == 'r')
+			_exit(0);
+		if (c != 'u')
+			continue;
+		for (n = 0; read_byte(fd, &c) && c && n + 1 < sizeof(path); n++)
+			path[n] = c;
+		path[n] = '\0';
+	}
 	/* SIGCONT leaves running processes running: only those held at an exec change. */
 	kill(-pgrp, SIGCONT);
-	if (temp_trace && temp_trace[0])
-		unlink(temp_trace);
+	if (path[0])
+		unlink(path);
 	_exit(0);
 }
 
-int check_guard_start(const char *temp_trace)
+int check_guard_start(void)
 {
 	int fds[2];
 	pid_t pid;
@@ -51,16 +69,24 @@ int check_guard_start(const char *temp_trace)
 	}
 	if (pid == 0) {
 		close(fds[1]);
-		guard(fds[0], getpgrp(), temp_trace);
+		guard(fds[0], getpgrp());
 	}
 	close(fds[0]);
 	return fds[1];
+}
+
+void check_guard_unlink(int fd, const char *path)
+{
+	if (fd < 0 || !path || !path[0])
+		return;
+	(void)!write(fd, "u", 1);
+	(void)!write(fd, path, strlen(path) + 1);
 }
 
 void check_guard_release(int fd)
 {
 	if (fd < 0)
 		return;
-	(void)!write(fd, &released, 1);
+	(void)!write(fd, "r", 1);
 	close(fd);
 }

@@ -17,8 +17,6 @@
 #include <unistd.h>
 
 #include "check_diag.h"
-#include "check_guard.h"
-#include "check_run.h"
 #include "check_sarif.h"
 #include "check_supp.h"
 #include "viz.h"
@@ -26,7 +24,9 @@
 #include "leaks.h"
 #include "model.h"
 #include "record_shared.h"
+#include "recorder.h"
 #include "trace_reader.h"
+#include "trace_out.h"
 #include "trace_writer.h"
 
 #define DEFAULT_BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 700k events */
@@ -38,6 +38,7 @@ struct check_options {
 	char **suppressions; /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
+	uint64_t timeout_ns; /* 0: none */
 	char **argv;
 };
 
@@ -59,32 +60,29 @@ static void usage(FILE *out)
 		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
 		"      --allow-lost         do not fail when events were lost (the verdict is\n"
 		"                           then incomplete)\n"
+		"      --timeout SECS       end the command after SECS seconds (SIGTERM, SIGKILL\n"
+		"                           2 s later) and report what it was stuck on\n"
 		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
 		"                           default 64M)\n"
 		"  -h, --help               this help\n"
 		"\n"
 		"Exit status: the command's own when it failed (128+N when signal N killed it),\n"
 		"else N (1) when closures leaked or events were lost, else 0; 2 bad usage,\n"
-		"3 BPF refused or no closure probes.\n");
-}
-
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "closuretrace check: %s%s%s; see 'closuretrace check --help'\n", msg,
-		arg ? ": " : "", arg ? arg : "");
-	return EXIT_USAGE;
+		"3 BPF refused or no closure probes; 124 --timeout ended the command;\n"
+		"128+N check was stopped by signal N.\n");
 }
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST };
+	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST, OPT_TIMEOUT };
 	static const struct option longopts[] = {
 		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
 		{"suppressions", required_argument, NULL, OPT_SUPP},
 		{"sarif", required_argument, NULL, OPT_SARIF},
 		{"keep-trace", required_argument, NULL, OPT_KEEP},
 		{"allow-lost", no_argument, NULL, OPT_LOST},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -105,7 +103,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		case OPT_EXITCODE:
 			v = strtol(optarg, &end, 10);
 			if (*end || end == optarg || v < 0 || v > 255)
-				return usage_error("--error-exitcode needs a number from 0 to 255",
+				return usage_error("check",
+						   "--error-exitcode needs a number from 0 to 255",
 						   optarg);
 			o->error_exitcode = (int)v;
 			break;
@@ -117,15 +116,22 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_KEEP:
 			if (!strcmp(optarg, "-")) /* standard output is the command's */
-				return usage_error("--keep-trace needs a file", optarg);
+				return usage_error("check", "--keep-trace needs a file", optarg);
 			o->keep_trace = optarg;
 			break;
 		case OPT_LOST:
 			o->allow_lost = true;
 			break;
+		case OPT_TIMEOUT:
+			if (parse_seconds(optarg, &o->timeout_ns))
+				return usage_error("check",
+						   "--timeout needs a positive number of seconds",
+						   optarg);
+			break;
 		case 'b':
 			if (parse_size(optarg, &o->buffer_size))
 				return usage_error(
+					"check",
 					"--buffer-size must be a power of two from 4K to 2G",
 					optarg);
 			break;
@@ -133,14 +139,15 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			return usage_error(optopt ? "an option is missing its argument"
+			return usage_error("check",
+					   optopt ? "an option is missing its argument"
 						  : "unknown option",
 					   argv[optind - 1]);
 		}
 	}
 	if (optind == argc)
-		return usage_error("give the command to check: closuretrace check -- COMMAND",
-				   NULL);
+		return usage_error(
+			"check", "give the command to check: closuretrace check -- COMMAND", NULL);
 	o->argv = argv + optind;
 	return -1;
 }
@@ -164,7 +171,36 @@ static FILE *temp_trace(char *path, size_t len)
 	return f;
 }
 
-static void summary(const struct check_diags *d, const struct check_run *r, size_t shown)
+/* The trace: --keep-trace's file, or a temporary one removed once read. */
+struct check_out {
+	const char *keep, *sarif;
+	struct trace_out kept;
+	char temp[4096];
+	FILE *f;
+};
+
+static FILE *open_trace(void *ctx, const char **temp)
+{
+	struct check_out *out = ctx;
+
+	if (out->sarif && trace_out_writable(out->sarif)) {
+		fprintf(stderr, "closuretrace: cannot write %s: %s\n", out->sarif, strerror(errno));
+		return NULL;
+	}
+	if (out->keep)
+		out->f = trace_out_open(&out->kept, out->keep) ? NULL : out->kept.f;
+	else
+		out->f = temp_trace(out->temp, sizeof(out->temp));
+	*temp = out->keep ? out->kept.temp : out->temp;
+	if (!out->f) {
+		out->temp[0] = '\0';
+		fprintf(stderr, "closuretrace: cannot write the trace %s: %s\n",
+			out->keep ? out->keep : "in $TMPDIR", strerror(errno));
+	}
+	return out->f;
+}
+
+static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown)
 {
 	unsigned long closures = d->closures - d->suppressed_closures;
 
@@ -190,8 +226,45 @@ static void summary(const struct check_diags *d, const struct check_run *r, size
 			d->late, d->late == 1 ? " was" : "s were");
 }
 
+/*
+ * A recording cut short (--timeout, or a signal to check): what was still in flight is no leak,
+ * only what was stuck is said. Keeps the stuck diagnostics; counts the others dropped.
+ */
+static void keep_stuck(struct check_diags *d)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->v[i].rule == CHECK_STUCK) {
+			d->v[kept++] = d->v[i];
+			continue;
+		}
+		d->closures -= d->v[i].count;
+		free(d->v[i].key);
+	}
+	d->n = kept;
+}
+
+/* Says why the recording was cut short; the exit status for it. */
+static int cut_short(const struct check_options *o, const struct recorder_result *r)
+{
+	if (r->end == RECORDER_TIMEOUT) {
+		fprintf(stderr,
+			"closuretrace: %s did not finish within %.3g s: ended it; its closures "
+			"still "
+			"in flight are not judged, stuck ones follow\n",
+			o->argv[0], o->timeout_ns / 1e9);
+		return EXIT_TIMEOUT;
+	}
+	fprintf(stderr,
+		"closuretrace: check was stopped by signal %d (%s) before %s finished; its "
+		"closures still in flight are not judged\n",
+		r->stop_signal, strsignal(r->stop_signal), o->argv[0]);
+	return 128 + r->stop_signal;
+}
+
 /* The exit status once the diagnostics are out: the command's failure first. */
-static int verdict(const struct check_options *o, const struct check_run *r, size_t shown)
+static int verdict(const struct check_options *o, const struct recorder_result *r, size_t shown)
 {
 	if (r->lost && o->allow_lost)
 		fprintf(stderr,
@@ -216,12 +289,12 @@ int cmd_check(int argc, char **argv)
 	struct check_verdict judged = {0};
 	struct check_diags *diags = &judged.diags;
 	struct viz_error err;
-	struct check_run run;
-	char temp[4096] = "";
+	struct recorder_result run;
+	struct check_out out = {0};
 	const char *trace_path;
 	size_t shown = 0;
-	FILE *out;
-	int guard, ret = parse_options(argc, argv, &o);
+	int cut = 0; /* the recording was cut short: the exit status for it */
+	int ret = parse_options(argc, argv, &o);
 
 	if (ret >= 0) {
 		free(o.suppressions);
@@ -234,26 +307,28 @@ int cmd_check(int argc, char **argv)
 			ret = EXIT_USAGE;
 			goto out;
 		}
-	out = o.keep_trace ? trace_open(o.keep_trace) : temp_trace(temp, sizeof(temp));
-	trace_path = o.keep_trace ? o.keep_trace : temp;
-	if (!out) {
-		fprintf(stderr, "closuretrace: cannot write the trace %s: %s\n", trace_path,
-			strerror(errno));
-		ret = o.keep_trace ? EXIT_USAGE : EXIT_ENVIRONMENT;
-		goto out;
-	}
-	guard = check_guard_start(temp);
-	ret = check_run(o.argv, o.buffer_size, out, &run);
-	check_guard_release(guard); /* every process of the command was let go */
-	if (fclose(out) && ret < 0) {
+	out.keep = o.keep_trace;
+	out.sarif = o.sarif;
+	ret = recorder_run(&(struct recorder_opts){.argv = o.argv,
+						   .buffer_size = o.buffer_size,
+						   .timeout_ns = o.timeout_ns,
+						   .quiet = true},
+			   open_trace, &out, &run);
+	trace_path = o.keep_trace ? o.keep_trace : out.temp;
+	if (ret >= 0 && !o.keep_trace && out.f)
+		fclose(out.f);
+	if (ret >= 0)
+		trace_out_abort(&out.kept); /* refused: --keep-trace's file is left as it was */
+	else if (o.keep_trace ? trace_out_commit(&out.kept, true) : fclose(out.f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,
 			strerror(errno));
 		ret = EXIT_ENVIRONMENT;
 	}
 	if (ret >= 0)
 		goto out;
-
-	if (run.signal) {
+	if (run.end == RECORDER_TIMEOUT || run.end == RECORDER_SIGNAL)
+		cut = cut_short(&o, &run);
+	if (run.signal && !cut) {
 		/* Whatever was in flight when it died would read as leaks: report the death. */
 		fprintf(stderr,
 			"closuretrace: %s was killed by signal %d (%s); its closures were not "
@@ -266,7 +341,15 @@ int cmd_check(int argc, char **argv)
 		char what[4200];
 
 		snprintf(what, sizeof(what), "%s or the programs it ran", o.argv[0]);
-		ret = run.exit_code > 0 ? run.exit_code : no_probes_error(what);
+		if (run.exit_code <= 0) {
+			ret = no_probes_error(what);
+			goto out;
+		}
+		fprintf(stderr,
+			"closuretrace: %s exited with status %d, and ran no program with closure "
+			"probes: nothing to check\n",
+			o.argv[0], run.exit_code);
+		ret = run.exit_code;
 		goto out;
 	}
 	if (check_judge(trace_path, &judged, &err)) {
@@ -274,6 +357,8 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (cut)
+		keep_stuck(diags);
 	check_diags_suppress(diags, &supp);
 	for (size_t i = 0; i < diags->n; i++)
 		shown += !diags->v[i].suppressed;
@@ -287,12 +372,13 @@ int cmd_check(int argc, char **argv)
 	if (run.exit_code > 0)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);
-	ret = verdict(&o, &run, shown);
+	ret = cut ? cut : verdict(&o, &run, shown);
 out:
 	check_verdict_free(&judged);
 	check_supp_free(&supp);
 	free(o.suppressions);
-	if (temp[0])
-		unlink(temp);
+	if (out.temp[0])
+		unlink(out.temp);
+	trace_out_abort(&out.kept);
 	return ret;
 }

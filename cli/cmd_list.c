@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "closure_probes.h"
 #include "commands.h"
 #include "elf_probes.h"
 #include "objects.h"
@@ -29,30 +30,22 @@ static void usage(FILE *out)
 		"  -h, --help      this help\n");
 }
 
-/* Argument names by probe, as docs/probes.md gives them. */
-static const char *const common_args[] = {"cl", "count", "flags", "ip"};
+/* Argument names by probe, from the contract (closure_probes.h). */
+static const char *const common_args[] = {CLOSURE_PROBE_COMMON_ARGS};
+static const char *const module_args[] = {CLOSURE_PROBE_MODULE_ARGS};
 static const struct {
 	const char *probe;
 	const char *extra[3];
 } extra_args[] = {
-	{"init", {"parent", "stack"}},
-	{"get", {"not_zero"}},
-	{"sub", {"v"}},
-	{"continue_at", {"fn", "wq", "how"}},
-	{"run", {"fn", "wq"}},
-	{"finish", {"parent"}},
-	{"destructor", {"fn"}},
-	{"wait", {"waitlist"}},
-	{"wake", {"waitlist"}},
-	{"sync_begin", {"timeout_ms"}},
-	{"sync_end", {"ret"}},
-	{"bug", {"bug"}},
+#define PROBE_ARGS(name, NAME, a4, a5, a6) {#name, {a4, a5, a6}},
+	CLOSURE_PROBE_LIST(PROBE_ARGS)
+#undef PROBE_ARGS
 };
 
 static const char *arg_name(const char *probe, int i)
 {
 	if (!strcmp(probe, "module"))
-		return i == 0 ? "path" : i == 1 ? "base" : NULL;
+		return i < 2 ? module_args[i] : NULL;
 	if (i < 4)
 		return common_args[i];
 	for (size_t k = 0; k < sizeof(extra_args) / sizeof(extra_args[0]); k++)

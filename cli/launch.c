@@ -69,6 +69,8 @@ int launch_start(struct launch *l, char *path, char *const *argv)
 		/* EOF instead of a byte: the recorder gave up (or died); run nothing. */
 		if (read(gate[0], &byte, 1) != 1)
 			_exit(127);
+		if (l->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		execv(path, argv);

@@ -1,16 +1,19 @@
 /*
  * Starting a command held before it runs any code of its own: fork, the child waits on a pipe,
- * the recorder attaches its probes, then lets it exec (tech-notes section 1). No ptrace.
+ * the recorder attaches its probes, then lets it exec. No ptrace: the command may be debugged.
  */
 #ifndef CLOSURETRACE_LAUNCH_H
 #define CLOSURETRACE_LAUNCH_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct launch {
-	pid_t pid;  /* the child, waiting to exec */
-	int gate;   /* write end of the pipe it waits on; -1 once released */
-	char *path; /* the resolved executable: exec'ed and attached to (owned) */
+	pid_t pid;	       /* the child, waiting to exec */
+	int gate;	       /* write end of the pipe it waits on; -1 once released */
+	char *path;	       /* the resolved executable: exec'ed and attached to (borrowed) */
+	bool stdout_to_stderr; /* its standard output is ours on standard error (a trace on stdout)
+				*/
 };
 
 /*

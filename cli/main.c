@@ -10,14 +10,6 @@ struct command {
 	const char *summary;
 };
 
-/* Declared weak so that the tool links while a subcommand is being built; see dispatch(). */
-#pragma weak cmd_record
-#pragma weak cmd_list
-#pragma weak cmd_graph
-#pragma weak cmd_report
-#pragma weak cmd_explain
-#pragma weak cmd_check
-
 static const struct command commands[] = {
 	{"record", cmd_record, "trace a running process (-p PID) or a command into a trace file"},
 	{"list", cmd_list, "list the closure probes of a binary or a process"},
@@ -25,6 +17,7 @@ static const struct command commands[] = {
 	{"report", cmd_report, "summarise a trace: closures by kind, lifetimes, leaks"},
 	{"explain", cmd_explain, "the life of one closure, step by step"},
 	{"check", cmd_check, "run a command traced; leaks as compiler-style errors (CI)"},
+	{"timeline", cmd_timeline, "the trace as Chrome/Perfetto trace-event JSON (timeline)"},
 };
 
 static void usage(FILE *out)
@@ -54,10 +47,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(name, commands[i].name))
 			continue;
-		if (!commands[i].run) {
-			fprintf(stderr, "closuretrace: '%s' is not built into this closuretrace\n", name);
-			return EXIT_USAGE;
-		}
 		return commands[i].run(argc - 1, argv + 1);
 	}
 	fprintf(stderr, "closuretrace: '%s' is not a command; see 'closuretrace --help'\n", name);

@@ -1,7 +1,11 @@
 /*
- * A recording session: load the BPF programs, attach them to every closure probe of the traced
- * process, consume the ring buffer into a trace until the process exits, a signal or the
- * duration ends it. What `record` (and later `check`) share.
+ * The recorder's inside (recorder.h is its outside): the state its parts share, and each part's
+ * functions. One file per concern:
+ *   session.c     load the BPF programs, finish, close
+ *   attach.c      probe discovery and attachment (uprobe_multi, or libbpf's per-site way)
+ *   addresses.c   the process's objects and the call-site addresses written as sym records
+ *   procset.c     the set of processes a launched command became (fork and exec following)
+ *   event_loop.c  the ring buffer's records, the wait for the end, signals, timeouts
  */
 #ifndef CLOSURETRACE_SESSION_H
 #define CLOSURETRACE_SESSION_H
@@ -13,14 +17,22 @@
 #include <sys/types.h>
 
 #include "objects.h"
+#include "recorder.h"
 #include "usdt_multi.h"
 
 struct closuretrace_bpf;
 struct ring_buffer;
 struct bpf_link;
 struct symbols;
+struct ct_event;
 
-enum session_end { SESSION_EXIT, SESSION_SIGNAL, SESSION_DURATION };
+/* Where the event loop stands: running, or ending and waiting for the command to go. */
+enum session_phase {
+	PHASE_RUN,
+	PHASE_TERM, /* a stop signal, --duration or --timeout: the command was sent SIGTERM */
+	PHASE_KILL, /* the grace period passed (--timeout) or a second signal: SIGKILL sent */
+	PHASE_DONE,
+};
 
 struct session {
 	struct closuretrace_bpf *skel;
@@ -40,14 +52,18 @@ struct session {
 	bool verbose;	   /* say on stderr what was attached */
 	bool stop_on_load; /* stop the process at each loader change until attached (launched) */
 	bool follow;	   /* launched only: trace the processes it forks and what they exec */
-	bool quiet;	   /* no live status line, even on a terminal (check) */
+	bool quiet;	   /* no live status line, even on a terminal */
 	unsigned probes;   /* probe names attached, over every object */
 	bool closing;	   /* session_close: only exec records are still handled */
 	uint32_t *tid_pid; /* follow mode: open-addressing pairs tid, pid (cache of the BPF map) */
 	size_t tid_pid_cap, tid_pid_n;
 	int pidfd, sigfd, epfd;
+	bool root_exited; /* the launched command's first process has exited */
+	bool init_pidns;  /* we live in the first pid namespace (procset.c) */
 
-	FILE *out;
+	FILE *out; /* NULL: events go to the consumer alone */
+	recorder_event_fn on_event;
+	void *on_event_ctx;
 	uint64_t start_ns;
 	struct objects objects;
 	struct symbols *syms;
@@ -58,51 +74,76 @@ struct session {
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */
-	int stop_signal;
+
+	/* The end: why, and the clock of the phase (event_loop.c). */
+	enum session_phase phase;
+	enum recorder_end end;
+	int stop_signal; /* the first stop signal received, 0 when none */
+	int write_errno; /* RECORDER_WRITE: why the trace could not be written */
+	uint64_t duration_ns, timeout_ns, grace_ns, stop_wait_ns;
+	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
 };
 
-/* Zeroes s for pid and opens the symbolizer. 0, or -1. */
-int session_init(struct session *s, pid_t pid, FILE *out);
+/* A hash of an address or an id, for the recorder's open-addressing tables. */
+static inline size_t session_hash(uint64_t a)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 17);
+}
 
+/* session.c */
+int session_init(struct session *s, pid_t pid);
 /* Opens and loads the BPF programs with a ring buffer of buffer_size bytes. 0 or -errno. */
 int session_load(struct session *s, size_t buffer_size);
+/* Reads the rest, resolves what is still pending; returns the events the kernel could not
+ * hand over (and warns when module records were lost too). */
+uint64_t session_finish(struct session *s);
+void session_close(struct session *s);
+uint64_t session_now_ns(void);
+uint64_t session_read_stat(struct session *s, uint32_t slot);
 
-/*
- * Attaches every closure probe found in the ELF file at path (once per path). Returns how many
- * probes were attached (0 when it has none), or -errno.
- */
+/* attach.c */
+/* Every closure probe of the ELF file at path (once per file): probe names attached, or -errno. */
 int session_attach_path(struct session *s, const char *path);
-
-/*
- * Attaches every object with closure probes that the executable at path loads (itself and its
- * libraries, as the dynamic loader would find them). Returns the number of probes attached, or
- * the last -errno when none could be.
- */
+/* Every object with closure probes that the executable at path loads: as above. */
 int session_attach_program(struct session *s, const char *path);
-
-/*
- * Watches the dynamic loader of the executable exe (its _dl_debug_state), so that a library
- * loaded later is attached at once. 0, or -errno (a static executable has no loader: 0).
- */
+/* Watches the loader of exe (its _dl_debug_state): a dlopen is seen at once. 0 or -errno. */
 int session_watch_loader(struct session *s, const char *exe);
+int session_add_link(struct session *s, struct bpf_link *link);
 
+/* addresses.c */
 /* Reads the process's maps, learns new objects and attaches those with probes. */
 void session_scan(struct session *s);
+/* A closure:module record: an object of the process at its bias. */
+void session_on_module(struct session *s, const char *path, uint64_t base);
+/* addr is written as a sym record once (now, or when its object is known). */
+void session_note_address(struct session *s, uint64_t addr);
+void session_retry_pending(struct session *s);
 
-/* Opens the pidfd and the signal fd (blocking SIGINT and SIGTERM). 0 or -errno. */
+/* procset.c */
+/* Before load: the BPF follow settings (or the follow programs left unloaded). */
+int procset_setup(struct session *s);
+/* After load: the fork/exec/exit tracepoints. */
+int procset_attach(struct session *s);
+/* The process of a thread (0 outside follow mode). */
+uint32_t procset_process_of(struct session *s, uint32_t tid);
+/* A traced process exec'ed and waits, stopped: attach its program, let it go. */
+void procset_on_exec(struct session *s, uint32_t pid);
+/* Whether some process of the command still runs (follow mode; else: the first one). */
+bool procset_alive(struct session *s);
+/* Sends sig to every process of the command (and SIGCONT, for one held at an exec). */
+void procset_signal(struct session *s, int sig);
+/* The processes of the command still running, at most max of them into pids; how many. */
+size_t procset_list(struct session *s, pid_t *pids, size_t max);
+/* SIGCONT the first process through its pidfd (the pid may be reused, the pidfd cannot). */
+void procset_continue(struct session *s);
+
+/* event_loop.c */
 int session_start(struct session *s, uint64_t start_ns);
-
-/* Consumes events until the process exits, a signal arrives or duration_ns passes (0: none). */
-enum session_end session_run(struct session *s, uint64_t duration_ns);
-
-/*
- * Resolves what is still pending and returns the events the kernel could not hand over (and
- * warns when module records were lost too).
- */
-uint64_t session_finish(struct session *s);
-
-void session_close(struct session *s);
-
-uint64_t session_now_ns(void);
+/* Waits up to timeout_ms for records and the end; RECORDER_RUNNING until it has come. */
+int session_poll(struct session *s, int timeout_ms);
+/* A stop as a signal would make it (recorder_request_stop). */
+void session_request_stop(struct session *s);
+/* The single way into the trace of a decoded operation (any transport). */
+void session_emit(struct session *s, const struct ct_event *e);
 
 #endif

@@ -80,16 +80,26 @@ static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *t
  * The last reference is gone and there is no continuation: destructor, then the parent.
  * The destructor may free cl, so everything needed afterwards is read first.
  */
+/* Call fn with the argument its form declares (closure.h: both forms of a continuation). */
+static void call_fn(closure_fn *fn, bool takes_closure, struct closure *cl)
+{
+	if (takes_closure)
+		((closure_fn_cl *)fn)(cl);
+	else
+		fn(&cl->work);
+}
+
 static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
 {
 	struct closure *parent = cl->parent;
 	closure_fn *destructor = (r & CLOSURE_DESTRUCTOR) ? cl->fn : NULL;
+	bool takes_closure = cl->fn_takes_closure;
 
 	probe_op1(finish, cl, r, ip, (uintptr_t)parent);
-	closure_debug_destroy(cl);
+	closure_debug_unlist(cl);
 	if (destructor) {
 		probe_op1(destructor, cl, r, ip, (uintptr_t)destructor);
-		destructor(cl);
+		call_fn(destructor, takes_closure, cl);
 	}
 	if (parent)
 		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
@@ -101,18 +111,25 @@ void closure_run(struct closure *cl)
 
 	(void)r;
 	probe_op2(run, cl, r, cl->released_at, (uintptr_t)cl->fn, (uintptr_t)cl->wq);
-	cl->fn(cl);
+	call_fn(cl->fn, cl->fn_takes_closure, cl);
 }
 
-static void closure_queue_at(struct closure *cl, uintptr_t ip)
+static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 {
 	struct workqueue *wq = cl->wq;
 
-	cl->released_at = ip;
-	if (wq)
-		workqueue_queue(wq, cl);
-	else
+	if (!wq) {
+		cl->released_at = ip;
 		closure_run(cl);
+		return;
+	}
+	/* The worker clears queued as it takes the closure, as the kernel's PENDING bit. */
+	if (__atomic_exchange_n(&cl->queued, 1, __ATOMIC_ACQ_REL))
+		closure_bug(cl, CLOSURE_BUG_QUEUED_TWICE, name,
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "its continuation is still queued (not started yet)");
+	cl->released_at = ip;
+	workqueue_queue(wq, cl);
 }
 
 static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
@@ -160,7 +177,7 @@ static void settle(struct closure *cl, struct sub_result res, uintptr_t ip)
 		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
 		break;
 	case SUB_REQUEUE:
-		closure_queue_at(cl, ip);
+		closure_queue_at(cl, ip, "closure_put");
 		break;
 	case SUB_DONE:
 		closure_finish(cl, res.now, ip);
@@ -205,7 +222,13 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 
 static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
 {
+	if (parent == cl)
+		closure_bug(cl, CLOSURE_BUG_OWN_PARENT, "closure_init",
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "a closure cannot be its own parent (it would wait for itself)");
+	closure_debug_check_init(cl, "closure_init", ip);
 	cl->wq = NULL;
+	cl->queued = 0;
 	cl->next = NULL;
 	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
 	__atomic_store_n(&cl->parent, parent, __ATOMIC_RELAXED);
@@ -215,6 +238,7 @@ static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_
 	if (parent)
 		closure_get_at(parent, ip);
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
+	cl->fn_takes_closure = 0;
 	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 	closure_debug_create(cl);
 	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
@@ -225,13 +249,49 @@ void closure_init(struct closure *cl, struct closure *parent)
 	closure_init_at(cl, parent, CALLER_IP());
 }
 
-void closure_init_stack(struct closure *cl)
+static void closure_init_stack_at(struct closure *cl, uintptr_t ip)
 {
+	/* A listed closure cleared here would break the live list. */
+	closure_debug_check_init(cl, "closure_init_stack", ip);
 	memset(cl, 0, sizeof(*cl));
-	cl->ip = CALLER_IP();
+	cl->ip = ip;
 	cl->magic = CLOSURE_MAGIC_STACK;
+	/* Release, always: closure_init_stack_release() is the same function. */
 	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
+}
+
+void closure_init_stack(struct closure *cl)
+{
+	closure_init_stack_at(cl, CALLER_IP());
+}
+
+void closure_init_stack_release(struct closure *cl)
+{
+	closure_init_stack_at(cl, CALLER_IP());
+}
+
+void closure_set_stopped(struct closure *cl)
+{
+	uintptr_t ip = CALLER_IP();
+
+	/* A sub of the flag alone: clearing a RUNNING that is not set is caught as bad flags. */
+	SUB_AND_SETTLE(cl, CLOSURE_RUNNING, "closure_set_stopped", ip,
+		       probe_op1(sub, cl, r, ip, (long)CLOSURE_RUNNING));
+}
+
+void closure_debug_destroy(struct closure *cl)
+{
+	uintptr_t ip = CALLER_IP();
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+
+	if (cl->magic == CLOSURE_MAGIC_STACK)
+		return; /* never listed: nothing to do, as in the kernel */
+	if (cl->magic != CLOSURE_MAGIC_ALIVE)
+		closure_bug(cl, CLOSURE_BUG_NOT_ALIVE, "closure_debug_destroy", r, ip,
+			    "not alive: finished or destroyed already, or never initialised");
+	probe_op(destroy, cl, r, ip);
+	closure_debug_unlist(cl);
 }
 
 static void require_running(struct closure *cl, const char *name, uintptr_t ip)
@@ -240,80 +300,129 @@ static void require_running(struct closure *cl, const char *name, uintptr_t ip)
 
 	if (!(r & CLOSURE_RUNNING))
 		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
-			    "not running: only the owner of the running reference may set a "
-			    "continuation");
+			    "not running: only the owner of the running reference may give it up");
 }
 
-static void set_fn_at(struct closure *cl, closure_fn *fn, struct workqueue *wq, const char *name,
+/* A plain store, as in the kernel: allowed on a closure that is not running. */
+static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
 		      uintptr_t ip)
 {
-	require_running(cl, name, ip);
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
-	__atomic_store_n(&cl->fn, fn, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->fn, fn.fn, __ATOMIC_RELAXED);
+	cl->fn_takes_closure = fn.takes_closure;
 	cl->wq = wq;
 }
 
-void set_closure_fn(struct closure *cl, closure_fn *fn, struct workqueue *wq)
+void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
 {
-	set_fn_at(cl, fn, wq, "set_closure_fn", CALLER_IP());
+	set_fn_at(cl, fn, wq, CALLER_IP());
 }
 
-enum { HOW_CONTINUE_AT, HOW_RETURN, HOW_DESTRUCTOR, HOW_NOBARRIER };
+/* continue_at's how (closure_probes.h). */
+enum {
+#define HOW_ENUM(name, code, trace_name) HOW_##name = code,
+	CLOSURE_HOW_LIST(HOW_ENUM)
+#undef HOW_ENUM
+};
 
-static void continue_at_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
+/* The flag letters of a trace stand for closure.h's bits. */
+#define FLAG_MATCHES(name, bit, letter)                                                            \
+	_Static_assert(CLOSURE_##name == 1u << (bit), "closure_probes.h: flag " #name);
+CLOSURE_FLAG_LIST(FLAG_MATCHES)
+#undef FLAG_MATCHES
+
+static void continue_at_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
 			   const char *name, uintptr_t ip)
 {
-	set_fn_at(cl, fn, wq, name, ip);
+	require_running(cl, name, ip);
+	set_fn_at(cl, fn, wq, ip);
 	SUB_AND_SETTLE(cl, CLOSURE_RUNNING + 1, name, ip,
-		       probe_op3(continue_at, cl, r, ip, (uintptr_t)fn, (uintptr_t)wq,
-				 fn ? HOW_CONTINUE_AT : HOW_RETURN));
+		       probe_op3(continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq,
+				 fn.fn ? HOW_CONTINUE_AT : HOW_RETURN));
 }
 
-void continue_at(struct closure *cl, closure_fn *fn, struct workqueue *wq)
+void continue_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
 {
 	continue_at_at(cl, fn, wq, "continue_at", CALLER_IP());
 }
 
 void closure_return(struct closure *cl)
 {
-	continue_at_at(cl, NULL, NULL, "closure_return", CALLER_IP());
+	continue_at_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, "closure_return", CALLER_IP());
 }
 
-void closure_return_with_destructor(struct closure *cl, closure_fn *destructor)
+void closure_return_with_destructor(struct closure *cl, struct closure_fn_ref destructor)
 {
 	const char *name = "closure_return_with_destructor";
 	uintptr_t ip = CALLER_IP();
 
-	set_fn_at(cl, destructor, NULL, name, ip);
+	require_running(cl, name, ip);
+	set_fn_at(cl, destructor, NULL, ip);
 	/* One step: drop the running reference, clear RUNNING, set DESTRUCTOR. */
-	SUB_AND_SETTLE(cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, name, ip,
-		       probe_op3(continue_at, cl, r, ip, (uintptr_t)destructor, 0, HOW_DESTRUCTOR));
+	SUB_AND_SETTLE(
+		cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, name, ip,
+		probe_op3(continue_at, cl, r, ip, (uintptr_t)destructor.fn, 0, HOW_DESTRUCTOR));
 }
 
-static void continue_at_nobarrier_at(struct closure *cl, closure_fn *fn, struct workqueue *wq,
-				     uintptr_t ip)
+static void continue_at_nobarrier_at(struct closure *cl, struct closure_fn_ref fn,
+				     struct workqueue *wq, uintptr_t ip)
 {
 	uint32_t r;
 
-	set_fn_at(cl, fn, wq, "continue_at_nobarrier", ip);
+	set_fn_at(cl, fn, wq, ip);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r;
-	probe_op3(continue_at, cl, r, ip, (uintptr_t)fn, (uintptr_t)wq, HOW_NOBARRIER);
-	closure_queue_at(cl, ip);
+	probe_op3(continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq, HOW_NOBARRIER);
+	closure_queue_at(cl, ip, "continue_at_nobarrier");
 }
 
-void continue_at_nobarrier(struct closure *cl, closure_fn *fn, struct workqueue *wq)
+void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
 {
 	continue_at_nobarrier_at(cl, fn, wq, CALLER_IP());
 }
 
 void closure_queue(struct closure *cl)
 {
-	closure_queue_at(cl, CALLER_IP());
+	closure_queue_at(cl, CALLER_IP(), "closure_queue");
 }
 
-void closure_call(struct closure *cl, closure_fn *fn, struct workqueue *wq, struct closure *parent)
+/* Sleeps while the last put has not cleared CLOSURE_SLEEPING. */
+static void sleep_while_sleeping(struct closure *cl)
+{
+	uint32_t r;
+
+	while ((r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE)) & CLOSURE_SLEEPING)
+		futex(&cl->remaining, FUTEX_WAIT, r, NULL);
+}
+
+void closure_return_sync(struct closure *cl)
+{
+	const char *name = "closure_return_sync";
+	uintptr_t ip = CALLER_IP();
+	struct closure *parent = cl->parent;
+	uint32_t r;
+
+	require_running(cl, name, ip);
+	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, ip);
+	/*
+	 * One step: drop the running reference, clear RUNNING, set DESTRUCTOR (so that the last put
+	 * finishes rather than requeues) and SLEEPING (so that it only wakes us: the count stays
+	 * 0).
+	 */
+	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING,
+		       name, ip, probe_op3(continue_at, cl, r, ip, 0, 0, HOW_RETURN));
+	sleep_while_sleeping(cl);
+	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	(void)r; /* only the probe uses it */
+	probe_op1(finish, cl, r, ip, (uintptr_t)parent);
+	closure_debug_unlist(cl);
+	if (parent)
+		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
+}
+
+void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
+		  struct closure *parent)
 {
 	uintptr_t ip = CALLER_IP();
 
@@ -330,13 +439,12 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 	 */
 	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 
-	/* Only the owner calls closure_wait(), so check-then-add is not racy. */
-	if (r & CLOSURE_WAITING) {
-		if (cl->waitlist == list)
-			return false;
-		closure_bug(cl, CLOSURE_BUG_SECOND_WAITLIST, "closure_wait", r, ip,
-			    "already waiting on another waitlist");
-	}
+	/*
+	 * Already waiting, on this list or another: false, as in the kernel (one list at a time).
+	 * Only the owner calls closure_wait(), so check-then-add is not racy.
+	 */
+	if (r & CLOSURE_WAITING)
+		return false;
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
@@ -440,6 +548,11 @@ out:
 }
 
 void closure_sync(struct closure *cl)
+{
+	closure_sync_at(cl, -1, CALLER_IP());
+}
+
+void closure_sync_unbounded(struct closure *cl)
 {
 	closure_sync_at(cl, -1, CALLER_IP());
 }

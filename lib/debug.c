@@ -4,12 +4,14 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "probes.h"
 
+#ifdef CLOSURE_DEBUG
 /* "func+0x1c in ./prog", or the address alone when no symbol covers it; hex always with 0x. */
 static void describe_address(char *buf, size_t size, uintptr_t addr)
 {
@@ -23,6 +25,31 @@ static void describe_address(char *buf, size_t size, uintptr_t addr)
 	else
 		snprintf(buf, size, "0x%lx", (unsigned long)addr);
 }
+#endif
+
+/*
+ * A call site as addr2line takes it, "./prog+0x1304" (the address in the object's own virtual
+ * addresses: less the load bias, so that a PIE or a library reads the same in every run), then
+ * the symbol when there is one: "./prog+0x1304 (func+0x1c)".
+ */
+static void describe_site(char *buf, size_t size, uintptr_t addr)
+{
+	struct link_map *map = NULL;
+	Dl_info info;
+
+	if (!addr || !dladdr1((void *)addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+	    !info.dli_fname || !info.dli_fname[0]) {
+		snprintf(buf, size, "0x%lx", (unsigned long)addr);
+		return;
+	}
+	if (info.dli_sname)
+		snprintf(buf, size, "%s+0x%lx (%s+0x%lx)", info.dli_fname,
+			 (unsigned long)(addr - map->l_addr), info.dli_sname,
+			 (unsigned long)(addr - (uintptr_t)info.dli_saddr));
+	else
+		snprintf(buf, size, "%s+0x%lx", info.dli_fname,
+			 (unsigned long)(addr - map->l_addr));
+}
 
 noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
 			  uint32_t remaining, uintptr_t ip, const char *detail)
@@ -32,7 +59,7 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	probe_op1(bug, cl, remaining, ip, (long)bug);
-	describe_address(where, sizeof(where), ip);
+	describe_site(where, sizeof(where), ip);
 	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s\n", op,
 		(void *)cl, detail, remaining & CLOSURE_REMAINING_MASK,
 		remaining & ~CLOSURE_REMAINING_MASK, where);
@@ -61,6 +88,21 @@ static void unlink_closure(struct closure *cl)
 	cl->debug_next->debug_prev = cl->debug_prev;
 }
 
+void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
+{
+	bool live;
+
+	if (cl->magic != CLOSURE_MAGIC_ALIVE)
+		return; /* the common case: fresh memory, finished or destroyed */
+	pthread_mutex_lock(&list_lock);
+	live = listed(cl);
+	pthread_mutex_unlock(&list_lock);
+	if (live)
+		closure_bug(cl, CLOSURE_BUG_INIT_LIVE, op,
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "initialised again while alive (neither finished nor destroyed)");
+}
+
 void closure_debug_create(struct closure *cl)
 {
 	pthread_mutex_lock(&list_lock);
@@ -75,7 +117,7 @@ void closure_debug_create(struct closure *cl)
 	pthread_mutex_unlock(&list_lock);
 }
 
-void closure_debug_destroy(struct closure *cl)
+void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic != CLOSURE_MAGIC_ALIVE)
 		return; /* stack closures are not listed */
@@ -117,12 +159,17 @@ int closure_debug_dump(FILE *out)
 
 #else
 
+void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
+{
+	(void)cl, (void)op, (void)ip; /* the live list is kept only with CLOSURE_DEBUG */
+}
+
 void closure_debug_create(struct closure *cl)
 {
 	cl->magic = CLOSURE_MAGIC_ALIVE;
 }
 
-void closure_debug_destroy(struct closure *cl)
+void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic == CLOSURE_MAGIC_ALIVE)
 		cl->magic = CLOSURE_MAGIC_DEAD;

@@ -6,16 +6,15 @@
 #include <stdnoreturn.h>
 
 #include "closure.h"
+#include "closure_probes.h"
 
 #pragma GCC visibility push(hidden)
 
-/* Broken rules: the code is the bug probe's argument (docs/probes.md). */
+/* Broken rules: the code is the bug probe's argument (closure_probes.h, docs/probes.md). */
 enum closure_bug {
-	CLOSURE_BUG_UNDERFLOW = 1,
-	CLOSURE_BUG_BAD_FLAGS = 2,
-	CLOSURE_BUG_SECOND_WAITLIST = 3,
-	CLOSURE_BUG_NOT_RUNNING = 4,
-	CLOSURE_BUG_GET_FINISHED = 5,
+#define CLOSURE_BUG_ENUM(name, code, trace_name, meaning) CLOSURE_BUG_##name = code,
+	CLOSURE_BUG_LIST(CLOSURE_BUG_ENUM)
+#undef CLOSURE_BUG_ENUM
 };
 
 /* One line naming the closure, the operation and the call site; fires the bug probe; aborts. */
@@ -34,7 +33,10 @@ void closure_run(struct closure *cl);
 
 /* The live-closure list behind closure_debug_dump(); no-ops unless CLOSURE_DEBUG. */
 void closure_debug_create(struct closure *cl);
-void closure_debug_destroy(struct closure *cl);
+/* With CLOSURE_DEBUG: aborts (bug init_live) when cl is alive and listed, about to be reused. */
+void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip);
+/* Off the list and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
+void closure_debug_unlist(struct closure *cl);
 
 #define CLOSURE_MAGIC_DEAD  0xc054deadu
 #define CLOSURE_MAGIC_ALIVE 0xc054a11eu

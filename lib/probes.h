@@ -4,6 +4,7 @@
 #define CLOSURE_LIB_PROBES_H
 
 #include "closure_config.h"
+#include "closure_probes.h"
 
 #define PROBE_COUNT(r) ((r)&CLOSURE_REMAINING_MASK)
 #define PROBE_FLAGS(r) ((r) & ~CLOSURE_REMAINING_MASK)
@@ -17,19 +18,10 @@
 #define PROBE_SEMAPHORE(name)                                                                      \
 	unsigned short closure_##name##_semaphore                                                  \
 		__attribute__((unused, section(".probes"), visibility("hidden")))
-PROBE_SEMAPHORE(init);
-/* get and put: only for closure.h's inline probes, never instantiated in the library */
-PROBE_SEMAPHORE(get);
-PROBE_SEMAPHORE(put);
-PROBE_SEMAPHORE(sub);
-PROBE_SEMAPHORE(continue_at);
-PROBE_SEMAPHORE(run);
-PROBE_SEMAPHORE(finish);
-PROBE_SEMAPHORE(destructor);
-PROBE_SEMAPHORE(wait);
-PROBE_SEMAPHORE(wake);
-PROBE_SEMAPHORE(sync_begin);
-PROBE_SEMAPHORE(sync_end);
+/* One for every probe of the contract; those fired elsewhere (get, put, bug) stay unused. */
+#define PROBE_SEMAPHORE_OF(name, NAME, a4, a5, a6) PROBE_SEMAPHORE(name);
+CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
+#undef PROBE_SEMAPHORE_OF
 #define PROBE_ARMED(name)                                                                          \
 	__builtin_expect(*(volatile unsigned short *)&closure_##name##_semaphore != 0, 0)
 #else

@@ -35,6 +35,8 @@ static void *worker(void *arg)
 		wq->head = cl->next;
 		if (!wq->head)
 			wq->tail = NULL;
+		/* Started: it may be queued again from now on (closure.c checks). */
+		__atomic_store_n(&cl->queued, 0, __ATOMIC_RELEASE);
 		pthread_mutex_unlock(&wq->lock);
 		closure_run(cl);
 		pthread_mutex_lock(&wq->lock);

@@ -107,11 +107,16 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 		snprintf(d->message, sizeof(d->message),
 			 "closure stuck: waits on a waitlist that was never woken");
 	note_init(d, m, l, "the stuck closure");
-	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
-		if (!c->finished && children++ < MAX_CHAIN)
-			add_note(d, m, c->init_ip,
-				 "it waits for an unfinished child (%s), initialised here",
-				 model_life_function(m, c, fn, sizeof(fn)));
+	for (const struct model_life *c = l->first_child; c; c = c->next_sibling) {
+		if (c->finished || children++ >= MAX_CHAIN)
+			continue;
+		add_note(d, m, c->init_ip,
+			 "it waits for an unfinished child (%s), initialised here",
+			 model_life_function(m, c, fn, sizeof(fn)));
+		if (c->nblames) /* the call site that holds the child: the put that never came */
+			add_note(d, m, c->blames[0].site, "the child %s",
+				 leaks_blame_text(m, &c->blames[0], why, sizeof(why)));
+	}
 	for (unsigned i = 0; i < l->nblames; i++)
 		if (l->blames[i].site != at)
 			add_note(d, m, l->blames[i].site, "%s",

@@ -52,7 +52,9 @@ bool viz_exited(const struct trace_info *info)
 	/* A trace cut short says nothing about the process; the launched command's status does. */
 	if (!info->has_end)
 		return false;
-	return !info->reason || !strcmp(info->reason, "exit") || info->has_status;
+	/* "timeout": check ended the command itself before it stopped recording */
+	return !info->reason || !strcmp(info->reason, "exit") || !strcmp(info->reason, "timeout") ||
+	       info->has_status;
 }
 
 bool viz_incomplete(const struct viz_input *in)

@@ -169,6 +169,8 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 		l->state = MODEL_FINISHED;
 	m->nr_finished++;
 	model_kind_add_finished(m, l);
+	if (m->obs && m->obs->finished)
+		m->obs->finished(m->obs_ctx, l);
 }
 
 static bool watched_life(const struct model *m, int64_t pid, uint64_t addr)
@@ -285,6 +287,13 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 		*slot = slot_of(m, ev->pid, ev->cl);
 	}
 	return l;
+}
+
+/* The observer sees each event once the model has it, before a finished life is forgotten. */
+static void observe(struct model *m, const struct trace_event *ev, struct model_life *l)
+{
+	if (m->obs && m->obs->event)
+		m->obs->event(m->obs_ctx, ev, l);
 }
 
 /*
@@ -442,8 +451,10 @@ void model_apply(struct model *m, const struct trace_event *ev)
 
 	m->nr_events++;
 	l = life_of_event(m, &slot, ev);
-	if (!l)
+	if (!l) {
+		observe(m, ev, NULL); /* set aside */
 		return;
+	}
 	if (ev->op == TRACE_INIT)
 		slot->peak = 0;
 	if (ev->remaining > slot->peak)
@@ -452,6 +463,7 @@ void model_apply(struct model *m, const struct trace_event *ev)
 	if (watched_life(m, ev->pid, ev->cl))
 		watch(m, l, ev);
 	apply_op(m, l, ev);
+	observe(m, ev, l);
 	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR || ev->op == TRACE_DESTROY)
 		maybe_free(m, l);
 }
@@ -494,6 +506,12 @@ struct model *model_new(bool keep_finished)
 	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
 		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
 	return m;
+}
+
+void model_observe(struct model *m, const struct model_observer *obs, void *ctx)
+{
+	m->obs = obs;
+	m->obs_ctx = ctx;
 }
 
 void model_watch(struct model *m, const struct model_id *id)

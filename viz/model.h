@@ -157,6 +157,17 @@ void model_watch(struct model *m, const struct model_id *id);
 extern const struct trace_sink model_sink;
 
 /*
+ * An observer sees the model at work (the timeline streams from it): event() after each event is
+ * applied, in time order, with the life it went to (NULL: set aside, reported after its closure
+ * finished); finished() when a life finishes, before report mode forgets it. Both optional.
+ */
+struct model_observer {
+	void (*event)(void *ctx, const struct trace_event *ev, struct model_life *l);
+	void (*finished)(void *ctx, struct model_life *l);
+};
+void model_observe(struct model *m, const struct model_observer *obs, void *ctx);
+
+/*
  * After the last event: drain the reorder window, settle stack closures. exited: the traced
  * process exited before the recording stopped (what an unfinished closure can be depends on it,
  * DESIGN.md "What a leak is"); then a stack closure that holds only its running reference had its

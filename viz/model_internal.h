@@ -59,6 +59,8 @@ struct model {
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
 	bool exited;
+	const struct model_observer *obs;
+	void *obs_ctx;
 };
 
 void *model_xcalloc(size_t n, size_t size);

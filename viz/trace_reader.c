@@ -63,20 +63,9 @@ struct reader {
 };
 
 static const char *const op_names[TRACE_NR_OPS] = {
-	[TRACE_INIT] = "init",
-	[TRACE_GET] = "get",
-	[TRACE_PUT] = "put",
-	[TRACE_SUB] = "sub",
-	[TRACE_CONTINUE_AT] = "continue_at",
-	[TRACE_RUN] = "run",
-	[TRACE_FINISH] = "finish",
-	[TRACE_DESTRUCTOR] = "destructor",
-	[TRACE_WAIT] = "wait",
-	[TRACE_WAKE] = "wake",
-	[TRACE_SYNC_BEGIN] = "sync_begin",
-	[TRACE_SYNC_END] = "sync_end",
-	[TRACE_BUG] = "bug",
-	[TRACE_DESTROY] = "destroy",
+#define OP_NAME(name, NAME, a4, a5, a6) [TRACE_##NAME] = #name,
+	CLOSURE_PROBE_LIST(OP_NAME)
+#undef OP_NAME
 };
 
 const char *trace_op_name(enum trace_op op)
@@ -371,22 +360,24 @@ static unsigned flags_from(const struct field *f)
 	unsigned flags = 0;
 
 	for (size_t i = 0; i < f->slen; i++) {
-		switch (f->s[i]) {
-		case 'R':
-			flags |= TRACE_FLAG_RUNNING;
-			break;
-		case 'W':
-			flags |= TRACE_FLAG_WAITING;
-			break;
-		case 'D':
-			flags |= TRACE_FLAG_DESTRUCTOR;
-			break;
-		case 'S':
-			flags |= TRACE_FLAG_SLEEPING;
-			break;
-		}
+#define FLAG_FROM(name, bit, letter)                                                               \
+	if (f->s[i] == letter)                                                                     \
+		flags |= TRACE_FLAG_##name;
+		CLOSURE_FLAG_LIST(FLAG_FROM)
+#undef FLAG_FROM
 	}
 	return flags;
+}
+
+/* continue_at's "how"; a name this reader does not know reads as a plain continue_at. */
+static enum trace_how how_from(const struct field *f)
+{
+#define HOW_FROM(name, code, trace_name)                                                           \
+	if (str_is(f, trace_name))                                                                 \
+		return TRACE_HOW_##name;
+	CLOSURE_HOW_LIST(HOW_FROM)
+#undef HOW_FROM
+	return TRACE_HOW_CONTINUE_AT;
 }
 
 static int decode_event(struct reader *r, const struct field *fields, int n)
@@ -485,16 +476,8 @@ static int decode_event(struct reader *r, const struct field *fields, int n)
 				rc = want_addr(r, f, &ev.waitlist);
 			break;
 		case 'h':
-			if (key_is(f, "how")) {
-				if (str_is(f, "return"))
-					ev.how = TRACE_HOW_RETURN;
-				else if (str_is(f, "destructor"))
-					ev.how = TRACE_HOW_DESTRUCTOR;
-				else if (str_is(f, "nobarrier"))
-					ev.how = TRACE_HOW_NOBARRIER;
-				else
-					ev.how = TRACE_HOW_CONTINUE_AT;
-			}
+			if (key_is(f, "how"))
+				ev.how = how_from(f);
 			break;
 		case 'b':
 			if (key_is(f, "bug") && f->kind == V_STR)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "closure_probes.h"
 #include "viz_error.h"
 
 /* The version of the trace format this reader knows; a newer one is refused. */
@@ -17,38 +18,33 @@
  * is refused with bounded memory. Records the recorder writes are far shorter. */
 #define TRACE_MAX_LINE (16 << 20)
 
+/* The operations: the probes of the contract (closure_probes.h), in its order. */
+/* clang-format off: the list expansion confuses its indentation */
 enum trace_op {
-	TRACE_INIT,
-	TRACE_GET,
-	TRACE_PUT,
-	TRACE_SUB,
-	TRACE_CONTINUE_AT,
-	TRACE_RUN,
-	TRACE_FINISH,
-	TRACE_DESTRUCTOR,
-	TRACE_WAIT,
-	TRACE_WAKE,
-	TRACE_SYNC_BEGIN,
-	TRACE_SYNC_END,
-	TRACE_BUG,
-	TRACE_DESTROY, /* closure_debug_destroy: the closure's memory is let go, its life ends */
+#define TRACE_OP_ENUM(name, NAME, a4, a5, a6) TRACE_##NAME,
+	CLOSURE_PROBE_LIST(TRACE_OP_ENUM)
+#undef TRACE_OP_ENUM
 	TRACE_NR_OPS,
 };
+/* clang-format on */
 
-/* continue_at's "how" */
+/* continue_at's "how" (closure_probes.h) */
 enum trace_how {
-	TRACE_HOW_CONTINUE_AT,
-	TRACE_HOW_RETURN,
-	TRACE_HOW_DESTRUCTOR,
-	TRACE_HOW_NOBARRIER
+#define TRACE_HOW_ENUM(name, code, trace_name) TRACE_HOW_##name = code,
+	CLOSURE_HOW_LIST(TRACE_HOW_ENUM)
+#undef TRACE_HOW_ENUM
 };
 
-/* Flag letters of an event, as bits. */
+/* Flag letters of an event (closure_probes.h), as bits in the contract's order. */
 enum {
-	TRACE_FLAG_RUNNING = 1,
-	TRACE_FLAG_WAITING = 2,
-	TRACE_FLAG_DESTRUCTOR = 4,
-	TRACE_FLAG_SLEEPING = 8,
+#define TRACE_FLAG_INDEX(name, bit, letter) TRACE_FLAG_INDEX_##name,
+	CLOSURE_FLAG_LIST(TRACE_FLAG_INDEX)
+#undef TRACE_FLAG_INDEX
+};
+enum {
+#define TRACE_FLAG_ENUM(name, bit, letter) TRACE_FLAG_##name = 1 << TRACE_FLAG_INDEX_##name,
+	CLOSURE_FLAG_LIST(TRACE_FLAG_ENUM)
+#undef TRACE_FLAG_ENUM
 };
 
 /* One event, plain values only (no pointers), so that it can be copied and queued. */

@@ -55,11 +55,28 @@
  * closure_wait(list, cl) takes a reference that closure_wake_up(list) puts back.
  *
  * This is the kernel's API (include/linux/closure.h; LWN, "The kernel closure API") with the
- * kernel's semantics, in userspace: workqueues are thread pools (workqueue_create), sleeping is a
- * futex, and continuations take the closure itself, void fn(struct closure *), as in the LWN
- * article. The rules the kernel BUG()s on are enforced: a count that would go below zero, a
- * closure put on a second waitlist, a continuation set on a closure that is not running. Each
- * prints one line naming the closure, the operation and the call site, and aborts.
+ * kernel's semantics, in userspace: workqueues are thread pools (workqueue_create) and sleeping is
+ * a futex. The rules the kernel BUG()s or WARN()s on are enforced: a count that would go below
+ * zero, a closure put on a second waitlist, a continuation given up by a closure that is not
+ * running, a continuation queued while still queued. Each prints one line naming the closure, the
+ * operation and the call site (object+offset, for addr2line), and aborts.
+ *
+ * Continuations come in both of the kernel's forms, and one program may mix them:
+ *
+ *	static void old_step(struct closure *cl) { ... }	// before Linux 6.8, and LWN
+ *
+ *	static CLOSURE_CALLBACK(new_step)			// Linux 6.8 and later
+ *	{
+ *		closure_type(r, struct request, cl);	// r: the struct request around the closure
+ *		...
+ *	}
+ *
+ * closure_fn is the newest form, void (struct closure_work *), as the kernel's closure_fn takes
+ * its work_struct; &cl->work is that argument, so a callback may also be called directly,
+ * new_step(&cl->work). continue_at() and the other functions that take a continuation accept
+ * either form: a C11 _Generic in their macros (CLOSURE_FN_REF below) records which form it is, and
+ * the library calls each with the argument its type declares, so no function is ever called
+ * through a pointer of the wrong type.
  *
  * Every operation fires a USDT probe (provider "closure"), so closuretrace, bpftrace or any USDT
  * tool can show what each closure waits for; docs/probes.md lists them.
@@ -69,6 +86,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "closure_config.h"
 
@@ -104,7 +122,62 @@ extern "C" {
 
 struct closure;
 struct workqueue;
-typedef void(closure_fn)(struct closure *cl);
+
+/*
+ * What a CLOSURE_CALLBACK function receives: &cl->work, at the start of the closure (the kernel's
+ * struct work_struct; its own name here, so that a program's own work_struct does not clash).
+ */
+struct closure_work {
+	uint32_t remaining_; /* the closure's remaining: use the closure_* functions */
+};
+
+/* A continuation, the newest kernel form (6.8+): write it as CLOSURE_CALLBACK(name). */
+typedef void(closure_fn)(struct closure_work *ws);
+/* A continuation in the older form, void fn(struct closure *cl). */
+typedef void(closure_fn_cl)(struct closure *cl);
+
+/* void name(struct closure_work *ws): a continuation or destructor in the newest form. */
+#define CLOSURE_CALLBACK(name) void name(struct closure_work *ws)
+
+/* In a CLOSURE_CALLBACK: declares cl, the closure, and name, the type around it at member. */
+#define closure_type(name, type, member)                                                           \
+	struct closure *cl = container_of(ws, struct closure, work);                               \
+	type *name = container_of(cl, type, member)
+
+/* A continuation of either form, and which form it is; CLOSURE_FN_REF(fn) makes one. */
+struct closure_fn_ref {
+	closure_fn *fn;
+	int takes_closure; /* 1: fn is really a closure_fn_cl */
+};
+
+#ifndef __cplusplus
+/* A continuation of either form, or NULL; anything else does not compile. */
+#define CLOSURE_FN_REF(f)                                                                          \
+	_Generic((f),                                                                              \
+		closure_fn_cl *: (struct closure_fn_ref){(closure_fn *)(f), 1},                    \
+		closure_fn *: (struct closure_fn_ref){(closure_fn *)(f), 0},                       \
+		void *: (struct closure_fn_ref){(closure_fn *)(f), 0},                             \
+		int: (struct closure_fn_ref){(closure_fn *)(f), 0},                                \
+		long: (struct closure_fn_ref){(closure_fn *)(f), 0})
+#else
+static inline struct closure_fn_ref closure_fn_ref_of(closure_fn *f)
+{
+	return {f, 0};
+}
+static inline struct closure_fn_ref closure_fn_ref_of(closure_fn_cl *f)
+{
+	return {(closure_fn *)f, 1};
+}
+static inline struct closure_fn_ref closure_fn_ref_of(decltype(nullptr))
+{
+	return {nullptr, 0};
+}
+static inline struct closure_fn_ref closure_fn_ref_of(long f)
+{
+	return {(closure_fn *)f, 0}; /* NULL, which C++ compilers define as an integer */
+}
+#define CLOSURE_FN_REF(f) closure_fn_ref_of(f)
+#endif
 
 /* A lock-free LIFO of waiting closures; closure_wake_up() wakes them in FIFO order. */
 struct closure_waitlist {
@@ -133,7 +206,10 @@ struct closure_waitlist {
  * that it can be embedded and inspected, not to be written by hand.
  */
 struct closure {
-	uint32_t remaining;	    /* atomic: count | flags */
+	union {
+		uint32_t remaining;	  /* atomic: count | flags */
+		struct closure_work work; /* &cl->work: what a CLOSURE_CALLBACK function gets */
+	};
 	struct closure *parent;	    /* holds a reference on it until this closure finishes */
 	closure_fn *fn;		    /* continuation, or destructor with CLOSURE_DESTRUCTOR */
 	struct workqueue *wq;	    /* where fn runs; NULL: in the thread of the last put */
@@ -146,6 +222,8 @@ struct closure {
 	uintptr_t waiting_on;	/* who called closure_wait() */
 	struct closure *debug_prev, *debug_next;
 	uint32_t magic;
+	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
+	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
 };
 
 /* Internal entry points behind the inline fast paths; not API. */
@@ -214,26 +292,52 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 /* Drop v at once: references and flags (v = 1 is closure_put). */
 void closure_sub(struct closure *cl, int v);
 
-/* Initialise; the caller owns the running reference. With a parent, takes a reference on it. */
+/*
+ * Initialise; the caller owns the running reference. With a parent, takes a reference on it. A
+ * closure cannot be its own parent (aborts). Built with CLOSURE_DEBUG, initialising a closure that
+ * is still alive (not finished, not destroyed) aborts, as the kernel's CONFIG_DEBUG_CLOSURES BUGs.
+ */
 void closure_init(struct closure *cl, struct closure *parent);
 
 /* For a closure on the stack: zeroed, no parent. Finish it with closure_sync() before returning. */
 void closure_init_stack(struct closure *cl);
 
-/* Set the continuation without giving up the running reference (see closure_queue). */
-void set_closure_fn(struct closure *cl, closure_fn *fn, struct workqueue *wq);
+/*
+ * closure_init_stack() whose count is published with a release store, for an object that other
+ * threads may find and closure_get_not_zero() (this library's closure_init_stack does that too).
+ */
+void closure_init_stack_release(struct closure *cl);
 
-/* Run fn now, on wq or inline, handing it the caller's running reference. */
+/*
+ * Clear CLOSURE_RUNNING without dropping a reference: the running reference becomes an ordinary
+ * one, to be put by whoever it is handed to (bcache does this right after closure_init). Aborts
+ * when the closure is not running.
+ */
+void closure_set_stopped(struct closure *cl);
+
+/*
+ * Set the continuation without giving up the running reference (see closure_queue). As in the
+ * kernel, a plain store: allowed whether or not the closure is running.
+ */
+void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq);
+
+/*
+ * Run fn now, on wq or inline, handing it the caller's reference. Queueing a closure whose
+ * continuation is still queued and has not started aborts (the kernel BUGs).
+ */
 void closure_queue(struct closure *cl);
 
 /*
  * Give up the running reference; when the other references are gone, fn runs on wq (or in the
  * thread that puts the last one, when wq is NULL). The caller must return right after.
  */
-void continue_at(struct closure *cl, closure_fn *fn, struct workqueue *wq);
+void continue_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq);
 
-/* Run fn on wq now, without waiting for outstanding references; fn gets the running reference. */
-void continue_at_nobarrier(struct closure *cl, closure_fn *fn, struct workqueue *wq);
+/*
+ * Run fn on wq now, without waiting for outstanding references; fn gets the caller's reference
+ * (the running one, or, as in the kernel, any reference the caller holds).
+ */
+void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq);
 
 /* Finish once the other references are gone: the parent is put. Return right after. */
 void closure_return(struct closure *cl);
@@ -242,26 +346,54 @@ void closure_return(struct closure *cl);
  * Finish once the other references are gone, running destructor(cl) first (it may free cl)
  * and only then putting the parent. Return right after.
  */
-void closure_return_with_destructor(struct closure *cl, closure_fn *destructor);
+void closure_return_with_destructor(struct closure *cl, struct closure_fn_ref destructor);
+
+/*
+ * Finish synchronously: give up the running reference, sleep until the count is 0 (not 1, as
+ * closure_sync), then put the parent in this thread. The count stays 0, so closure_get_not_zero()
+ * fails from then on (closure_sync() then closure_return() would let one slip in between).
+ */
+void closure_return_sync(struct closure *cl);
 
 /* closure_init(cl, parent), then run fn on wq (continue_at_nobarrier). */
-void closure_call(struct closure *cl, closure_fn *fn, struct workqueue *wq,
+void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
 		  struct closure *parent);
 
 /*
- * Put cl on the waitlist, holding a reference until closure_wake_up(). False, doing nothing,
- * when cl already waits on this list; a closure waiting on another list is a bug (aborts).
+ * Put cl on the waitlist, holding a reference until closure_wake_up(). False, doing nothing, when
+ * cl is already waiting (on this list or another: a closure waits on one list at a time), as in
+ * the kernel.
  */
 bool closure_wait(struct closure_waitlist *list, struct closure *cl);
 
 /* Wake every closure on the list, first come first woken, putting the reference each held. */
 void closure_wake_up(struct closure_waitlist *list);
 
+/* The kernel's closure_wake_up() without its leading barrier: the same here (ours orders itself). */
+#define __closure_wake_up(list) closure_wake_up(list)
+
 /* Sleep until every reference but the caller's running one is gone. */
 void closure_sync(struct closure *cl);
 
-/* closure_sync(), giving up after timeout_ms: 0 when synced, -ETIME on timeout. */
+/*
+ * closure_sync(), giving up after timeout_ms: 0 when synced, -ETIME on timeout. The kernel's unit
+ * is jiffies; here it is milliseconds.
+ */
 int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
+
+/*
+ * bcachefs's closure_sync() that does not trip the kernel's hung-task detector; userspace has none,
+ * so it is closure_sync().
+ */
+void closure_sync_unbounded(struct closure *cl);
+
+/*
+ * Take a closure off the live list (CLOSURE_DEBUG) and mark it dead, for code that frees a closure
+ * in its own continuation instead of returning it (bcache's search_free, cache_set_free). Fires
+ * the destroy probe. Aborts when the closure is not alive (destroyed twice, finished, or never
+ * initialised); a stack closure is left alone, as in the kernel.
+ */
+void closure_debug_destroy(struct closure *cl);
 
 /*
  * Each operation records its call site as a return address (docs/probes.md, arg3). Kernel-style
@@ -284,18 +416,25 @@ int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
 #define closure_sub(cl, v)                CLOSURE_NOT_TAIL(closure_sub(cl, v))
 #define closure_init(cl, parent)          CLOSURE_NOT_TAIL(closure_init(cl, parent))
 #define closure_init_stack(cl)            CLOSURE_NOT_TAIL(closure_init_stack(cl))
-#define set_closure_fn(cl, fn, wq)        CLOSURE_NOT_TAIL(set_closure_fn(cl, fn, wq))
+#define closure_init_stack_release(cl)    CLOSURE_NOT_TAIL(closure_init_stack_release(cl))
+#define closure_set_stopped(cl)           CLOSURE_NOT_TAIL(closure_set_stopped(cl))
+#define set_closure_fn(cl, fn, wq)        CLOSURE_NOT_TAIL(set_closure_fn(cl, CLOSURE_FN_REF(fn), wq))
 #define closure_queue(cl)                 CLOSURE_NOT_TAIL(closure_queue(cl))
-#define continue_at(cl, fn, wq)           CLOSURE_NOT_TAIL(continue_at(cl, fn, wq))
-#define continue_at_nobarrier(cl, fn, wq) CLOSURE_NOT_TAIL(continue_at_nobarrier(cl, fn, wq))
+#define continue_at(cl, fn, wq)           CLOSURE_NOT_TAIL(continue_at(cl, CLOSURE_FN_REF(fn), wq))
+#define continue_at_nobarrier(cl, fn, wq)                                                          \
+	CLOSURE_NOT_TAIL(continue_at_nobarrier(cl, CLOSURE_FN_REF(fn), wq))
 #define closure_return(cl)                CLOSURE_NOT_TAIL(closure_return(cl))
 #define closure_return_with_destructor(cl, destructor)                                             \
-	CLOSURE_NOT_TAIL(closure_return_with_destructor(cl, destructor))
-#define closure_call(cl, fn, wq, parent) CLOSURE_NOT_TAIL(closure_call(cl, fn, wq, parent))
-#define closure_wait(list, cl)           CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
-#define closure_wake_up(list)            CLOSURE_NOT_TAIL(closure_wake_up(list))
-#define closure_sync(cl)                 CLOSURE_NOT_TAIL(closure_sync(cl))
-#define closure_sync_timeout(cl, ms)     CLOSURE_NOT_TAIL_RET(int, closure_sync_timeout(cl, ms))
+	CLOSURE_NOT_TAIL(closure_return_with_destructor(cl, CLOSURE_FN_REF(destructor)))
+#define closure_return_sync(cl)           CLOSURE_NOT_TAIL(closure_return_sync(cl))
+#define closure_call(cl, fn, wq, parent)                                                           \
+	CLOSURE_NOT_TAIL(closure_call(cl, CLOSURE_FN_REF(fn), wq, parent))
+#define closure_wait(list, cl)            CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
+#define closure_wake_up(list)             CLOSURE_NOT_TAIL(closure_wake_up(list))
+#define closure_sync(cl)                  CLOSURE_NOT_TAIL(closure_sync(cl))
+#define closure_sync_timeout(cl, ms)      CLOSURE_NOT_TAIL_RET(int, closure_sync_timeout(cl, ms))
+#define closure_sync_unbounded(cl)        CLOSURE_NOT_TAIL(closure_sync_unbounded(cl))
+#define closure_debug_destroy(cl)         CLOSURE_NOT_TAIL(closure_debug_destroy(cl))
 #endif
 
 /*
@@ -317,6 +456,48 @@ int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
 		closure_wake_up(list); /* there is no "remove": wake the list to leave it */       \
 		closure_sync(&cl_wait_event_);                                                     \
 	} while (0)
+
+/* Milliseconds on CLOCK_MONOTONIC: closure_wait_event_timeout's clock. */
+static inline long closure_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * closure_wait_event() giving up after timeout milliseconds (the kernel's unit is jiffies): 0 when
+ * cond is still false at the deadline, else the milliseconds left, at least 1. A statement
+ * expression, as in the kernel.
+ */
+#define closure_wait_event_timeout(list, cond, timeout)                                            \
+	({                                                                                         \
+		long cl_until_ = closure_now_ms() + (long)(timeout), cl_left_;                     \
+		struct closure cl_wait_timeout_;                                                   \
+		if (cond) {                                                                        \
+			cl_left_ = cl_until_ - closure_now_ms();                                   \
+			cl_left_ = cl_left_ < 1 ? 1 : cl_left_;                                    \
+		} else {                                                                           \
+			closure_init_stack(&cl_wait_timeout_);                                     \
+			for (;;) {                                                                 \
+				closure_wait(list, &cl_wait_timeout_);                             \
+				cl_left_ = cl_until_ - closure_now_ms();                           \
+				if (cond) {                                                        \
+					cl_left_ = cl_left_ < 1 ? 1 : cl_left_;                    \
+					break;                                                     \
+				}                                                                  \
+				if (cl_left_ <= 0) {                                               \
+					cl_left_ = 0;                                              \
+					break;                                                     \
+				}                                                                  \
+				closure_sync_timeout(&cl_wait_timeout_, (unsigned long)cl_left_);  \
+			}                                                                          \
+			closure_wake_up(list); /* leave the list */                                \
+			closure_sync(&cl_wait_timeout_);                                           \
+		}                                                                                  \
+		cl_left_;                                                                          \
+	})
 
 /*
  * Workqueues: a pool of threads that run continuations. workqueue_destroy() first runs

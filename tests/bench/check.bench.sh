@@ -9,23 +9,8 @@
 # The workload is record.bench.sh's: one thread doing get/put pairs (inlined probes).
 # Usage: check.bench.sh BUILD_DIR [HITS]
 set -uo pipefail
-build=${1:-build-bench}
-hits=${2:-1000000}
-runs=5
-ops=$build/tests/bench/bench_record_ops
-ct=$build/cli/closuretrace
-if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
-	echo "SKIP: needs root and uprobes"
-	exit 0
-fi
-for f in "$ops" "$ct"; do
-	[ -x "$f" ] || { echo "check.bench.sh: $f not built" >&2; exit 1; }
-done
-ops=$(realpath "$ops")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+NAME=check.bench.sh
+. "$(dirname "$0")/record_setup.sh"
 
 # once NAME CMD...: one run; its ns per hit to $tmp/NAME, its wall seconds to $tmp/NAME.wall.
 once() {
@@ -41,7 +26,6 @@ once() {
 	fi
 }
 
-probes="usdt:$ops:closure:get,usdt:$ops:closure:put"
 for _ in $(seq $runs); do
 	once none "$ops" "$hits"
 	once floor bpftrace -q -e "$probes { @ = count(); }" -c "$ops $hits"
@@ -55,7 +39,6 @@ for name in none floor record check; do
 	wall[$name]=$(median <"$tmp/$name.wall")
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "per probe hit, $hits hits, one thread (median of $runs):"
 printf '  %-8s %9s ns\n' none "${ns[none]}" floor "${ns[floor]}" record "${ns[record]}" \
 	check "${ns[check]}"

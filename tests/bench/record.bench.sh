@@ -8,24 +8,9 @@
 # get/put pairs (inlined probes), the highest rate one thread can produce.
 # Usage: record.bench.sh BUILD_DIR [HITS]
 set -uo pipefail
-build=${1:-build-bench}
-hits=${2:-1000000}
-runs=5
-ops=$build/tests/bench/bench_record_ops
-ct=$build/cli/closuretrace
-if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
-	echo "SKIP: needs root and uprobes"
-	exit 0
-fi
-for f in "$ops" "$ct"; do
-	[ -x "$f" ] || { echo "record.bench.sh: $f not built" >&2; exit 1; }
-done
-ops=$(realpath "$ops")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
+NAME=record.bench.sh
+. "$(dirname "$0")/record_setup.sh"
 ns_of() { sed -n 's/^ns_per_hit //p' "$1"; }
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 # once NAME CMD...: one run, its ns per hit appended to $tmp/NAME.
 once() {
@@ -49,7 +34,6 @@ record_once() {
 }
 
 # Rounds interleave the configurations, so that the load of a shared machine falls on all alike.
-probes="usdt:$ops:closure:get,usdt:$ops:closure:put"
 for _ in $(seq $runs); do
 	once none "$ops" "$hits"
 	once floor bpftrace -q -e "$probes { @ = count(); }" -c "$ops $hits"
@@ -63,7 +47,6 @@ for name in none floor printf record; do
 done
 bytes=$(stat -c %s "$tmp/t.json")
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 echo "per probe hit, $hits hits, one thread (median of $runs; printf: 1 run):"
 printf '  %-8s %9s ns\n' none "${ns[none]}" floor "${ns[floor]}" printf "${ns[printf]}" record "${ns[record]}"
 echo "ratios:"

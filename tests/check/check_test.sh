@@ -191,6 +191,73 @@ case_stuck() {
 	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
 }
 
+# --timeout ends a hung command (and what it started) and says what it was stuck on.
+HANG_DIAG=(
+	"$SOURCE:$(line_of SYNC_HANG): error: closure stuck: inside closure_sync at exit, waiting for 1 reference"
+	"$SOURCE:$(line_of INIT_HANG): note: the stuck closure (hang) was initialised here, in hang"
+	"$SOURCE:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang), initialised here"
+	"$SOURCE:$(line_of TAKE_HANG): note: the child took 1 reference, 1 not put back"
+)
+case_timeout() {
+	skip_without_bpf
+	local start=$SECONDS
+	run --timeout 3 -- "$PROG" hang
+	expect_rc 124
+	[ $((SECONDS - start)) -lt 20 ] || fail "check took $((SECONDS - start)) s to end a 3 s timeout"
+	grep -qx "closuretrace: $PROG did not finish within 3 s: ended it; its closures still in flight are not judged, stuck ones follow" err ||
+		fail "the timeout is not said"
+	expect_diagnostics "${HANG_DIAG[@]}"
+	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||
+		fail "no summary"
+	# Through a shell that ignores SIGTERM: SIGKILL after the grace period, every process.
+	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang; true"
+	expect_rc 124
+	expect_diagnostics "${HANG_DIAG[@]}"
+	pgrep -f "$PROG hang" && fail "a process of the command outlived check"
+	run --timeout 0 -- true
+	expect_rc 2
+	run --timeout inf -- true
+	expect_rc 2
+}
+
+# One SIGTERM: check goes on recording while the command ends; a second one ends it at once.
+# The verdict says the recording was cut short and reports nothing in flight as a leak.
+case_sigterm_twice() {
+	skip_without_bpf
+	"$CT" check -- sh -c "trap '' TERM; echo \$\$ >sh.pid; exec $PROG hang" >out 2>err </dev/null &
+	local check=$! state=
+	for _ in $(seq 200); do
+		[ -s sh.pid ] && grep -q hang "/proc/$(cat sh.pid)/cmdline" 2>/dev/null && break
+		sleep 0.05
+	done
+	sleep 0.5
+	kill -TERM $check
+	sleep 1
+	kill -0 $check 2>/dev/null || fail "check ended at the first SIGTERM though the command ignores it"
+	kill -TERM $check
+	for _ in $(seq 100); do
+		kill -0 $check 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 $check 2>/dev/null && fail "check still runs after a second SIGTERM"
+	wait $check
+	RC=$?
+	expect_rc 143
+	grep -qx "closuretrace: check was stopped by signal 15 (Terminated) before sh finished; its closures still in flight are not judged" err ||
+		fail "the cut is not said"
+	expect_diagnostics "${HANG_DIAG[@]}"
+}
+
+# The command's first process exits at once; a process it left in the background leaks later:
+# check waits for every process of the command.
+case_background() {
+	skip_without_bpf
+	run -- sh -c "(sleep 0.3; exec $PROG leak_a) & exit 0"
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}"
+	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
+}
+
 case_waitlist() {
 	skip_without_bpf
 	run -- "$PROG" waitlist
@@ -447,6 +514,17 @@ case_check_killed() {
 
 case_no_probes() {
 	skip_without_bpf
+	run -- /bin/false
+	expect_rc 1
+	[ "$(cat err)" = "closuretrace: /bin/false exited with status 1, and ran no program with closure probes: nothing to check" ] ||
+		fail "a failed command without probes is not said"
+	# --sarif and --keep-trace paths are checked before the command runs.
+	run --sarif "$WORK/none/x.sarif" -- sh -c "touch ran"
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace: cannot write $WORK/none/x.sarif: No such file or directory" ] || fail "--sarif path"
+	run --keep-trace "$WORK/none/t.json" -- sh -c "touch ran"
+	expect_rc 2
+	[ ! -e ran ] || fail "the command ran"
 	run -- true
 	expect_rc 3
 	[ "$(cat err)" = "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" ] ||

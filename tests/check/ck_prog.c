@@ -10,6 +10,7 @@
  *   ck_prog segv             a few closures, then a NULL write
  *   ck_prog wait PIDFILE     writes its pid to PIDFILE, then sleeps (to be killed)
  *   ck_prog stuck            sleeps in closure_sync while another thread makes it exit
+ *   ck_prog hang             waits in closure_sync forever: a child misses its put (--timeout)
  *   ck_prog many N           N closures at full speed (to overflow a small ring buffer)
  *   ck_prog waitlist         a closure waits on a waitlist that nobody wakes
  *   ck_prog fork LEAK        forks; parent and child each run a closure at the same address, their
@@ -123,6 +124,19 @@ static void stuck(void)
 	closure_sync(&cl); /* SYNC_STUCK */
 }
 
+/* A child holds a reference whose put never comes (TAKE_HANG): closure_sync never ends. */
+static void hang(void)
+{
+	struct closure cl, *child = malloc(sizeof(*child));
+
+	closure_init_stack(&cl);  /* INIT_HANG */
+	closure_init(child, &cl); /* CHILD_HANG */
+	closure_get(child);	  /* TAKE_HANG */
+	closure_return(child);
+	closure_sync(&cl); /* SYNC_HANG */
+	keep(child);
+}
+
 /* One step of a two-process lockstep: wait for the other's byte, or send one. */
 static void await(int fd)
 {
@@ -221,9 +235,11 @@ int main(int argc, char **argv)
 		never_woken();
 	} else if (!strcmp(mode, "stuck")) {
 		stuck();
+	} else if (!strcmp(mode, "hang")) {
+		hang();
 	} else {
 		fprintf(stderr, "usage: ck_prog clean|leak_a [N]|leak_b|both|exit N|segv|wait "
-				"PIDFILE|stuck|waitlist|many N|fork LEAK\n");
+				"PIDFILE|stuck|hang|waitlist|many N|fork LEAK\n");
 		return 2;
 	}
 	return 0;

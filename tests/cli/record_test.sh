@@ -119,7 +119,7 @@ list_lines() {
 }
 expected_lib_lines() {
 	local lib=$1
-	for p in init get put sub continue_at run finish destructor wait wake sync_begin sync_end bug module; do
+	for p in init get put sub continue_at run finish destructor wait wake sync_begin sync_end bug destroy module; do
 		echo "usdt:$lib:closure:$p"
 	done
 }
@@ -140,6 +140,9 @@ usage_errors)
 	expect 2 "closuretrace record: --buffer-size must be a power of two from 4K to 2G: 1000; see 'closuretrace record --help'" "$ct" record -b 1000 -- true
 	expect 2 "closuretrace record: give either -p PID or a command, not both; see 'closuretrace record --help'" "$ct" record -p 1 -- true
 	expect 2 "closuretrace: cannot run no-such-command-xyz: No such file or directory" "$ct" record -- no-such-command-xyz
+	for d in 1e-300 inf nan -1 0; do
+		expect 2 "closuretrace record: --duration needs a positive number of seconds: $d; see 'closuretrace record --help'" "$ct" record -d "$d" -- true
+	done
 	expect 2 "closuretrace list: give one BINARY or -p PID; see 'closuretrace list --help'" "$ct" list
 	expect 2 "closuretrace list: cannot read /nonexistent as an ELF file: No such file or directory" "$ct" list /nonexistent
 	echo ok
@@ -151,6 +154,124 @@ counts_perf_attach) CLOSURETRACE_ATTACH=perf counts_case "$workload" ;;
 sym_lines) syms_case "$workload" ;;
 sym_lines_O0) syms_case "$wdir/ct_workload_O0" ;;
 sym_lines_static) syms_case "$wdir/ct_workload_static" ;;
+follow_exec)
+	# record -- sh -c PROG: the shell has no probes; PROG, which it runs, is recorded whole,
+	# and every event names its process.
+	needs_bpf
+	"$ct" record -o t.json -- sh -c "$workload counts 1000" >expected.txt 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	$check counts t.json >got.txt
+	diff -u expected.txt got.txt || fail "counts differ from the workload's own"
+	grep -qx "exit_code=0" end.txt || fail "exit code: $(cat end.txt)"
+	$check syms t.json "$src/ct_workload.c" "$(realpath "$workload")" || fail "call sites"
+	grep '"type":"event"' t.json | grep -vc '"pid":[1-9]' >nopid.txt
+	[ "$(cat nopid.txt)" = 0 ] || fail "$(cat nopid.txt) events without their process"
+	# Two runs, one after the other: two processes, twice the counts.
+	"$ct" record -o t2.json -- sh -c "$workload counts 10; $workload counts 10" >/dev/null 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	n=$(grep -o '"type":"event".*"pid":[0-9]*' t2.json | grep -o '"pid":[0-9]*$' | sort -u | wc -l)
+	[ "$n" = 2 ] || fail "$n processes in the trace, not 2"
+	{ "$workload" counts 10; "$workload" counts 10; } |
+		awk '{n[$1] += $2; if (!($1 in o)) o[$1] = NR} END {for (k in n) print o[k], k, n[k]}' |
+		sort -n | cut -d' ' -f2- >expected2.txt
+	$check counts t2.json >got2.txt
+	diff -u expected2.txt got2.txt || fail "two runs: counts differ"
+	echo "ok: $(paste -sd' ' got.txt)"
+	;;
+out_unwritable)
+	# An output path that cannot be written is refused before the command runs.
+	needs_bpf
+	expect 2 "closuretrace: cannot write $tmp/none/t.json: No such file or directory" \
+		"$ct" record -o "$tmp/none/t.json" -- sh -c "touch ran"
+	[ ! -e ran ] || fail "the command ran"
+	mkdir adir
+	expect 2 "closuretrace: cannot write adir: Is a directory" "$ct" record -o adir -- sh -c "touch ran"
+	[ ! -e ran ] || fail "the command ran"
+	echo ok
+	;;
+out_full)
+	# A full disk ends the recording early (the command too) with exit 2; the target is left
+	# as it was and no temporary file remains.
+	needs_bpf
+	expect 2 "closuretrace: writing /dev/full failed: No space left on device; free some space or give -o" \
+		"$ct" record -o /dev/full -- sh -c "$workload counts 5000 >/dev/null; sleep 30"
+	mkdir small
+	mount -t tmpfs -o size=64k tmpfs small || skip "cannot mount a tmpfs"
+	echo previous >small/t.json
+	SECONDS=0
+	expect 2 "closuretrace: writing small/t.json failed: No space left on device; free some space or give -o" \
+		"$ct" record -o small/t.json -- sh -c "$workload counts 5000 >/dev/null; sleep 30"
+	elapsed=$SECONDS
+	left=$(ls -A small)
+	umount small
+	[ "$elapsed" -lt 25 ] || fail "the full disk was noticed only after the run ($elapsed s)"
+	[ "$left" = t.json ] || fail "left in the folder: $left"
+	echo ok
+	;;
+out_symlink)
+	# A link planted where the trace goes is replaced, never followed (a dangling one would
+	# make root create its target).
+	needs_bpf
+	ln -s "$tmp/planted" t.json
+	"$ct" record -o t.json -- "$workload" counts 3 >/dev/null 2>err.txt || fail "record: $(cat err.txt)"
+	[ ! -e planted ] || fail "the link's target was created"
+	[ -f t.json ] && [ ! -L t.json ] || fail "t.json is not the trace"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	ln -s "$tmp/planted" k.json
+	"$ct" check --keep-trace k.json -- "$workload" counts 3 >/dev/null 2>err.txt || fail "check: $(cat err.txt)"
+	[ ! -e planted ] || fail "check --keep-trace created the link's target"
+	[ -f k.json ] && [ ! -L k.json ] || fail "k.json is not the trace"
+	$check valid k.json >/dev/null || fail "invalid kept trace"
+	echo ok
+	;;
+out_stdout)
+	# -o -: the trace alone on standard output; the command's output goes to standard error.
+	needs_bpf
+	"$ct" record -o - -- "$workload" counts 3 >t.json 2>err.txt || fail "record: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "the trace on standard output is not valid: $(head -c 300 t.json)"
+	grep -qx "init 4" err.txt || fail "the command's output is not on standard error: $(cat err.txt)"
+	echo ok
+	;;
+recorder_killed)
+	# record SIGKILLed while the command is held at an exec: the command is continued and the
+	# unfinished trace removed (the guard), nothing is left behind.
+	needs_bpf
+	setsid "$ct" record -o t.json -- sh -c 'echo $$ >sh.pid; kill -STOP $$; echo resumed >resumed' \
+		>out.txt 2>err.txt </dev/null &
+	state=
+	for _ in $(seq 200); do
+		[ -s sh.pid ] && state=$(awk '{print $3}' "/proc/$(cat sh.pid)/stat" 2>/dev/null)
+		[ "$state" = T ] && break
+		sleep 0.05
+	done
+	[ "$state" = T ] || fail "the command did not stop itself"
+	ct_pid=$(ps -o ppid= -p "$(cat sh.pid)" | tr -d ' ')
+	[ "$(cat "/proc/$ct_pid/comm")" = closuretrace ] || fail "the command's parent is not closuretrace"
+	kill -KILL "$ct_pid"
+	for _ in $(seq 200); do
+		[ -s resumed ] && break
+		sleep 0.05
+	done
+	[ "$(cat resumed 2>/dev/null)" = resumed ] || fail "the stopped command was not continued"
+	for _ in $(seq 100); do
+		[ -z "$(ls -A | grep '^\.t\.json\.')" ] && break
+		sleep 0.05
+	done
+	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	echo ok
+	;;
+err_zombie_kthread)
+	needs_bpf
+	expect 3 "closuretrace: process 2 is a kernel thread: it runs no user code to record" "$ct" record -p 2
+	bash -c 'sleep 0.1 & exec sleep 30' &
+	pids+=($!)
+	sleep 1
+	zombie=$(pgrep -P $!)
+	expect 3 "closuretrace: process $zombie has exited (a zombie its parent has not reaped): nothing to record" "$ct" record -p "$zombie"
+	[ ! -e closuretrace.json ] || fail "a trace was written"
+	echo ok
+	;;
 short_lived)
 	# One round and exit: its maps are gone before the recorder reads the ring buffer, so
 	# the objects come from the module probe; every site must still resolve.
@@ -314,7 +435,7 @@ err_no_process)
 	;;
 err_no_probes)
 	needs_bpf
-	expect 3 "closuretrace: no closure probes in $(realpath /bin/true) or the libraries it loads; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
+	expect 3 "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
 	sleep 30 &
 	pids+=($!)
 	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!

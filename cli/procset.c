@@ -1,0 +1,167 @@
+/*
+ * The processes of a launched command (follow mode): BPF keeps the set (the command from its
+ * exec on, every process a member forks; a member that exits leaves), stops a member at each exec
+ * until its new program's probes are attached, and maps each thread to its process. Here: the
+ * user side of that set. See session.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "closuretrace.skel.h"
+#include "session.h"
+
+#define PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial pid namespace's inode (linux/proc_ns.h) */
+
+int procset_setup(struct session *s)
+{
+	struct closuretrace_bpf *k = s->skel;
+	struct stat ns;
+
+	if (!s->follow) {
+		bpf_program__set_autoload(k->progs.on_fork, false);
+		bpf_program__set_autoload(k->progs.on_exec, false);
+		bpf_program__set_autoload(k->progs.on_exit, false);
+		return 0;
+	}
+	if (stat("/proc/self/ns/pid", &ns))
+		return -errno;
+	k->rodata->follow = true;
+	k->rodata->pidns_dev = ns.st_dev;
+	k->rodata->pidns_ino = ns.st_ino;
+	k->rodata->root_pid = (__u32)s->pid;
+	/* The set's keys are the kernel's first-namespace pids: ours only in that namespace. */
+	s->init_pidns = ns.st_ino == PROC_PID_INIT_INO;
+	return 0;
+}
+
+int procset_attach(struct session *s)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec,
+				       s->skel->progs.on_exit};
+
+	for (size_t i = 0; s->follow && i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *link = bpf_program__attach(progs[i]);
+
+		if (!link || session_add_link(s, link))
+			return -errno;
+	}
+	return 0;
+}
+
+/* Grows the tid -> pid cache when half full. false when out of memory. */
+static bool grow_cache(struct session *s)
+{
+	size_t cap = s->tid_pid_cap ? s->tid_pid_cap * 2 : 256, i;
+	uint32_t *v = calloc(cap * 2, sizeof(*v)), *old = s->tid_pid;
+
+	if (!v)
+		return false;
+	for (size_t k = 0; k < s->tid_pid_cap; k++) {
+		if (!old[2 * k])
+			continue;
+		for (i = session_hash(old[2 * k]) & (cap - 1); v[2 * i]; i = (i + 1) & (cap - 1))
+			;
+		v[2 * i] = old[2 * k];
+		v[2 * i + 1] = old[2 * k + 1];
+	}
+	free(old);
+	s->tid_pid = v;
+	s->tid_pid_cap = cap;
+	return true;
+}
+
+/*
+ * Threads that the command's processes started are in a BPF map; a thread that is not is a
+ * process's first. Cached: a tid is not reused before pid_max others, far more than a run sees.
+ */
+uint32_t procset_process_of(struct session *s, uint32_t tid)
+{
+	uint32_t pid = tid;
+	size_t i;
+
+	if (!s->follow || !tid)
+		return 0;
+	if (s->tid_pid_n * 2 >= s->tid_pid_cap && !grow_cache(s))
+		return 0;
+	for (i = session_hash(tid) & (s->tid_pid_cap - 1); s->tid_pid[2 * i];
+	     i = (i + 1) & (s->tid_pid_cap - 1))
+		if (s->tid_pid[2 * i] == tid)
+			return s->tid_pid[2 * i + 1];
+	bpf_map__lookup_elem(s->skel->maps.thread_process, &tid, sizeof(tid), &pid, sizeof(pid), 0);
+	s->tid_pid[2 * i] = tid;
+	s->tid_pid[2 * i + 1] = pid;
+	s->tid_pid_n++;
+	return pid;
+}
+
+void procset_on_exec(struct session *s, uint32_t pid)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%u/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n > 0 && !s->closing) {
+		exe[n] = '\0';
+		session_attach_program(s, exe);
+	}
+	kill((pid_t)pid, SIGCONT);
+}
+
+void procset_continue(struct session *s)
+{
+	if (s->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, s->pidfd, SIGCONT, NULL, 0);
+}
+
+size_t procset_list(struct session *s, pid_t *pids, size_t max)
+{
+	__u32 key, next, *prev = NULL;
+	size_t n = 0;
+	int fd;
+
+	if (!s->follow || !s->skel)
+		return 0;
+	fd = bpf_map__fd(s->skel->maps.traced);
+	while (n < max && !bpf_map_get_next_key(fd, prev, &next)) {
+		pids[n++] = (pid_t)next;
+		key = next;
+		prev = &key;
+	}
+	return n;
+}
+
+bool procset_alive(struct session *s)
+{
+	pid_t one;
+
+	if (!s->root_exited)
+		return true;
+	return procset_list(s, &one, 1) > 0;
+}
+
+void procset_signal(struct session *s, int sig)
+{
+	pid_t pids[1024];
+	size_t n = s->init_pidns ? procset_list(s, pids, sizeof(pids) / sizeof(pids[0])) : 0;
+
+	if (!s->root_exited && s->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0);
+		procset_continue(s);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (pids[i] == s->pid)
+			continue;
+		kill(pids[i], sig);
+		kill(pids[i], SIGCONT); /* one held at an exec gets sig once it runs */
+	}
+}

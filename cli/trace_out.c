@@ -1,0 +1,131 @@
+/* Writing a trace file safely: see trace_out.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_out.h"
+
+#define BUFFER (1 << 20)
+
+/* A new file beside target, created exclusively: DIR/.BASE.XXXXXX. -1 with errno set. */
+static int open_temp(struct trace_out *t)
+{
+	char *d = strdup(t->target), *b = strdup(t->target);
+	mode_t mask = umask(0);
+	int fd = -1;
+
+	umask(mask);
+	if (d && b && asprintf(&t->temp, "%s/.%s.XXXXXX", dirname(d), basename(b)) < 0)
+		t->temp = NULL;
+	if (t->temp)
+		fd = mkostemp(t->temp, O_CLOEXEC);
+	if (fd >= 0)
+		fchmod(fd, 0666 & ~mask); /* as a plain creat would: mkostemp makes it 0600 */
+	free(d);
+	free(b);
+	if (fd < 0) {
+		int e = errno;
+
+		free(t->temp);
+		t->temp = NULL;
+		errno = e;
+	}
+	return fd;
+}
+
+int trace_out_writable(const char *target)
+{
+	struct stat st;
+	char *dir;
+	int r;
+
+	if (!strcmp(target, "-"))
+		return 0;
+	if (!stat(target, &st) && S_ISDIR(st.st_mode))
+		return errno = EISDIR, -1;
+	if (!stat(target, &st) && !S_ISREG(st.st_mode))
+		return access(target, W_OK);
+	dir = strdup(target);
+	if (!dir)
+		return -1;
+	r = access(dirname(dir), W_OK | X_OK);
+	free(dir);
+	return r;
+}
+
+int trace_out_open(struct trace_out *t, const char *target)
+{
+	struct stat st;
+	int fd;
+
+	*t = (struct trace_out){.target = target};
+	if (!strcmp(target, "-"))
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	else if (!stat(target, &st) && S_ISDIR(st.st_mode))
+		return errno = EISDIR, -1;
+	else if (!stat(target, &st) && !S_ISREG(st.st_mode))
+		fd = open(target, O_WRONLY | O_CLOEXEC); /* a device or a fifo: never created */
+	else
+		fd = open_temp(t); /* a regular file, a link to one, a dangling link, nothing */
+	if (fd < 0)
+		return -1;
+	t->f = fdopen(fd, "w");
+	if (!t->f) {
+		close(fd);
+		trace_out_abort(t);
+		return -1;
+	}
+	setvbuf(t->f, NULL, _IOFBF, BUFFER);
+	return 0;
+}
+
+static int keep_as_old(const char *target)
+{
+	struct stat st;
+	char *old;
+	int r;
+
+	if (lstat(target, &st) || !S_ISREG(st.st_mode))
+		return 0; /* nothing, or a link: replaced, never followed */
+	if (asprintf(&old, "%s.old", target) < 0)
+		return -1;
+	r = rename(target, old);
+	free(old);
+	return r;
+}
+
+int trace_out_commit(struct trace_out *t, bool keep_old)
+{
+	bool ok = !fflush(t->f) && !ferror(t->f);
+	int e = ok ? 0 : errno ? errno : EIO;
+
+	if (fclose(t->f) && ok)
+		ok = false, e = errno;
+	t->f = NULL;
+	if (ok && t->temp && ((keep_old && keep_as_old(t->target)) || rename(t->temp, t->target)))
+		ok = false, e = errno;
+	if (!ok) {
+		trace_out_abort(t);
+		errno = e;
+		return -1;
+	}
+	free(t->temp);
+	t->temp = NULL;
+	return 0;
+}
+
+void trace_out_abort(struct trace_out *t)
+{
+	if (t->f)
+		fclose(t->f);
+	t->f = NULL;
+	if (t->temp)
+		unlink(t->temp);
+	free(t->temp);
+	t->temp = NULL;
+}

@@ -1,0 +1,34 @@
+/*
+ * A trace file written safely where others write too (/tmp): the trace goes to a new file beside
+ * the target (created exclusively, so no planted link is followed), which replaces the target
+ * only once the trace is complete; the previous file is kept as TARGET.old, as perf does. A
+ * target that is a device or a fifo (/dev/null, /dev/stdout) is written in place; "-" is
+ * standard output. Until trace_out_commit, the target is untouched.
+ */
+#ifndef CLOSURETRACE_TRACE_OUT_H
+#define CLOSURETRACE_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct trace_out {
+	const char *target; /* borrowed */
+	char *temp;	    /* the file written, renamed at commit; NULL when written in place */
+	FILE *f;
+};
+
+/* Whether target can be written (checked before a run: a new file in its folder, or a device in
+ * place). 0, or -1 with errno set. */
+int trace_out_writable(const char *target);
+
+/* Opens for target (see above), close-on-exec, fully buffered. 0, or -1 with errno set. */
+int trace_out_open(struct trace_out *t, const char *target);
+
+/* Flushes and closes; the temporary file becomes the target (keep_old: the previous one is
+ * TARGET.old). 0, or -1 with errno set (the temporary file is then removed). */
+int trace_out_commit(struct trace_out *t, bool keep_old);
+
+/* Closes and removes the temporary file: the target stays as it was. */
+void trace_out_abort(struct trace_out *t);
+
+#endif

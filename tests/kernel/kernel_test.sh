@@ -1,0 +1,108 @@
+#!/bin/bash
+# kernel_test.sh MODE PORT PROG SRCDIR CLOSURETRACE: one port of tests/kernel, plain (MODE run) or
+# under closuretrace check (MODE check, root and BPF; elsewhere SKIP, exit 77, unless
+# CLOSURETRACE_NO_SKIP=1). Asserts exit statuses, output and diagnostics exactly.
+set -u
+MODE=$1 PORT=$2 PROG=$3 SRC=$4 CT=$5
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+fail() {
+	echo "FAIL [$MODE $PORT]: $*"
+	for f in out err; do
+		[ -s $f ] && { echo "--- $f:"; cat $f; }
+	done
+	exit 1
+}
+
+skip_without_bpf() {
+	local why=
+	[ "$(id -u)" = 0 ] || why="not root"
+	[ -e /sys/kernel/btf/vmlinux ] || why="no kernel BTF"
+	[ -e /sys/bus/event_source/devices/uprobe ] || why="no uprobes"
+	[ -z "$why" ] && return
+	[ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ] && fail "BPF unavailable ($why) and CLOSURETRACE_NO_SKIP=1"
+	echo "SKIP: $why"
+	exit 77
+}
+
+# The line of a source file that carries a marker comment.
+line_of() {
+	grep -n "/\* $2 \*/" "$SRC/$1" | cut -d: -f1
+}
+
+# What each port prints when its own checks hold.
+case $PORT in
+writeback) WANT='^writeback: 200 extents written back in 2 passes, 1 read error retried$' ;;
+journal) WANT='^journal: [0-9]+ keys from 4 threads in [0-9]+ journal writes$' ;;
+btree_write) WANT='^btree_write: 32 nodes written 4 times, 1 write error, superblocks at seq 2$' ;;
+request_read) WANT='^request_read: 400 reads, [0-9]+ extent hits, [0-9]+ misses, [0-9]+ inserted$' ;;
+bcachefs_journal_read) WANT='^bcachefs_journal_read: 96 jsets from 3 devices; a bad bucket: -EIO, 80 read; 200 transactions put$' ;;
+btree_write_forget_put) WANT= ;;
+*) fail "unknown port" ;;
+esac
+
+expect_rc() {
+	[ "$RC" = "$1" ] || fail "exit status $RC, expected $1"
+}
+
+expect_output() {
+	[ "$(wc -l <out)" = 1 ] && grep -Eq "$WANT" out || fail "output does not match $WANT"
+}
+
+# btree_write_forget_put: its own check finds the cache set never freed, at the kcheck's line.
+expect_not_freed() {
+	local line
+	line=$(grep -n 'cache set still referenced after unregister' "$SRC/btree_write.c" | cut -d: -f1)
+	grep -qx ".*btree_write.c:$line: cache set still referenced after unregister: not freed" err ||
+		fail "the port did not report its cache set unfreed"
+	[ ! -s out ] || fail "output on a failed run"
+}
+
+diagnostics() {
+	grep -E '^[^ ]+: (error|note): ' err
+}
+
+summary() {
+	grep '^closuretrace: ' err | grep -v ': error: ' | head -1
+}
+
+case $MODE in
+run)
+	"$PROG" >out 2>err </dev/null
+	RC=$?
+	if [ "$PORT" = btree_write_forget_put ]; then
+		expect_rc 1
+		expect_not_freed
+	else
+		expect_rc 0
+		expect_output
+		[ ! -s err ] || fail "stderr on a clean run"
+	fi
+	;;
+check)
+	skip_without_bpf
+	"$CT" check -- "$PROG" >out 2>err </dev/null
+	RC=$?
+	if [ "$PORT" = btree_write_forget_put ]; then
+		# The port exits 1 itself (its cache set is not freed); check blames the one put.
+		expect_rc 1
+		expect_not_freed
+		errors=$(diagnostics | grep ': error: ')
+		want="$SRC/btree_write.c:$(line_of btree_write.c BUG-SITE): error: closure leaked: "
+		[ "$(echo "$errors" | wc -l)" = 1 ] || fail "expected exactly one error"
+		[[ "$errors" == "$want"* ]] || fail "the error is not at the forgotten put: $want"
+		[[ "$(summary)" =~ ^closuretrace:\ 1\ error:\ 1\ closure\ leaked\ or\ stuck\;\ [0-9]+\ events,\ 0\ lost$ ]] ||
+			fail "summary '$(summary)'"
+	else
+		expect_rc 0
+		expect_output
+		[ -z "$(diagnostics)" ] || fail "diagnostics on a clean port"
+		[[ "$(summary)" =~ ^closuretrace:\ no\ leaks\;\ [0-9]+\ events,\ 0\ lost$ ]] ||
+			fail "summary '$(summary)'"
+	fi
+	;;
+*) fail "unknown mode" ;;
+esac
+echo "ok: $MODE $PORT"

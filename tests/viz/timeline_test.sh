@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# closuretrace timeline beyond the goldens:
+# - every fixture's timeline is valid trace-event JSON, one instant per trace event (timeline_check.py);
+# - -o writes the whole file or nothing: bad input leaves an older file as it was, with no temporary
+#   file beside it; /dev/null stays a device;
+# - leaks at scale: each of 20 requests that leak a bio shows one LEAKED and one KEPT ALIVE slice;
+# - --closure needs a file (it reads the trace twice).
+#   timeline_test.sh CLOSURETRACE VIZ_TRACEGEN FIXTURES CHECKER
+set -u
+tool=$1 gen=$2 fixtures=$3 checker=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+for f in hops leak_under_children stuck_sync lives two_processes truncated sync_timeout \
+	late_event fold hostile_names; do
+	"$tool" timeline -i "$fixtures/$f.json" -o "$tmp/$f.tl.json" 2>"$tmp/err" ||
+		fail "$f: exit $?: $(cat "$tmp/err")"
+	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" >"$tmp/check" ||
+		fail "$f: $(cat "$tmp/check")"
+done
+
+# Whole or nothing.
+echo old >"$tmp/out.json"
+"$tool" timeline -i "$fixtures/malformed.json" -o "$tmp/out.json" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] || fail "malformed: exit $rc, expected 2"
+grep -q '^malformed.json:4: error: invalid JSON' <(sed "s|$fixtures/||" "$tmp/err") ||
+	fail "malformed: no FILE:LINE error: $(cat "$tmp/err")"
+[ "$(cat "$tmp/out.json")" = old ] || fail "malformed: the older output was overwritten"
+leftover=$(find "$tmp" -name 'out.json.*')
+[ -z "$leftover" ] || fail "a temporary file was left behind: $leftover"
+"$tool" timeline -i "$fixtures/hops.json" -o "$tmp/out.json" 2>"$tmp/err" || fail "hops -o: exit $?"
+grep -qx "closuretrace timeline: wrote 68 events (5 closure slices, 33 operations, 1 closure_sync slices, 10 arrows) to $tmp/out.json" \
+	"$tmp/err" || fail "hops -o: stderr: $(cat "$tmp/err")"
+python3 "$checker" "$tmp/out.json" "$fixtures/hops.json" >/dev/null || fail "hops -o: invalid"
+if [ -w /dev/null ]; then
+	"$tool" timeline -i "$fixtures/hops.json" -o /dev/null 2>/dev/null || fail "-o /dev/null: exit $?"
+	[ -c /dev/null ] || fail "/dev/null is no longer a device"
+fi
+
+# Leaks at scale.
+"$gen" --closures 60 --fanout 2 --leak-every 1 >"$tmp/leaky.json"
+"$tool" timeline -i "$tmp/leaky.json" -o "$tmp/leaky.tl.json" 2>/dev/null || fail "leaky: exit $?"
+python3 "$checker" "$tmp/leaky.tl.json" "$tmp/leaky.json" >"$tmp/check" || fail "leaky: $(cat "$tmp/check")"
+n=$(grep -c '"ph":"b","cat":"closure.leaked","name":"LEAKED submit_bio"' "$tmp/leaky.tl.json")
+[ "$n" = 20 ] || fail "leaky: $n LEAKED submit_bio slices, expected 20"
+n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE request_done"' "$tmp/leaky.tl.json")
+[ "$n" = 20 ] || fail "leaky: $n KEPT ALIVE request_done slices, expected 20"
+n=$(grep -c '"ph":"b","cat":"closure","name":"submit_bio"' "$tmp/leaky.tl.json")
+[ "$n" = 20 ] || fail "leaky: $n finished submit_bio slices, expected 20"
+
+# --closure reads the trace twice.
+"$tool" timeline --closure 0x7f0000020000 -i - <"$fixtures/hops.json" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] || fail "--closure on stdin: exit $rc, expected 2"
+grep -qx "closuretrace timeline: --closure reads the trace twice: give it a file, not standard input" \
+	"$tmp/err" || fail "--closure on stdin: $(cat "$tmp/err")"
+exit $status

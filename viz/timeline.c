@@ -1,0 +1,607 @@
+/*
+ * The timeline, streamed. The model (report mode: finished lives are forgotten) tells us each event
+ * in time order with its life, and each life as it finishes; we write as we go. What is held: a
+ * small record per live closure (hung on its life's node), one per thread, nothing per event.
+ *
+ * Flow arrows are written whole (start and end together) once their end is seen, so that an arrow
+ * never dangles: the start's time and thread are kept until then. The start binds to the
+ * operation's instant event written earlier at the same time on that thread; the end ("bp":"e")
+ * to the instant just written.
+ */
+#include "timeline.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "leaks.h"
+#include "model.h"
+#include "timeline_out.h"
+#include "viz.h"
+
+#define CHILD_FLOWS   8	  /* children's finishes held per parent until its next step */
+#define MAX_ANCESTORS 256 /* --closure: ancestors kept */
+#define TXT	      512
+
+/* A point on a thread. */
+struct tl_point {
+	int64_t tid, ts;
+};
+
+/* What the timeline keeps per live closure (its life's node). */
+struct tl_life {
+	uint64_t id; /* the async slice's id */
+	int64_t first_tid;
+	bool init_seen, ran, releasing, syncing;
+	bool selected, desc; /* desc: the --closure target or below it */
+	struct tl_point init, release, sync;
+	uint64_t sync_ip;
+	unsigned nchild;
+	struct tl_point child[CHILD_FLOWS];
+};
+
+struct ident {
+	int64_t pid;
+	uint64_t addr;
+	unsigned nth;
+};
+
+struct tl {
+	const struct timeline_opts *o;
+	struct model *m;
+	struct trace_info info;
+	struct tl_out out;
+	struct tl_tracks *tracks;
+	struct timeline_stats *st;
+	uint64_t next_flow;
+	/* --closure: found by a first pass */
+	bool found;
+	struct ident target, anc[MAX_ANCESTORS];
+	unsigned nanc;
+};
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+static int64_t out_pid(const struct tl *t, int64_t pid)
+{
+	return pid ? pid : (int64_t)t->info.pid;
+}
+
+static bool in_window(const struct tl *t, int64_t ts)
+{
+	return ts >= t->o->from_ns && ts <= t->o->to_ns;
+}
+
+static bool same(const struct ident *a, const struct model_life *l)
+{
+	return a->pid == l->pid && a->addr == l->addr && a->nth == l->nth;
+}
+
+/* ---- selection (--closure) ---- */
+
+static bool is_target(const struct tl *t, const struct model_life *l)
+{
+	return t->found && same(&t->target, l);
+}
+
+/* The target or below it: walk up to the first life that knows. */
+static bool below_target(const struct tl *t, const struct model_life *l)
+{
+	for (; l; l = l->parent) {
+		if (is_target(t, l))
+			return true;
+		if (l->node)
+			return ((const struct tl_life *)l->node)->desc;
+	}
+	return false;
+}
+
+static bool is_ancestor(const struct tl *t, const struct model_life *l)
+{
+	for (unsigned i = 0; i < t->nanc; i++)
+		if (same(&t->anc[i], l))
+			return true;
+	return false;
+}
+
+static struct tl_life *state(struct tl *t, struct model_life *l)
+{
+	struct tl_life *s = l->node;
+
+	if (s)
+		return s;
+	s = xcalloc(1, sizeof(*s));
+	s->id = l->seq + 1;
+	s->first_tid = -1;
+	s->desc = !t->o->select || below_target(t, l);
+	s->selected = s->desc || is_ancestor(t, l);
+	l->node = s;
+	return s;
+}
+
+static void forget(struct model_life *l)
+{
+	free(l->node);
+	l->node = NULL;
+}
+
+/* ---- text ---- */
+
+static const char *func_of(void *ctx, uint64_t fn, char *buf, size_t len)
+{
+	return model_func_text(ctx, fn, buf, len);
+}
+
+/* PID:ADDR#N, the name every command accepts. */
+static const char *life_id(const struct tl *t, const struct model_life *l, char *buf, size_t len)
+{
+	char key[64];
+
+	snprintf(buf, len, "%" PRId64 ":%s", out_pid(t, l->pid),
+		 model_life_key(l, key, sizeof(key)));
+	return buf;
+}
+
+/* A kind's name: its first continuation, else the function that initialised it. */
+static const char *kind_name(struct tl *t, const struct model_life *l, char *buf, size_t len)
+{
+	if (l->first_fn)
+		return model_func_text(t->m, l->first_fn, buf, len);
+	if (l->init_ip)
+		return model_func_text(t->m, l->init_ip, buf, len);
+	return model_life_function(t->m, l, buf, len);
+}
+
+/* ---- writing ---- */
+
+static void flow(struct tl *t, const char *name, int64_t pid, struct tl_point from,
+		 struct tl_point to)
+{
+	uint64_t id;
+
+	if (!in_window(t, from.ts) || !in_window(t, to.ts))
+		return;
+	id = ++t->next_flow;
+	tlo_open(&t->out, 's', "closure.op", name, pid, from.tid, from.ts);
+	tlo_id(&t->out, id);
+	tlo_close(&t->out);
+	tlo_open(&t->out, 'f', "closure.op", name, pid, to.tid, to.ts);
+	tlo_id(&t->out, id);
+	tlo_raw(&t->out, ",\"bp\":\"e\"");
+	tlo_close(&t->out);
+	t->st->flows++;
+}
+
+/* The children that finished since this closure's last step point at this step. */
+static void child_flows(struct tl *t, const struct model_life *l, struct tl_life *s,
+			struct tl_point step)
+{
+	for (unsigned i = 0; i < s->nchild; i++)
+		flow(t, "child finished", out_pid(t, l->pid), s->child[i], step);
+	s->nchild = 0;
+}
+
+static void add_child_flow(struct tl *t, struct model_life *parent, struct tl_point at)
+{
+	struct tl_life *p;
+
+	if (!parent || parent->finished)
+		return;
+	p = state(t, parent);
+	if (p->nchild == CHILD_FLOWS) /* keep the latest: they are the ones it waited for */
+		memmove(p->child, p->child + 1, sizeof(p->child[0]) * --p->nchild);
+	p->child[p->nchild++] = at;
+}
+
+static void op_args(struct tl *t, const struct trace_event *ev, const struct model_life *l)
+{
+	char buf[TXT], id[TXT];
+
+	if (l)
+		tlo_arg_str(&t->out, "closure", life_id(t, l, id, sizeof(id)));
+	else
+		tlo_arg_str(&t->out, "closure", "(reported after it finished)");
+	tlo_arg_str(&t->out, "site", model_site_text(t->m, ev->ip, buf, sizeof(buf)));
+	tlo_arg_int(&t->out, "remaining", ev->remaining);
+	switch (ev->op) {
+	case TRACE_CONTINUE_AT:
+	case TRACE_RUN:
+	case TRACE_DESTRUCTOR:
+		if (ev->fn)
+			tlo_arg_str(&t->out, "fn", model_func_text(t->m, ev->fn, buf, sizeof(buf)));
+		break;
+	case TRACE_WAIT:
+	case TRACE_WAKE:
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, ev->waitlist);
+		tlo_arg_str(&t->out, "waitlist", buf);
+		break;
+	case TRACE_SYNC_END:
+		tlo_arg_int(&t->out, "ret", ev->ret);
+		break;
+	case TRACE_SUB:
+		tlo_arg_int(&t->out, "v", ev->v);
+		break;
+	case TRACE_BUG:
+		tlo_arg_str(&t->out, "bug", ev->bug);
+		break;
+	default:
+		break;
+	}
+}
+
+static void write_sync(struct tl *t, const struct model_life *l, const struct tl_life *s,
+		       int64_t end, bool unfinished)
+{
+	char buf[TXT];
+	int64_t from = s->sync.ts > t->o->from_ns ? s->sync.ts : t->o->from_ns;
+	int64_t to = end < t->o->to_ns ? end : t->o->to_ns;
+
+	if (from > to)
+		return;
+	tlt_thread_used(t->tracks, out_pid(t, l->pid), s->sync.tid);
+	tlo_open(&t->out, 'X', "closure.sync",
+		 unfinished ? "closure_sync (still waiting)" : "closure_sync", out_pid(t, l->pid),
+		 s->sync.tid, from);
+	tlo_dur(&t->out, to - from);
+	tlo_arg_str(&t->out, "closure", life_id(t, l, buf, sizeof(buf)));
+	tlo_arg_str(&t->out, "site", model_site_text(t->m, s->sync_ip, buf, sizeof(buf)));
+	tlo_arg_int(&t->out, "waited_ns", end - s->sync.ts);
+	tlo_close(&t->out);
+	t->st->syncs++;
+}
+
+/* The category and name prefix of a life: how it ended, or the verdict on it. */
+static const char *life_class(const struct model_life *l, const char **prefix)
+{
+	if (l->finished) {
+		*prefix = "";
+		return "closure";
+	}
+	if (l->verdict == VERDICT_LEAKED) {
+		*prefix = "LEAKED ";
+		return "closure.leaked";
+	}
+	if (l->stuck) {
+		*prefix = "STUCK ";
+		return "closure.stuck";
+	}
+	if (l->verdict == VERDICT_KEPT_ALIVE) {
+		*prefix = "KEPT ALIVE ";
+		return "closure.kept_alive";
+	}
+	if (l->verdict == VERDICT_SUSPECT) {
+		*prefix = "SUSPECT ";
+		return "closure.suspect";
+	}
+	if (l->verdict == VERDICT_IN_FLIGHT) {
+		*prefix = "IN FLIGHT ";
+		return "closure.in_flight";
+	}
+	*prefix = "UNFINISHED "; /* set aside: an event reached the trace late */
+	return "closure.unfinished";
+}
+
+static void life_args(struct tl *t, const struct model_life *l, int64_t end)
+{
+	char buf[TXT], fn[TXT];
+	uint64_t life = end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
+
+	tlo_arg_str(&t->out, "closure", life_id(t, l, buf, sizeof(buf)));
+	tlo_arg_str(&t->out, "init",
+		    l->init_ip ? model_site_text(t->m, l->init_ip, buf, sizeof(buf))
+			       : model_origin_text(l, buf, sizeof(buf)));
+	if (l->parent)
+		tlo_arg_str(&t->out, "parent", life_id(t, l->parent, buf, sizeof(buf)));
+	else if (l->parent_addr)
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->parent_addr),
+			tlo_arg_str(&t->out, "parent", buf);
+	else
+		tlo_arg_str(&t->out, "parent", "none");
+	snprintf(fn, sizeof(fn), "%s%s", model_duration_text(life, buf, sizeof(buf)),
+		 l->finished ? "" : " so far");
+	tlo_arg_str(&t->out, "lifetime", fn);
+	tlo_arg_int(&t->out, "lifetime_ns", (long long)life);
+	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
+	if (leaks_is_root_cause(l) && l->nblames)
+		tlo_arg_str(&t->out, "blame",
+			    leaks_blame_text(t->m, &l->blames[0], buf, sizeof(buf)));
+	if (l->stack)
+		tlo_arg_str(&t->out, "stack", "closure_init_stack");
+}
+
+/* A life as an async slice on the track of its kind: begin and end written together. */
+static void write_life(struct tl *t, const struct model_life *l, const struct tl_life *s,
+		       int64_t end)
+{
+	char name[TXT], kind[TXT];
+	const char *prefix, *cat = life_class(l, &prefix);
+	int64_t from = l->start_ts > t->o->from_ns ? l->start_ts : t->o->from_ns;
+	int64_t to = end < t->o->to_ns ? end : t->o->to_ns;
+	int64_t pid = out_pid(t, l->pid), tid = s->init_seen ? s->init.tid : s->first_tid;
+
+	if (!s->selected || from > to)
+		return;
+	if (tid < 0)
+		tid = 0;
+	snprintf(name, sizeof(name), "%s%s", prefix, kind_name(t, l, kind, sizeof(kind)));
+	tlt_thread_used(t->tracks, pid, tid);
+	tlo_open(&t->out, 'b', cat, name, pid, tid, from);
+	tlo_id(&t->out, s->id);
+	life_args(t, l, end);
+	tlo_close(&t->out);
+	tlo_open(&t->out, 'e', cat, name, pid, tid, to);
+	tlo_id(&t->out, s->id);
+	tlo_close(&t->out);
+	t->st->slices++;
+}
+
+/* ---- the model's observer ---- */
+
+static void on_finished(void *ctx, struct model_life *l)
+{
+	struct tl *t = ctx;
+	struct tl_life *s = state(t, l);
+
+	write_life(t, l, s, l->end_ts);
+	/* A stack closure settled by its closure_sync has no finish event to wait for. */
+	if (l->stack && l->synced)
+		forget(l);
+}
+
+/* The steps of a closure that end an arrow: its continuation runs, its sync returns, it ends. */
+static void step(struct tl *t, const struct trace_event *ev, struct model_life *l,
+		 struct tl_life *s)
+{
+	struct tl_point here = {ev->tid, ev->ts};
+	int64_t pid = out_pid(t, l->pid);
+
+	switch (ev->op) {
+	case TRACE_INIT:
+		s->init_seen = true;
+		s->init = here;
+		break;
+	case TRACE_RUN:
+		if (s->releasing && s->release.tid != ev->tid && s->selected)
+			flow(t, "released", pid, s->release, here);
+		if (!s->ran && s->init_seen && s->init.tid != ev->tid && s->selected)
+			flow(t, "first run", pid, s->init, here);
+		s->ran = true;
+		s->releasing = false;
+		if (s->selected)
+			child_flows(t, l, s, here);
+		break;
+	case TRACE_SYNC_BEGIN:
+		if (ev->flags & TRACE_FLAG_SLEEPING) {
+			s->syncing = true;
+			s->sync = here;
+			s->sync_ip = ev->ip;
+		}
+		break;
+	case TRACE_SYNC_END:
+		if (s->syncing && s->selected)
+			write_sync(t, l, s, ev->ts, false);
+		/* The put that woke the sleeper. */
+		if (s->syncing && s->releasing && s->release.tid != ev->tid && s->selected)
+			flow(t, "released", pid, s->release, here);
+		s->syncing = false;
+		s->releasing = false;
+		if (s->selected)
+			child_flows(t, l, s, here);
+		break;
+	case TRACE_FINISH:
+		if (s->selected)
+			child_flows(t, l, s, here);
+		if (s->selected && l->parent)
+			add_child_flow(t, l->parent, here);
+		forget(l);
+		break;
+	default:
+		/* The operation that let the count reach zero: the next run is its doing. */
+		if (ev->remaining == 0 && ev->op != TRACE_DESTRUCTOR) {
+			s->releasing = true;
+			s->release = here;
+		}
+		break;
+	}
+}
+
+static void on_event(void *ctx, const struct trace_event *ev, struct model_life *l)
+{
+	struct tl *t = ctx;
+	struct tl_life *s = NULL;
+	bool shown;
+
+	if (l && !(l->finished && ev->op != TRACE_FINISH)) {
+		s = state(t, l);
+		if (s->first_tid < 0)
+			s->first_tid = ev->tid;
+	}
+	if (ev->op == TRACE_RUN)
+		tlt_thread_ran(t->tracks, out_pid(t, ev->pid), ev->tid, ev->fn, ev->wq);
+	shown = (s ? s->selected : !t->o->select) && in_window(t, ev->ts);
+	if (shown) {
+		tlo_open(&t->out, 'i', "closure.op", trace_op_name(ev->op), out_pid(t, ev->pid),
+			 ev->tid, ev->ts);
+		tlo_raw(&t->out, ",\"s\":\"t\"");
+		op_args(t, ev, l);
+		tlo_close(&t->out);
+		tlt_thread_used(t->tracks, out_pid(t, ev->pid), ev->tid);
+		t->st->instants++;
+	}
+	if (s)
+		step(t, ev, l, s);
+}
+
+static const struct model_observer observer = {.event = on_event, .finished = on_finished};
+
+/* After the last event: the closures that never finished end at the end of the trace. */
+static void write_unfinished(struct tl *t)
+{
+	int64_t end = model_last_ts(t->m);
+
+	if (t->info.has_end && t->info.duration_ns > end)
+		end = t->info.duration_ns;
+	for (struct model_life *l = model_lives(t->m); l; l = l->next) {
+		if (!l->finished) {
+			struct tl_life *s = state(t, l);
+
+			write_life(t, l, s, end);
+			if (s->syncing && s->selected)
+				write_sync(t, l, s, end, true);
+		}
+		forget(l);
+	}
+}
+
+/* ---- --closure: a first pass finds the closure and its ancestors ---- */
+
+static bool wanted(const struct tl *t, const struct model_life *l)
+{
+	const struct timeline_opts *o = t->o;
+
+	return l->addr == o->sel_addr && (!o->sel_nth || l->nth == o->sel_nth) &&
+	       (!o->sel_pid || out_pid(t, l->pid) == o->sel_pid);
+}
+
+static void find_event(void *ctx, const struct trace_event *ev, struct model_life *l)
+{
+	struct tl *t = ctx;
+
+	(void)ev;
+	/* The last matching life wins (ADDR without #N: the last one); its parents are fixed at
+	 * its init, so its first event is enough. */
+	if (!l || !wanted(t, l) || (t->found && same(&t->target, l)))
+		return;
+	t->found = true;
+	t->target = (struct ident){l->pid, l->addr, l->nth};
+	t->nanc = 0;
+	for (const struct model_life *p = l->parent; p && t->nanc < MAX_ANCESTORS; p = p->parent)
+		t->anc[t->nanc++] = (struct ident){p->pid, p->addr, p->nth};
+}
+
+static const struct model_observer finder = {.event = find_event};
+
+static int find_closure(struct tl *t)
+{
+	struct model *m = model_new(false);
+	struct viz_error err;
+	int rc = 0;
+
+	model_observe(m, &finder, t);
+	if (trace_read(t->o->path, &model_sink, m, &t->info, &err)) {
+		fprintf(stderr, "%s\n", err.text);
+		rc = -1;
+	}
+	else
+		model_end(m, viz_exited(&t->info));
+	model_free(m);
+	trace_info_clear(&t->info);
+	return rc;
+}
+
+/* ---- the whole ---- */
+
+static void warn_incomplete(const struct tl *t)
+{
+	if (!t->info.has_end)
+		fprintf(stderr,
+			"%s: warning: no end record: the trace was cut short; read up to line "
+			"%" PRIu64 "; unfinished closures are shown unfinished\n",
+			t->o->path, t->info.lines);
+	if (t->info.lost > 0)
+		fprintf(stderr, "%s: warning: %lld events were lost: the timeline has holes\n",
+			t->o->path, t->info.lost);
+}
+
+int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_stats *st)
+{
+	struct tl t = {.o = o, .st = st};
+	struct leaks_summary leaks;
+	struct viz_error err;
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (o->select) {
+		if (!strcmp(o->path, "-")) {
+			fprintf(stderr, "closuretrace timeline: --closure reads the trace twice: "
+					"give it a file, not standard input\n");
+			return 2;
+		}
+		if (find_closure(&t))
+			return 2;
+		if (!t.found) {
+			fprintf(stderr,
+				"%s: no closure %s in this trace (see 'closuretrace report')\n",
+				o->path, o->sel_text);
+			return 2;
+		}
+	}
+	t.m = model_new(false);
+	t.tracks = tlt_new();
+	model_observe(t.m, &observer, &t);
+	tlo_begin(&t.out, out);
+	if (trace_read(o->path, &model_sink, t.m, &t.info, &err)) {
+		fprintf(stderr, "%s\n", err.text);
+		rc = 2;
+	} else {
+		model_end(t.m, viz_exited(&t.info));
+		leaks_analyze(t.m, &leaks);
+		write_unfinished(&t);
+		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, func_of, t.m);
+		tlo_end(&t.out);
+		warn_incomplete(&t);
+	}
+	st->events = t.out.events;
+	if (rc)
+		for (struct model_life *l = model_lives(t.m); l; l = l->next)
+			forget(l);
+	model_free(t.m);
+	tlt_free(t.tracks);
+	trace_info_clear(&t.info);
+	return rc;
+}
+
+/* ---- arguments ---- */
+
+int timeline_parse_closure(const char *s, int64_t *pid, uint64_t *addr, unsigned *nth)
+{
+	struct model_id id;
+
+	if (viz_parse_closure(s, &id)) /* the one syntax: ADDR, ADDR#N, PID:ADDR#N */
+		return -1;
+	*pid = id.pid;
+	*addr = id.addr;
+	*nth = id.nth;
+	return 0;
+}
+
+int timeline_parse_time(const char *s, int64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double scale;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0 || v > 9e18)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (v * units[i].scale > 9e18)
+			return -1;
+		*ns = (int64_t)(v * units[i].scale + 0.5);
+		return 0;
+	}
+	return -1;
+}

@@ -1,0 +1,327 @@
+/* Trace-event JSON out, one event a line, and the process and thread tracks that name it. */
+#define _GNU_SOURCE /* fwrite_unlocked: one writer, no locking per call */
+#include "timeline_out.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* ---- JSON ---- */
+
+/* Length of a valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values beyond Unicode are not UTF-8. */
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return n;
+}
+
+void tlo_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+
+	putc_unlocked('"', f);
+	while (*s) {
+		const unsigned char *run = s;
+		size_t n;
+
+		/* Plain text goes out in one piece. */
+		while (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
+			s++;
+		while (*s >= 0x80 && (n = utf8_len(s)))
+			s += n;
+		if (s > run) {
+			fwrite_unlocked(run, 1, (size_t)(s - run), f);
+			continue;
+		}
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputs("\\ufffd", f); /* not UTF-8 */
+		s++;
+	}
+	putc_unlocked('"', f);
+}
+
+void tlo_begin(struct tl_out *o, FILE *f)
+{
+	memset(o, 0, sizeof(*o));
+	o->f = f;
+	fputs("{\"traceEvents\":[\n", f);
+}
+
+/* ns in µs with three decimals: exact, and what every reader of the format expects. */
+static void write_us(FILE *f, int64_t ns)
+{
+	uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+
+	fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", mag / 1000, mag % 1000);
+}
+
+void tlo_open(struct tl_out *o, char ph, const char *cat, const char *name, int64_t pid,
+	      int64_t tid, int64_t ts_ns)
+{
+	FILE *f = o->f;
+
+	fprintf(f, "%s{\"ph\":\"%c\"", o->events ? ",\n" : "", ph);
+	if (cat) {
+		fputs(",\"cat\":", f);
+		tlo_string(f, cat);
+	}
+	fputs(",\"name\":", f);
+	tlo_string(f, name);
+	fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
+	if (ph != 'M') {
+		fputs(",\"ts\":", f);
+		write_us(f, ts_ns);
+	}
+	o->events++;
+	o->in_args = false;
+	o->nargs = 0;
+}
+
+void tlo_id(struct tl_out *o, uint64_t id)
+{
+	fprintf(o->f, ",\"id\":\"0x%" PRIx64 "\"", id);
+}
+
+void tlo_dur(struct tl_out *o, int64_t dur_ns)
+{
+	fputs(",\"dur\":", o->f);
+	write_us(o->f, dur_ns < 0 ? 0 : dur_ns);
+}
+
+void tlo_raw(struct tl_out *o, const char *text)
+{
+	fputs(text, o->f);
+}
+
+static void arg_key(struct tl_out *o, const char *key)
+{
+	if (!o->in_args) {
+		fputs(",\"args\":{", o->f);
+		o->in_args = true;
+	}
+	fprintf(o->f, "%s\"%s\":", o->nargs++ ? "," : "", key);
+}
+
+void tlo_arg_str(struct tl_out *o, const char *key, const char *val)
+{
+	arg_key(o, key);
+	tlo_string(o->f, val);
+}
+
+void tlo_arg_int(struct tl_out *o, const char *key, long long val)
+{
+	arg_key(o, key);
+	fprintf(o->f, "%lld", val);
+}
+
+void tlo_close(struct tl_out *o)
+{
+	fputs(o->in_args ? "}}" : "}", o->f);
+	o->in_args = false;
+}
+
+void tlo_end(struct tl_out *o)
+{
+	/* ns: closures live for microseconds, so the viewers should count in ns. */
+	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", o->f);
+}
+
+/* ---- tracks ---- */
+
+#define THREAD_FNS 8 /* continuations counted per thread: enough to name it */
+
+struct tl_thread {
+	int64_t pid, tid;
+	uint64_t seq; /* first seen: names come out in that order */
+	bool used;
+	uint64_t wq;
+	bool mixed_wq;
+	struct {
+		uint64_t fn, runs;
+	} fns[THREAD_FNS];
+};
+
+struct tl_tracks {
+	struct tl_thread *slots;
+	size_t nslots, n;
+};
+
+struct tl_tracks *tlt_new(void)
+{
+	return xcalloc(1, sizeof(struct tl_tracks));
+}
+
+void tlt_free(struct tl_tracks *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t);
+}
+
+static size_t thread_hash(int64_t pid, int64_t tid)
+{
+	uint64_t x = (uint64_t)tid * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid;
+
+	x ^= x >> 31;
+	return (size_t)(x * 0xbf58476d1ce4e5b9ull >> 7);
+}
+
+static struct tl_thread *thread_of(struct tl_tracks *t, int64_t pid, int64_t tid)
+{
+	size_t mask, i;
+
+	if ((t->n + 1) * 2 > t->nslots) {
+		struct tl_thread *old = t->slots;
+		size_t n = t->nslots;
+
+		t->nslots = n ? n * 2 : 64;
+		t->slots = xcalloc(t->nslots, sizeof(*t->slots));
+		for (size_t j = 0; j < n; j++) {
+			if (!old[j].used)
+				continue;
+			mask = t->nslots - 1;
+			for (i = thread_hash(old[j].pid, old[j].tid) & mask; t->slots[i].used;
+			     i = (i + 1) & mask)
+				;
+			t->slots[i] = old[j];
+		}
+		free(old);
+	}
+	mask = t->nslots - 1;
+	for (i = thread_hash(pid, tid) & mask; t->slots[i].used; i = (i + 1) & mask)
+		if (t->slots[i].pid == pid && t->slots[i].tid == tid)
+			return &t->slots[i];
+	t->slots[i].used = true;
+	t->slots[i].pid = pid;
+	t->slots[i].tid = tid;
+	t->slots[i].seq = t->n++;
+	return &t->slots[i];
+}
+
+void tlt_thread_used(struct tl_tracks *t, int64_t pid, int64_t tid)
+{
+	thread_of(t, pid, tid);
+}
+
+void tlt_thread_ran(struct tl_tracks *t, int64_t pid, int64_t tid, uint64_t fn, uint64_t wq)
+{
+	struct tl_thread *th = thread_of(t, pid, tid);
+
+	if (wq && th->wq && th->wq != wq)
+		th->mixed_wq = true;
+	if (wq)
+		th->wq = wq;
+	for (unsigned i = 0; i < THREAD_FNS && fn; i++) {
+		if (!th->fns[i].fn)
+			th->fns[i].fn = fn;
+		if (th->fns[i].fn == fn) {
+			th->fns[i].runs++;
+			return;
+		}
+	}
+}
+
+/* By process, then in the order the threads were first seen. */
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct tl_thread *x = *(const struct tl_thread *const *)a;
+	const struct tl_thread *y = *(const struct tl_thread *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void name_thread(const struct tl_thread *th, char *buf, size_t len,
+			const char *(*func_of)(void *, uint64_t, char *, size_t), void *ctx)
+{
+	unsigned best = 0;
+	char fn[256];
+	size_t used;
+
+	for (unsigned i = 1; i < THREAD_FNS; i++)
+		if (th->fns[i].runs > th->fns[best].runs)
+			best = i;
+	used = (size_t)snprintf(buf, len, "%" PRId64, th->tid);
+	if (used < len && th->fns[best].runs)
+		used += (size_t)snprintf(buf + used, len - used, " %s",
+					 func_of(ctx, th->fns[best].fn, fn, sizeof(fn)));
+	if (used < len && th->wq && !th->mixed_wq)
+		snprintf(buf + used, len - used, " (wq 0x%" PRIx64 ")", th->wq);
+}
+
+/* The last part of a path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "?";
+}
+
+void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, const char *exe,
+		     const char *(*func_of)(void *ctx, uint64_t fn, char *buf, size_t len),
+		     void *ctx)
+{
+	struct tl_thread **v = xcalloc(t->n + 1, sizeof(*v));
+	size_t n = 0;
+	char name[600];
+
+	for (size_t i = 0; i < t->nslots; i++)
+		if (t->slots[i].used)
+			v[n++] = &t->slots[i];
+	qsort(v, n, sizeof(*v), cmp_seq);
+	for (size_t i = 0; i < n; i++) {
+		if (!i || v[i - 1]->pid != v[i]->pid) {
+			if (v[i]->pid == main_pid)
+				snprintf(name, sizeof(name), "%s", base_name(exe));
+			else
+				snprintf(name, sizeof(name), "%s (a process it started)",
+					 base_name(exe));
+			tlo_open(o, 'M', NULL, "process_name", v[i]->pid, 0, 0);
+			tlo_arg_str(o, "name", name);
+			tlo_close(o);
+		}
+		name_thread(v[i], name, sizeof(name), func_of, ctx);
+		tlo_open(o, 'M', NULL, "thread_name", v[i]->pid, v[i]->tid, 0);
+		tlo_arg_str(o, "name", name);
+		tlo_close(o);
+	}
+	free(v);
+}
