@@ -240,6 +240,7 @@ static void keep_stuck(struct check_diags *d)
 			continue;
 		}
 		d->closures -= d->v[i].count;
+		free((char *)d->v[i].closure);
 		free(d->v[i].key);
 	}
 	d->n = kept;
@@ -282,6 +283,54 @@ static int verdict(const struct check_options *o, const struct recorder_result *
 	return shown ? o->error_exitcode : EXIT_OK;
 }
 
+/* Runs the command traced into out: -1, or an exit status after saying why. */
+static int run_command(const struct check_options *o, struct check_out *out,
+		       struct recorder_result *run)
+{
+	int ret = recorder_run(&(struct recorder_opts){.argv = o->argv,
+						       .buffer_size = o->buffer_size,
+						       .timeout_ns = o->timeout_ns,
+						       .quiet = true},
+			       open_trace, out, run);
+
+	if (ret >= 0 && !o->keep_trace && out->f)
+		fclose(out->f);
+	if (ret >= 0)
+		trace_out_abort(&out->kept); /* refused: --keep-trace's file is left as it was */
+	else if (o->keep_trace ? trace_out_commit(&out->kept, true) : fclose(out->f)) {
+		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n",
+			o->keep_trace ? o->keep_trace : out->temp, strerror(errno));
+		ret = EXIT_ENVIRONMENT;
+	}
+	return ret;
+}
+
+/* A run whose closures are not judged (killed, or no probes): its exit status; else -1. */
+static int nothing_to_judge(const struct check_options *o, const struct recorder_result *run,
+			    int cut)
+{
+	char what[4200];
+
+	if (run->signal && !cut) {
+		/* Whatever was in flight when it died would read as leaks: report the death. */
+		fprintf(stderr,
+			"closuretrace: %s was killed by signal %d (%s); its closures were not "
+			"checked\n",
+			o->argv[0], run->signal, strsignal(run->signal));
+		return 128 + run->signal;
+	}
+	if (run->probes)
+		return -1;
+	snprintf(what, sizeof(what), "%s or the programs it ran", o->argv[0]);
+	if (run->exit_code <= 0)
+		return no_probes_error(what);
+	fprintf(stderr,
+		"closuretrace: %s exited with status %d, and ran no program with closure probes: "
+		"nothing to check\n",
+		o->argv[0], run->exit_code);
+	return run->exit_code;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct check_options o;
@@ -309,49 +358,15 @@ int cmd_check(int argc, char **argv)
 		}
 	out.keep = o.keep_trace;
 	out.sarif = o.sarif;
-	ret = recorder_run(&(struct recorder_opts){.argv = o.argv,
-						   .buffer_size = o.buffer_size,
-						   .timeout_ns = o.timeout_ns,
-						   .quiet = true},
-			   open_trace, &out, &run);
+	ret = run_command(&o, &out, &run);
 	trace_path = o.keep_trace ? o.keep_trace : out.temp;
-	if (ret >= 0 && !o.keep_trace && out.f)
-		fclose(out.f);
-	if (ret >= 0)
-		trace_out_abort(&out.kept); /* refused: --keep-trace's file is left as it was */
-	else if (o.keep_trace ? trace_out_commit(&out.kept, true) : fclose(out.f)) {
-		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n", trace_path,
-			strerror(errno));
-		ret = EXIT_ENVIRONMENT;
-	}
 	if (ret >= 0)
 		goto out;
 	if (run.end == RECORDER_TIMEOUT || run.end == RECORDER_SIGNAL)
 		cut = cut_short(&o, &run);
-	if (run.signal && !cut) {
-		/* Whatever was in flight when it died would read as leaks: report the death. */
-		fprintf(stderr,
-			"closuretrace: %s was killed by signal %d (%s); its closures were not "
-			"checked\n",
-			o.argv[0], run.signal, strsignal(run.signal));
-		ret = 128 + run.signal;
+	ret = nothing_to_judge(&o, &run, cut);
+	if (ret >= 0)
 		goto out;
-	}
-	if (!run.probes) {
-		char what[4200];
-
-		snprintf(what, sizeof(what), "%s or the programs it ran", o.argv[0]);
-		if (run.exit_code <= 0) {
-			ret = no_probes_error(what);
-			goto out;
-		}
-		fprintf(stderr,
-			"closuretrace: %s exited with status %d, and ran no program with closure "
-			"probes: nothing to check\n",
-			o.argv[0], run.exit_code);
-		ret = run.exit_code;
-		goto out;
-	}
 	if (check_judge(trace_path, &judged, &err)) {
 		fprintf(stderr, "%s\n", err.text);
 		ret = EXIT_USAGE;

@@ -17,6 +17,8 @@ int cmd_graph(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_ps(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 
 #endif

@@ -17,6 +17,8 @@ static const struct command commands[] = {
 	{"report", cmd_report, "summarise a trace: closures by kind, lifetimes, leaks"},
 	{"explain", cmd_explain, "the life of one closure, step by step"},
 	{"check", cmd_check, "run a command traced; leaks as compiler-style errors (CI)"},
+	{"top", cmd_top, "a live view of a running process: closures in flight by kind"},
+	{"ps", cmd_ps, "the live closures of a running or hung process (CLOSURE_DEBUG builds)"},
 	{"timeline", cmd_timeline, "the trace as Chrome/Perfetto trace-event JSON (timeline)"},
 };
 

@@ -328,7 +328,8 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .duration_ns = res->duration_ns,
 				 .reason = recorder_end_name(res->end),
 				 .exit_code = res->exit_code,
-				 .signal = res->signal};
+				 .signal = res->signal,
+				 .cut_short = s->launched && res->end != RECORDER_EXIT};
 	if (s->out)
 		trace_write_end(s->out, &end);
 }

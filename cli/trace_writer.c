@@ -30,35 +30,6 @@ const char *trace_event_name(unsigned kind)
 	return kind < CT_NR_OPS ? event_names[kind] : NULL;
 }
 
-FILE *trace_open(const char *path)
-{
-	char *old;
-	int fd;
-	FILE *f;
-
-	if (!strcmp(path, "-")) {
-		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-		f = fd < 0 ? NULL : fdopen(fd, "w");
-	} else {
-		struct stat st;
-
-		/* Only a regular file is kept as .old: never rename /dev/null or a fifo. */
-		if (!stat(path, &st) && S_ISREG(st.st_mode)) {
-			if (asprintf(&old, "%s.old", path) < 0)
-				return NULL;
-			if (rename(path, old)) {
-				free(old);
-				return NULL;
-			}
-			free(old);
-		}
-		f = fopen(path, "we");
-	}
-	if (f)
-		setvbuf(f, NULL, _IOFBF, 1 << 20);
-	return f;
-}
-
 void trace_write_string(FILE *f, const char *s)
 {
 	putc('"', f);
@@ -340,5 +311,7 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		fprintf(f, ",\"exit_code\":%d", end->exit_code);
 	if (end->signal > 0)
 		fprintf(f, ",\"signal\":%d", end->signal);
+	if (end->cut_short)
+		fputs(",\"cut_short\":true", f);
 	fputs("}\n", f);
 }

@@ -2,6 +2,7 @@
 #ifndef CLOSURETRACE_TRACE_WRITER_H
 #define CLOSURETRACE_TRACE_WRITER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -15,13 +16,8 @@ struct trace_end {
 	const char *reason; /* "exit", "signal" or "duration" */
 	int exit_code;	    /* -1: none */
 	int signal;	    /* 0: none */
+	bool cut_short;	    /* the recorder ended a launched command before it finished */
 };
-
-/*
- * Opens path for writing ("-": standard output), close-on-exec. An existing file is first
- * renamed to path.old, as perf does. NULL with errno set on failure.
- */
-FILE *trace_open(const char *path);
 
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
 /* pid: the process of the event's thread, written when not 0 (check follows several). */

@@ -30,7 +30,7 @@ struct sub_result {
 	uint32_t now;	/* the value in memory after the compare-and-swap */
 };
 
-static void settle(struct closure *cl, struct sub_result res, uintptr_t ip);
+static void settle(struct closure *cl, struct sub_result res, const char *name, uintptr_t ip);
 static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
 
 /*
@@ -45,7 +45,7 @@ static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *n
 		(void)r;                                                                           \
 		probe;                                                                             \
 		if (res_.outcome != SUB_NORMAL)                                                    \
-			settle(cl, res_, ip);                                                      \
+			settle(cl, res_, name, ip);                                                \
 	} while (0)
 
 /* Keeps modules.o (the module probe) in every static link that uses closures. */
@@ -166,7 +166,7 @@ static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *n
 }
 
 /* The last reference is gone: wake the sleeper, run the continuation, or finish. */
-static void settle(struct closure *cl, struct sub_result res, uintptr_t ip)
+static void settle(struct closure *cl, struct sub_result res, const char *name, uintptr_t ip)
 {
 	switch (res.outcome) {
 	case SUB_WAKE:
@@ -177,7 +177,7 @@ static void settle(struct closure *cl, struct sub_result res, uintptr_t ip)
 		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
 		break;
 	case SUB_REQUEUE:
-		closure_queue_at(cl, ip, "closure_put");
+		closure_queue_at(cl, ip, name);
 		break;
 	case SUB_DONE:
 		closure_finish(cl, res.now, ip);
@@ -508,6 +508,7 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 			deadline.tv_nsec -= 1000000000L;
 		}
 	}
+	closure_debug_sync_begin(cl, ip);
 	/* One step: give up the running reference and ask the last put to wake us. */
 	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
 		       probe_op1(sync_begin, cl, r, ip, timeout_ms));
@@ -541,6 +542,7 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 			ret = -ETIME;
 		break;
 	}
+	closure_debug_sync_end(cl);
 out:
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	probe_op1(sync_end, cl, r, ip, (long)ret);

@@ -6,8 +6,11 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "closure_debug.h"
 #include "internal.h"
 #include "probes.h"
 
@@ -67,10 +70,57 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	abort();
 }
 
+#define DEBUG_INFO_LAYOUT                                                                          \
+	.magic = CLOSURE_DEBUG_MAGIC, .version = CLOSURE_DEBUG_VERSION,                            \
+	.closure_size = sizeof(struct closure), .pointer_size = sizeof(void *),                    \
+	.off_remaining = offsetof(struct closure, remaining),                                      \
+	.off_parent = offsetof(struct closure, parent), .off_fn = offsetof(struct closure, fn),    \
+	.off_waitlist = offsetof(struct closure, waitlist),                                        \
+	.off_ip = offsetof(struct closure, ip),                                                    \
+	.off_waiting_on = offsetof(struct closure, waiting_on),                                    \
+	.off_prev = offsetof(struct closure, debug_prev),                                          \
+	.off_next = offsetof(struct closure, debug_next),                                          \
+	.off_magic = offsetof(struct closure, magic),                                              \
+	.off_sync_tid = offsetof(struct closure, sync_tid),                                        \
+	.off_sync_ip = offsetof(struct closure, sync_ip), .magic_alive = CLOSURE_MAGIC_ALIVE,      \
+	.magic_stack = CLOSURE_MAGIC_STACK, .remaining_mask = CLOSURE_REMAINING_MASK,              \
+	.flag_destructor = CLOSURE_DESTRUCTOR, .flag_sleeping = CLOSURE_SLEEPING,                  \
+	.flag_waiting = CLOSURE_WAITING, .flag_running = CLOSURE_RUNNING
+
 #ifdef CLOSURE_DEBUG
 
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct closure list_head = {.debug_prev = &list_head, .debug_next = &list_head};
+/*
+ * Bumped under list_lock before and after every change (odd while changing), as a seqlock: a
+ * reader in another process that sees the same even value before and after its walk read a
+ * consistent list.
+ */
+static uint64_t list_generation;
+
+static void list_changing(void)
+{
+	__atomic_store_n(&list_generation, list_generation + 1, __ATOMIC_RELEASE);
+}
+
+/* Found by section name from outside the process (closure_debug.h); never read in here. */
+__attribute__((used, section(CLOSURE_DEBUG_SECTION),
+	       visibility("default"))) struct closure_debug_info closure_debug_info = {
+	DEBUG_INFO_LAYOUT,
+	.keeps_list = 1,
+	.list_head = (uintptr_t)&list_head,
+	.generation = (uintptr_t)&list_generation,
+};
+
+static void link_closure(struct closure *cl)
+{
+	list_changing();
+	cl->debug_next = &list_head;
+	cl->debug_prev = list_head.debug_prev;
+	list_head.debug_prev->debug_next = cl;
+	list_head.debug_prev = cl;
+	list_changing();
+}
 
 static bool listed(struct closure *cl)
 {
@@ -84,8 +134,10 @@ static bool listed(struct closure *cl)
 
 static void unlink_closure(struct closure *cl)
 {
+	list_changing();
 	cl->debug_prev->debug_next = cl->debug_next;
 	cl->debug_next->debug_prev = cl->debug_prev;
+	list_changing();
 }
 
 void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
@@ -110,10 +162,33 @@ void closure_debug_create(struct closure *cl)
 	if (cl->magic == CLOSURE_MAGIC_ALIVE && listed(cl))
 		unlink_closure(cl);
 	cl->magic = CLOSURE_MAGIC_ALIVE;
-	cl->debug_next = &list_head;
-	cl->debug_prev = list_head.debug_prev;
-	list_head.debug_prev->debug_next = cl;
-	list_head.debug_prev = cl;
+	cl->sync_tid = 0;
+	cl->sync_ip = 0;
+	link_closure(cl);
+	pthread_mutex_unlock(&list_lock);
+}
+
+/*
+ * Where the owner sleeps, for `closuretrace ps`. A stack closure is listed only while it sleeps:
+ * its frame lives at least that long, and a hung closure_sync is what one looks for.
+ */
+void closure_debug_sync_begin(struct closure *cl, uintptr_t ip)
+{
+	pthread_mutex_lock(&list_lock);
+	cl->sync_tid = (uint32_t)gettid();
+	cl->sync_ip = ip;
+	if (cl->magic == CLOSURE_MAGIC_STACK)
+		link_closure(cl);
+	pthread_mutex_unlock(&list_lock);
+}
+
+void closure_debug_sync_end(struct closure *cl)
+{
+	pthread_mutex_lock(&list_lock);
+	cl->sync_tid = 0;
+	cl->sync_ip = 0;
+	if (cl->magic == CLOSURE_MAGIC_STACK)
+		unlink_closure(cl);
 	pthread_mutex_unlock(&list_lock);
 }
 
@@ -158,6 +233,11 @@ int closure_debug_dump(FILE *out)
 }
 
 #else
+
+/* Says to a reader that this build keeps no list (closuretrace ps tells how to get one). */
+__attribute__((used, section(CLOSURE_DEBUG_SECTION),
+	       visibility("default"))) struct closure_debug_info closure_debug_info = {
+	DEBUG_INFO_LAYOUT, .keeps_list = 0};
 
 void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
 {

@@ -38,6 +38,22 @@ void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip);
 /* Off the list and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
 void closure_debug_unlist(struct closure *cl);
 
+/* The owner sleeps in closure_sync() at ip, then wakes (lists a stack closure meanwhile). */
+#ifdef CLOSURE_DEBUG
+void closure_debug_sync_begin(struct closure *cl, uintptr_t ip);
+void closure_debug_sync_end(struct closure *cl);
+#else
+static inline void closure_debug_sync_begin(struct closure *cl, uintptr_t ip)
+{
+	(void)cl;
+	(void)ip;
+}
+static inline void closure_debug_sync_end(struct closure *cl)
+{
+	(void)cl;
+}
+#endif
+
 #define CLOSURE_MAGIC_DEAD  0xc054deadu
 #define CLOSURE_MAGIC_ALIVE 0xc054a11eu
 #define CLOSURE_MAGIC_STACK 0xc05451ccu

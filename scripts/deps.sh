@@ -14,6 +14,7 @@ packages=(
 	libdw-dev                          # symbols and file:line
 	bpftrace                           # the probe reference's one-liner is tested for real
 	libxml2-utils                      # xmllint checks the SVG we write
+	tmux                               # top's interactive mode is tested in a real terminal
 )
 
 missing=()

@@ -10,14 +10,11 @@ static const char *flags_text(unsigned flags, char *buf)
 {
 	char *p = buf;
 
-	if (flags & TRACE_FLAG_RUNNING)
-		*p++ = 'R';
-	if (flags & TRACE_FLAG_WAITING)
-		*p++ = 'W';
-	if (flags & TRACE_FLAG_DESTRUCTOR)
-		*p++ = 'D';
-	if (flags & TRACE_FLAG_SLEEPING)
-		*p++ = 'S';
+#define FLAG_LETTER(name, bit, letter)                                                             \
+	if (flags & TRACE_FLAG_##name)                                                             \
+		*p++ = letter;
+	CLOSURE_FLAG_LIST(FLAG_LETTER) /* the letters of the probe contract, in its order */
+#undef FLAG_LETTER
 	if (p == buf)
 		*p++ = '-';
 	*p = 0;

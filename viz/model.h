@@ -157,6 +157,12 @@ void model_watch(struct model *m, const struct model_id *id);
 extern const struct trace_sink model_sink;
 
 /*
+ * A live view (top): apply the events held in the reorder window that are older than before_ts,
+ * which later events can no longer precede.
+ */
+void model_flush(struct model *m, int64_t before_ts);
+
+/*
  * An observer sees the model at work (the timeline streams from it): event() after each event is
  * applied, in time order, with the life it went to (NULL: set aside, reported after its closure
  * finished); finished() when a life finishes, before report mode forgets it. Both optional.

@@ -44,6 +44,12 @@ void model_on_event(void *ctx, const struct trace_event *ev)
 	m->pending++;
 }
 
+void model_flush(struct model *m, int64_t before_ts)
+{
+	while (m->pending && RING(0).ts < before_ts)
+		window_pop(m);
+}
+
 void model_window_drain(struct model *m)
 {
 	while (m->pending)

@@ -160,6 +160,9 @@ struct closure_fn_ref {
 		int: (struct closure_fn_ref){(closure_fn *)(f), 0},                                \
 		long: (struct closure_fn_ref){(closure_fn *)(f), 0})
 #else
+/* C++: overloads instead; pass nullptr, not NULL, for no function. */
+} /* extern "C": overloads are C++ */
+extern "C++" {
 static inline struct closure_fn_ref closure_fn_ref_of(closure_fn *f)
 {
 	return {f, 0};
@@ -172,10 +175,8 @@ static inline struct closure_fn_ref closure_fn_ref_of(decltype(nullptr))
 {
 	return {nullptr, 0};
 }
-static inline struct closure_fn_ref closure_fn_ref_of(long f)
-{
-	return {(closure_fn *)f, 0}; /* NULL, which C++ compilers define as an integer */
-}
+} /* extern "C++" */
+extern "C" {
 #define CLOSURE_FN_REF(f) closure_fn_ref_of(f)
 #endif
 
@@ -224,6 +225,8 @@ struct closure {
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
 	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
+	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 };
 
 /* Internal entry points behind the inline fast paths; not API. */

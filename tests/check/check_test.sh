@@ -201,8 +201,10 @@ HANG_DIAG=(
 case_timeout() {
 	skip_without_bpf
 	local start=$SECONDS
-	run --timeout 3 -- "$PROG" hang
+	run --timeout 3 --keep-trace t.json -- "$PROG" hang
 	expect_rc 124
+	tail -1 t.json | grep -q '"reason":"timeout","signal":15,"cut_short":true}$' ||
+		fail "the trace's end does not say it was cut short: $(tail -1 t.json)"
 	[ $((SECONDS - start)) -lt 20 ] || fail "check took $((SECONDS - start)) s to end a 3 s timeout"
 	grep -qx "closuretrace: $PROG did not finish within 3 s: ended it; its closures still in flight are not judged, stuck ones follow" err ||
 		fail "the timeout is not said"
@@ -210,10 +212,14 @@ case_timeout() {
 	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||
 		fail "no summary"
 	# Through a shell that ignores SIGTERM: SIGKILL after the grace period, every process.
-	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang; true"
+	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang & echo \$! >hang.pid; wait; true"
 	expect_rc 124
 	expect_diagnostics "${HANG_DIAG[@]}"
-	pgrep -f "$PROG hang" && fail "a process of the command outlived check"
+	[ -s hang.pid ] || fail "ck_prog did not start"
+	# Gone, or a zombie that nobody reaps (pid 1 of a container may not).
+	local state
+	state=$(awk '{print $3}' "/proc/$(cat hang.pid)/stat" 2>/dev/null)
+	[ -z "$state" ] || [ "$state" = Z ] || fail "a process of the command outlived check (state $state)"
 	run --timeout 0 -- true
 	expect_rc 2
 	run --timeout inf -- true

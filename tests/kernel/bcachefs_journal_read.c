@@ -156,9 +156,8 @@ err:
 
 static int bch2_journal_read(struct bch_fs *c, unsigned *entries, unsigned char *seen)
 {
-	static struct journal_list jlist; /* big; on the kernel's stack it is smaller */
+	struct journal_list jlist = {.ret = 0};
 
-	memset(&jlist, 0, sizeof(jlist));
 	closure_init_stack(&jlist.cl);
 	pthread_mutex_init(&jlist.lock, NULL);
 	jlist.ret = 0;

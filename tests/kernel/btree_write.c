@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bcache btree node writes, superblock writes and the cache set's life, ported to userspace from
- * torvalds/linux as it reads after "closures: CLOSURE_CALLBACK() to fix type punning" (Kent
- * Overstreet, Nov 2023; v6.8 and later):
+ * torvalds/linux in their CLOSURE_CALLBACK form (commit d4e3b928ab48, "closures: CLOSURE_CALLBACK()
+ * to fix type punning", Kent Overstreet, Nov 2023, merged for v6.7; the closure calls read the same
+ * in v6.8-v6.17):
  *   drivers/md/bcache/btree.c: __bch_btree_node_write(), bch_btree_node_write(),
  *     bch_btree_node_write_sync(), do_btree_node_write(), btree_node_write_endio(),
  *     btree_node_write_done(), __btree_node_write_done(), btree_node_write_unlock(), mca_reap();
@@ -170,7 +171,7 @@ static void __bch_btree_node_write(struct btree *b, struct closure *parent)
 {
 	/* If caller isn't waiting for write, parent refcount is cache set */
 	down(&b->io_mutex);
-	closure_init(&b->io, parent ?: &b->c->cl);
+	closure_init(&b->io, parent ?: &b->c->cl); /* INIT-IO */
 
 	b->dirty = false;
 
@@ -376,7 +377,7 @@ static struct cache_set *bch_cache_set_alloc(struct block_device *cache, unsigne
 	struct cache_set *c = calloc(1, sizeof(*c));
 
 	kcheck(c, "out of memory");
-	closure_init(&c->cl, NULL);
+	closure_init(&c->cl, NULL); /* INIT-CACHE-SET */
 	set_closure_fn(&c->cl, cache_set_free, system_wq);
 
 	closure_init(&c->caching, &c->cl);
@@ -417,6 +418,47 @@ static void node_update(struct btree *b, unsigned i, unsigned r)
 	pthread_mutex_unlock(&b->write_lock);
 }
 
+/* Updates: synchronous writes, background writes, and the shrinker reaping nodes. */
+static void update_rounds(struct cache_set *c, struct block_device *cache, unsigned n, unsigned bad)
+{
+	for (unsigned r = 1; r <= 3; r++) {
+		for (unsigned i = 0; i < n; i++)
+			node_update(&c->nodes[i], i, r);
+		if (r == 3)
+			cache->fail_sector = c->nodes[bad].ptr; /* one write error, below */
+		for (unsigned i = 0; i < n; i++) {
+			if (i % 4 == 0)
+				bch_btree_node_write_sync(&c->nodes[i]);
+			else if (i % 4 == 1)
+				btree_node_write_work(&c->nodes[i]);
+			else if (i % 4 == 2)
+				kcheck(mca_reap(&c->nodes[i], false) == -ENOMEM,
+				       "mca_reap reaped a dirty node without flush");
+			else
+				kcheck(mca_reap(&c->nodes[i], true) == 0, "mca_reap(flush) failed");
+		}
+		bio_pool_quiesce();
+		cache->fail_sector = UINT64_MAX;
+	}
+}
+
+/*
+ * Unregister: cache_set_flush writes what is still dirty (every i % 4 == 2). Returns when all that
+ * follows from it has run.
+ */
+static void unregister(struct cache_set *c)
+{
+	bch_cache_set_stop(c);
+	pthread_mutex_lock(&state_lock);
+	while (!flushed)
+		pthread_cond_wait(&state_cond, &state_lock);
+	pthread_mutex_unlock(&state_lock);
+	/* The flush's writes complete in the pool; then c->cl's continuation runs on system_wq. */
+	bio_pool_quiesce();
+	workqueue_destroy(system_wq);
+	bio_pool_stop();
+}
+
 int main(int argc, char **argv)
 {
 	unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 32, bad = 5;
@@ -448,26 +490,7 @@ int main(int argc, char **argv)
 	closure_sync(&cl);
 	bcache_write_super(c);
 
-	/* Updates: synchronous writes, background writes, and the shrinker reaping nodes. */
-	for (unsigned r = 1; r <= 3; r++) {
-		for (unsigned i = 0; i < n; i++)
-			node_update(&c->nodes[i], i, r);
-		if (r == 3)
-			cache.fail_sector = c->nodes[bad].ptr; /* one write error, below */
-		for (unsigned i = 0; i < n; i++) {
-			if (i % 4 == 0)
-				bch_btree_node_write_sync(&c->nodes[i]);
-			else if (i % 4 == 1)
-				btree_node_write_work(&c->nodes[i]);
-			else if (i % 4 == 2)
-				kcheck(mca_reap(&c->nodes[i], false) == -ENOMEM,
-				       "mca_reap reaped a dirty node without flush");
-			else
-				kcheck(mca_reap(&c->nodes[i], true) == 0, "mca_reap(flush) failed");
-		}
-		bio_pool_quiesce();
-		cache.fail_sector = UINT64_MAX;
-	}
+	update_rounds(c, &cache, n, bad);
 
 	/* The writeback thread's clean path (no waiter), then its detach path (waits). */
 	bch_write_bdev_super(&dc, NULL);
@@ -479,16 +502,7 @@ int main(int argc, char **argv)
 	c_errors = c->write_errors;
 	bad_io_error = c->nodes[bad].io_error;
 
-	/* Unregister: cache_set_flush writes what is still dirty (every i % 4 == 2). */
-	bch_cache_set_stop(c);
-	pthread_mutex_lock(&state_lock);
-	while (!flushed)
-		pthread_cond_wait(&state_cond, &state_lock);
-	pthread_mutex_unlock(&state_lock);
-	/* The flush's writes complete in the pool; then c->cl's continuation runs on system_wq. */
-	bio_pool_quiesce();
-	workqueue_destroy(system_wq);
-	bio_pool_stop();
+	unregister(c);
 
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char want[NODE_SECTORS * 512];

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bcache background writeback, ported to userspace from torvalds/linux
- * drivers/md/bcache/writeback.c as it reads after "closures: CLOSURE_CALLBACK() to fix type
- * punning" (Kent Overstreet, Nov 2023; v6.8 and later, before the 2025 removal of the ordering
- * waitlist): read_dirty(), read_dirty_submit(), write_dirty(), write_dirty_finish(),
- * dirty_endio(), read_dirty_endio(), dirty_io_destructor(); closure_bio_submit() from bcache.h.
+ * drivers/md/bcache/writeback.c in its CLOSURE_CALLBACK form (commit d4e3b928ab48, "closures:
+ * CLOSURE_CALLBACK() to fix type punning", Kent Overstreet, Nov 2023, merged for v6.7), with the
+ * writeback_ordering_wait waitlist of later versions (which a 2025 patch proposes to
+ * remove): read_dirty(), read_dirty_submit(), write_dirty(), write_dirty_finish(), dirty_endio(),
+ * read_dirty_endio(), dirty_io_destructor(); closure_bio_submit() from bcache.h.
  *
  * The flow: read_dirty() reads each dirty extent from the cache device, every dirty_io a child of
  * read_dirty()'s stack closure (closure_call). Its continuations write the extent to the backing

@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "destroy")) {
 		closure_init(&victim, NULL);
 		printf("victim %p\n", (void *)&victim);
-		closure_debug_destroy(&victim);
+		closure_debug_destroy(&victim); /* destroy mode */
 		return 0;
 	}
 	for (size_t i = 0; argc == 2 && i < n; i++) {

@@ -3,9 +3,9 @@
 # (lib/include/closure_probes.h), bug_workload breaks that rule under `closuretrace record`, and
 # the trace must hold exactly one bug event, on the victim, named as the contract names it (bug 5
 # was once written "unknown"). Then closure_debug_destroy must reach the trace as a destroy event.
-#   record_bugs.sh CLOSURETRACE BUG_WORKLOAD
+#   record_bugs.sh CLOSURETRACE BUG_WORKLOAD BUG_WORKLOAD_SOURCE
 set -uo pipefail
-ct=$1 workload=$2
+ct=$1 workload=$2 src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
@@ -36,4 +36,10 @@ events=$(grep '"type":"event"' t.json | grep -o '"ev":"[a-z_]*"' | paste -sd' ')
 [ "$events" = '"ev":"init" "ev":"destroy"' ] || fail "destroy: events were: $events"
 grep '"ev":"destroy"' t.json | grep -q "\"cl\":\"0x$victim\",\"remaining\":1,\"flags\":\"R\"" ||
 	fail "destroy: $(grep '"ev":"destroy"' t.json)"
+# The reader takes it, and its call site resolves to the closure_debug_destroy line.
+line=$(grep -n 'closure_debug_destroy(&victim); /\* destroy mode \*/' "$src" | cut -d: -f1)
+[ -n "$line" ] || fail "no destroy line in $src"
+"$ct" explain -i t.json "0x$victim" >explain.txt 2>err.txt || fail "explain: $(cat err.txt)"
+grep -Eq "^ +[0-9]+ +[0-9]+ +destroy +1 R +.*bug_workload\.c:$line \(main\)\$" explain.txt ||
+	fail "explain does not show the destroy at bug_workload.c:$line: $(cat explain.txt)"
 echo "ok: destroy"

@@ -1,0 +1,178 @@
+/*
+ * closuretrace ps: the live closures of a running (or hung) process, read from the list that
+ * libclosure keeps in CLOSURE_DEBUG builds, as the kernel's debugfs "closures" file shows its
+ * own. Nothing is attached and the process is not stopped: its memory is only read.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "live_list.h"
+#include "objects.h"
+#include "ps_tree.h"
+#include "symbols.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: closuretrace ps [--json] -p PID\n"
+		"\n"
+		"Lists the live closures of a running or hung process, as a tree: each closure's\n"
+		"address, count and flags (R running, S sleeping in closure_sync, W on a "
+		"waitlist,\n"
+		"D destructor), continuation, where it was initialised or last continued, and "
+		"what\n"
+		"it waits on. Reads the list that libclosure keeps when built with CLOSURE_DEBUG,\n"
+		"from the process's memory, without stopping it (needs root or ptrace rights).\n"
+		"\n"
+		"  -p, --pid PID   the process\n"
+		"      --json      the tree as JSON\n"
+		"  -h, --help      this help\n");
+}
+
+/* One line saying what to do; every case is the environment's (exit 3). */
+static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
+{
+	int p = (int)pid;
+
+	switch (st) {
+	case LIVE_NO_PROCESS:
+		fprintf(stderr, "closuretrace: no process with pid %d; check the pid (ps -p %d)\n",
+			p, p);
+		break;
+	case LIVE_NOT_PERMITTED:
+		fprintf(stderr,
+			"closuretrace: not permitted to read the memory of process %d; run as root "
+			"or as its owner with ptrace rights (kernel.yama.ptrace_scope)\n",
+			p);
+		break;
+	case LIVE_NO_LIBCLOSURE:
+		fprintf(stderr,
+			"closuretrace: process %d has no libclosure that describes its live list; "
+			"link it with this libclosure built with -DCLOSURE_DEBUG=ON\n",
+			p);
+		break;
+	case LIVE_NO_LIST:
+		fprintf(stderr,
+			"closuretrace: libclosure in process %d (%s) keeps no list of live "
+			"closures; "
+			"rebuild libclosure with -DCLOSURE_DEBUG=ON and run the program again\n",
+			p, l->library);
+		break;
+	case LIVE_NEWER:
+		fprintf(stderr,
+			"closuretrace: libclosure in process %d (%s) describes its list in version "
+			"%u, newer than this closuretrace reads (%d); use a newer closuretrace\n",
+			p, l->library, l->info.version, CLOSURE_DEBUG_VERSION);
+		break;
+	case LIVE_BAD_DESCRIPTOR:
+	case LIVE_OK:
+		fprintf(stderr,
+			"closuretrace: the live-list descriptor of libclosure in process %d (%s) "
+			"cannot be read as one; rebuild the program with this libclosure\n",
+			p, l->library ? l->library : "?");
+		break;
+	}
+	return EXIT_ENVIRONMENT;
+}
+
+/* A symbolizer over every ELF object the process maps (NULL on failure). */
+static struct symbols *symbols_of(const struct objects *objs)
+{
+	struct symbols *s = symbols_new();
+
+	for (size_t i = 0; s && i < objs->n; i++)
+		if (objs->v[i].elf)
+			symbols_add_object(s, objs->v[i].path, objs->v[i].file, objs->v[i].bias);
+	return s;
+}
+
+static int run_ps(pid_t pid, bool json)
+{
+	struct objects objs = {0};
+	struct live_list list;
+	struct ps_view view = {.pid = pid, .list = &list};
+	char link[64], exe[PATH_MAX];
+	enum live_status st;
+	ssize_t len;
+	int ret = EXIT_OK;
+
+	st = live_list_read(pid, &objs, &list);
+	if (st != LIVE_OK) {
+		ret = refuse(st, pid, &list);
+		objects_free(&objs);
+		return ret;
+	}
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
+	view.exe = len > 0 ? exe : "?";
+	view.syms = symbols_of(&objs);
+	if (!view.syms) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		ret = EXIT_ENVIRONMENT;
+	} else if (json) {
+		if (ps_print_json(stdout, &view)) {
+			fprintf(stderr, "closuretrace: cannot write the JSON: %s\n",
+				strerror(errno));
+			ret = EXIT_ENVIRONMENT;
+		}
+	} else {
+		ps_print_text(stdout, &view);
+	}
+	symbols_free(view.syms);
+	live_list_free(&list);
+	objects_free(&objs);
+	return ret;
+}
+
+int cmd_ps(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pid", required_argument, NULL, 'p'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false;
+	long pid = 0;
+	char *end;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			pid = strtol(optarg, &end, 10);
+			if (*end || end == optarg || pid <= 0 || pid > 0x3fffffff) {
+				fprintf(stderr, "closuretrace ps: not a process id: %s\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			fprintf(stderr,
+				"closuretrace ps: unknown option %s; see 'closuretrace ps "
+				"--help'\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!pid || optind != argc) {
+		fprintf(stderr, "closuretrace ps: give -p PID; see 'closuretrace ps --help'\n");
+		return EXIT_USAGE;
+	}
+	return run_ps((pid_t)pid, json);
+}

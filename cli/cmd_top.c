@@ -1,0 +1,197 @@
+/*
+ * closuretrace top -p PID: a live view of a running process, refreshed every interval, as top(1)
+ * and perf top: its closures in flight by kind, with rates, ages, lifetimes and suspects. The
+ * recorder of record feeds the model of report; nothing is written to disk.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "recorder.h"
+#include "session.h"
+#include "top_term.h"
+#include "top_view.h"
+
+#define DEFAULT_BUFFER_SIZE (32u << 20)
+/* How often the recorder's ring buffer is read and the keyboard looked at. */
+#define POLL_MS 25
+
+struct top_opts {
+	long pid;
+	double interval; /* seconds */
+	long frames;	 /* batch: how many; 0: until the process exits */
+	bool batch;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: closuretrace top [-b] [-n N] [-d SECS] -p PID\n"
+		"\n"
+		"A live view of a running process's closures, refreshed every interval: the\n"
+		"closures in flight by kind (init site -> continuation), created and finished per\n"
+		"second, the oldest one's age, the lifetimes of the finished ones (p50, p99), and\n"
+		"suspects (!): in flight far longer than the finished closures of their kind.\n"
+		"Sorted by closures in flight. q or Ctrl-C quits.\n"
+		"\n"
+		"  -p, --pid PID          the process (root: BPF)\n"
+		"  -d, --delay SECS       the interval between frames (default 1)\n"
+		"  -b, --batch            plain text frames on standard output, for scripts\n"
+		"  -n, --iterations N     stop after N frames\n"
+		"  -h, --help             this help\n");
+}
+
+static int parse_args(int argc, char **argv, struct top_opts *o)
+{
+	static const struct option longopts[] = {
+		{"pid", required_argument, NULL, 'p'}, {"delay", required_argument, NULL, 'd'},
+		{"batch", no_argument, NULL, 'b'},     {"iterations", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:d:bn:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->pid = strtol(optarg, &end, 10);
+			if (*end || end == optarg || o->pid <= 0 || o->pid > 0x3fffffff) {
+				fprintf(stderr, "closuretrace top: not a process id: %s\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			o->interval = strtod(optarg, &end);
+			if (*end || end == optarg || !isfinite(o->interval) || o->interval < 0.1 ||
+			    o->interval > 3600) {
+				fprintf(stderr,
+					"closuretrace top: -d takes seconds from 0.1 to 3600: %s\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			o->batch = true;
+			break;
+		case 'n':
+			o->frames = strtol(optarg, &end, 10);
+			if (*end || end == optarg || o->frames <= 0 || o->frames > 1000000) {
+				fprintf(stderr,
+					"closuretrace top: -n takes a number of frames: %s\n",
+					optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			fprintf(stderr,
+				"closuretrace top: unknown option %s; see 'closuretrace top "
+				"--help'\n",
+				argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!o->pid || optind != argc) {
+		fprintf(stderr, "closuretrace top: give -p PID; see 'closuretrace top --help'\n");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* One frame: plain text in batch mode, else the screen redrawn from its top left corner. */
+static void show(struct top_view *v, const struct top_opts *o, uint64_t now)
+{
+	int rows = 0, cols = 0;
+
+	top_view_update(v, now);
+	if (o->batch) {
+		top_view_print(v, stdout, 0, 0);
+		putchar('\n');
+	} else {
+		term_size(&rows, &cols);
+		fputs("\033[H\033[2J", stdout);
+		top_view_print(v, stdout, rows, cols);
+	}
+	fflush(stdout);
+}
+
+/* Until the process exits, a stop signal, q, or the last frame. */
+static void run(struct recorder *r, struct top_view *v, const struct top_opts *o)
+{
+	uint64_t step = (uint64_t)(o->interval * 1e9), next = session_now_ns() + step;
+	long shown = 0;
+	int key;
+
+	for (;;) {
+		uint64_t now = session_now_ns();
+		int ms = next > now ? (int)((next - now) / 1000000) : 0;
+
+		if (recorder_poll(r, ms < POLL_MS ? ms : POLL_MS) != RECORDER_RUNNING)
+			break;
+		while (!o->batch && (key = term_key()) >= 0)
+			if (key == 'q' || key == 'Q' || key == 3 /* Ctrl-C */)
+				return;
+		now = session_now_ns();
+		if (now < next)
+			continue;
+		show(v, o, now);
+		next += step;
+		if (next < now)
+			next = now + step; /* a frame took longer than the interval */
+		if (o->frames && ++shown == o->frames)
+			return;
+	}
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top_opts o = {.interval = 1.0};
+	struct recorder_result res;
+	struct recorder *r;
+	struct top_view *v;
+	int status = parse_args(argc, argv, &o);
+
+	if (status >= 0)
+		return status;
+	v = top_view_new((pid_t)o.pid, session_now_ns());
+	if (!v) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		return EXIT_ENVIRONMENT;
+	}
+	r = recorder_new(&(struct recorder_opts){.pid = (pid_t)o.pid,
+						 .buffer_size = DEFAULT_BUFFER_SIZE,
+						 .quiet = true,
+						 .on_event = top_view_event,
+						 .on_event_ctx = v},
+			 &status);
+	if (!r) {
+		top_view_free(v);
+		return status;
+	}
+	status = recorder_start(r, NULL, NULL);
+	top_view_begin(v, session_now_ns());
+	if (!status) {
+		if (!o.batch && term_enter()) {
+			fprintf(stderr, "closuretrace top: standard input and output are not a "
+					"terminal; use -b for plain text\n");
+			status = EXIT_USAGE;
+		} else {
+			run(r, v, &o);
+			term_leave();
+		}
+	}
+	recorder_request_stop(r);
+	recorder_stop(r, &res);
+	recorder_free(r);
+	top_view_free(v);
+	return status;
+}

@@ -1,0 +1,64 @@
+/*
+ * The list of live closures that libclosure keeps in CLOSURE_DEBUG builds, copied out of a
+ * running process (lib/include/closure_debug.h describes it). The process is never stopped: the
+ * list is walked while it changes, each node checked against its neighbour, and the walk is
+ * taken again once when the list changed under it.
+ */
+#ifndef CLOSURETRACE_LIVE_LIST_H
+#define CLOSURETRACE_LIVE_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../lib/include/closure_debug.h"
+#include "objects.h"
+
+/* One closure as it was read; addresses are the process's. */
+struct live_closure {
+	uint64_t addr, parent, fn, waitlist;
+	uint64_t ip;	     /* return address: initialised or last given a continuation */
+	uint64_t waiting_on; /* return address of closure_wait, while on a waitlist */
+	uint64_t sync_ip;    /* return address of closure_sync, while sleeping in it */
+	uint32_t remaining;  /* count | flags */
+	uint32_t sync_tid;
+	size_t seq; /* place in the list as read */
+	bool stack; /* a stack closure (listed while it sleeps in closure_sync) */
+};
+
+enum live_status {
+	LIVE_OK,
+	LIVE_NO_PROCESS,     /* no such process */
+	LIVE_NOT_PERMITTED,  /* its maps or memory may not be read */
+	LIVE_NO_LIBCLOSURE,  /* no object of it carries the descriptor (or an older libclosure) */
+	LIVE_NO_LIST,	     /* its libclosure was built without CLOSURE_DEBUG */
+	LIVE_NEWER,	     /* the descriptor's version is newer than this reader */
+	LIVE_BAD_DESCRIPTOR, /* the descriptor does not make sense (see message) */
+};
+
+struct live_list {
+	struct live_closure *v; /* owned, in list order (oldest first) */
+	size_t n;
+	struct closure_debug_info info;
+	const char *library; /* the object holding the descriptor (a path of objects) */
+	bool consistent;     /* the list did not change while it was read */
+	bool complete;	     /* the walk reached the end of the list */
+	bool too_long;	     /* not complete: longer than closuretrace reads (1 << 20 closures) */
+	unsigned walks;	     /* 1, or 2 when the first walk met a change */
+};
+
+/*
+ * Finds libclosure in pid through objs (maps read here) and copies its live list into *out.
+ * Returns LIVE_OK (out filled; free with live_list_free), or why not.
+ */
+enum live_status live_list_read(pid_t pid, struct objects *objs, struct live_list *out);
+void live_list_free(struct live_list *l);
+
+/* The count and the flags of remaining, with the masks of the descriptor. */
+static inline uint32_t live_count(const struct live_list *l, const struct live_closure *c)
+{
+	return c->remaining & l->info.remaining_mask;
+}
+
+#endif

@@ -1,0 +1,40 @@
+/* Another process's memory: see proc_mem.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "proc_mem.h"
+
+/* The kernel without process_vm_readv (CONFIG_CROSS_MEMORY_ATTACH off) still has /proc/PID/mem. */
+static int read_proc_file(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	ssize_t got;
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	got = pread(fd, buf, len, (off_t)addr);
+	err = got < 0 ? -errno : (size_t)got == len ? 0 : -EFAULT;
+	close(fd);
+	return err == -EIO ? -EFAULT : err;
+}
+
+int proc_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {buf, len}, remote = {(void *)(uintptr_t)addr, len};
+	ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (got == (ssize_t)len)
+		return 0;
+	if (got >= 0)
+		return -EFAULT; /* a partial read: the rest is not mapped */
+	if (errno == ENOSYS)
+		return read_proc_file(pid, addr, buf, len);
+	return -errno;
+}

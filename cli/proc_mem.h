@@ -1,0 +1,16 @@
+/*
+ * Reading another process's memory without stopping it (process_vm_readv, or /proc/PID/mem
+ * where that is not available). Needs ptrace rights over the process: root, or its owner when
+ * the Yama ptrace scope allows.
+ */
+#ifndef CLOSURETRACE_PROC_MEM_H
+#define CLOSURETRACE_PROC_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Copies len bytes at addr in process pid into buf: 0, or -errno (-EFAULT: not all mapped). */
+int proc_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);
+
+#endif

@@ -1,0 +1,503 @@
+/* The tree of live closures, as text or JSON: see ps_tree.h. */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_tree.h"
+
+/* Deeper chains continue as roots of their own (the printing recurses). */
+#define MAX_DEPTH 1000
+/* Indentation stops growing here, so that deep trees stay on the screen. */
+#define MAX_INDENT 32
+
+/* A resolved address, cached: the same call sites recur across thousands of closures. */
+struct rsym {
+	uint64_t addr;
+	char *func, *file; /* owned; NULL when unknown */
+	const char *obj;   /* the object's path, owned by the symbolizer; NULL: in no object */
+	int line;
+};
+
+struct tree {
+	const struct ps_view *v;
+	const struct live_closure *c;
+	size_t n;
+	long *parent, *first_child, *next_sibling; /* indices into c, -1 for none */
+	size_t *nchildren;
+	bool *done;
+	struct rsym **cache; /* open addressing on addr; addr 0 is never cached */
+	size_t cache_cap, cache_n;
+};
+
+static const struct rsym unknown_sym = {0};
+
+/* Grows the table of pointers (entries do not move: callers keep them). */
+static int cache_grow(struct tree *t)
+{
+	size_t cap = t->cache_cap ? 2 * t->cache_cap : 256, i;
+	struct rsym **c = calloc(cap, sizeof(*c));
+
+	if (!c)
+		return -1;
+	for (size_t k = 0; k < t->cache_cap; k++) {
+		if (!t->cache[k])
+			continue;
+		for (i = t->cache[k]->addr % cap; c[i]; i = (i + 1) % cap)
+			;
+		c[i] = t->cache[k];
+	}
+	free(t->cache);
+	t->cache = c;
+	t->cache_cap = cap;
+	return 0;
+}
+
+static const struct rsym *resolve(struct tree *t, uint64_t addr)
+{
+	struct sym_info info;
+	struct rsym *r;
+	size_t i;
+
+	if (!addr || (2 * (t->cache_n + 1) > t->cache_cap && cache_grow(t)))
+		return &unknown_sym;
+	for (i = addr % t->cache_cap; t->cache[i]; i = (i + 1) % t->cache_cap)
+		if (t->cache[i]->addr == addr)
+			return t->cache[i];
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return &unknown_sym;
+	r->addr = addr;
+	if (symbols_resolve(t->v->syms, addr, &info)) {
+		r->obj = info.obj;
+		r->func = info.func ? strdup(info.func) : NULL;
+		r->file = info.file ? strdup(info.file) : NULL;
+		r->line = info.line;
+	}
+	t->cache[i] = r;
+	t->cache_n++;
+	return r;
+}
+
+/* A call site: the closures store return addresses, so the call is at addr - 1. */
+static const struct rsym *call_site(struct tree *t, uint64_t ret)
+{
+	return ret ? resolve(t, ret - 1) : &unknown_sym;
+}
+
+static int by_addr(const void *a, const void *b, void *arg)
+{
+	const struct live_closure *c = arg;
+	uint64_t x = c[*(const size_t *)a].addr, y = c[*(const size_t *)b].addr;
+
+	return x < y ? -1 : x > y;
+}
+
+static long find(const struct tree *t, const size_t *sorted, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->c[sorted[mid]].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->n && t->c[sorted[lo]].addr == addr ? (long)sorted[lo] : -1;
+}
+
+static int tree_build(struct tree *t, const struct ps_view *v)
+{
+	size_t *sorted, n = v->list->n;
+
+	memset(t, 0, sizeof(*t));
+	t->v = v;
+	t->c = v->list->v;
+	t->n = n;
+	t->parent = malloc((n + 1) * sizeof(long));
+	t->first_child = malloc((n + 1) * sizeof(long));
+	t->next_sibling = malloc((n + 1) * sizeof(long));
+	t->nchildren = calloc(n + 1, sizeof(size_t));
+	t->done = calloc(n + 1, sizeof(bool));
+	sorted = malloc((n + 1) * sizeof(size_t));
+	if (!t->parent || !t->first_child || !t->next_sibling || !t->nchildren || !t->done ||
+	    !sorted) {
+		free(sorted);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = i;
+	qsort_r(sorted, n, sizeof(*sorted), by_addr, (void *)t->c);
+	for (size_t i = 0; i < n; i++) {
+		long p = t->c[i].parent ? find(t, sorted, t->c[i].parent) : -1;
+
+		t->parent[i] = p == (long)i ? -1 : p;
+		t->first_child[i] = -1;
+	}
+	for (size_t i = n; i-- > 0;) {
+		long p = t->parent[i];
+
+		if (p < 0)
+			continue;
+		t->next_sibling[i] = t->first_child[p];
+		t->first_child[p] = (long)i;
+		t->nchildren[p]++;
+	}
+	free(sorted);
+	return 0;
+}
+
+static void tree_free(struct tree *t)
+{
+	for (size_t i = 0; i < t->cache_cap; i++) {
+		if (!t->cache[i])
+			continue;
+		free(t->cache[i]->func);
+		free(t->cache[i]->file);
+		free(t->cache[i]);
+	}
+	free(t->cache);
+	free(t->parent);
+	free(t->first_child);
+	free(t->next_sibling);
+	free(t->nchildren);
+	free(t->done);
+}
+
+static uint32_t count_of(const struct tree *t, size_t i)
+{
+	return live_count(t->v->list, &t->c[i]);
+}
+
+static bool has_flag(const struct tree *t, size_t i, uint32_t flag)
+{
+	return t->c[i].remaining & flag;
+}
+
+static int str_cmp(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
+/* Sites compare by what is printed (an unrolled loop has one line at several addresses). */
+static int site_cmp(struct tree *t, uint64_t x, uint64_t y)
+{
+	const struct rsym *a = call_site(t, x), *b = call_site(t, y);
+	int k;
+
+	if (!a->file || !b->file || !a->line || !b->line)
+		return x < y ? -1 : x > y;
+	if ((k = str_cmp(a->file, b->file)) || (k = a->line - b->line))
+		return k;
+	return str_cmp(a->func, b->func);
+}
+
+/* Two leaves fold into one line when everything the line shows is the same. */
+static int leaf_key_cmp(struct tree *t, const struct live_closure *x, const struct live_closure *y)
+{
+	uint64_t kx[] = {x->fn, x->remaining, x->stack};
+	uint64_t ky[] = {y->fn, y->remaining, y->stack};
+
+	for (size_t k = 0; k < sizeof(kx) / sizeof(kx[0]); k++)
+		if (kx[k] != ky[k])
+			return kx[k] < ky[k] ? -1 : 1;
+	return site_cmp(t, x->ip, y->ip);
+}
+
+/* By what the line shows, then by address: each group lists its lowest address first. */
+static int leaf_cmp(const void *a, const void *b, void *arg)
+{
+	struct tree *t = arg;
+	const struct live_closure *x = &t->c[*(const size_t *)a], *y = &t->c[*(const size_t *)b];
+	int k = leaf_key_cmp(t, x, y);
+
+	return k ? k : x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A closure with nothing below it and nothing to wait for: it may fold with its twins. */
+static bool is_leaf(const struct tree *t, size_t i)
+{
+	return !t->nchildren[i] && !t->c[i].sync_ip && !t->c[i].waitlist;
+}
+
+/* The children of p not shown yet, in list order (the roots when p < 0) into v. */
+static size_t children_of(const struct tree *t, long p, size_t *v)
+{
+	size_t n = 0;
+
+	if (p < 0) {
+		for (size_t i = 0; i < t->n; i++)
+			if (t->parent[i] < 0 && !t->done[i])
+				v[n++] = i;
+		return n;
+	}
+	for (long k = t->first_child[p]; k >= 0; k = t->next_sibling[k])
+		if (!t->done[k])
+			v[n++] = (size_t)k;
+	return n;
+}
+
+/* --- text --- */
+
+/* "FILE:LINE (FUNC)", "FUNC in OBJ", or the address. */
+static void fmt_site(char *buf, size_t size, const struct rsym *s, uint64_t addr)
+{
+	if (s->file && s->line)
+		snprintf(buf, size, "%s:%d (%s)", s->file, s->line, s->func ? s->func : "?");
+	else if (s->func)
+		snprintf(buf, size, "%s in %s", s->func, s->obj ? s->obj : "?");
+	else if (s->obj)
+		snprintf(buf, size, "0x%" PRIx64 " in %s", addr, s->obj);
+	else
+		snprintf(buf, size, "0x%" PRIx64, addr);
+}
+
+static void fmt_flags(char *buf, const struct tree *t, size_t i)
+{
+	const struct closure_debug_info *d = &t->v->list->info;
+	char *p = buf;
+
+	if (has_flag(t, i, d->flag_running))
+		*p++ = 'R';
+	if (has_flag(t, i, d->flag_sleeping))
+		*p++ = 'S';
+	if (has_flag(t, i, d->flag_waiting))
+		*p++ = 'W';
+	if (has_flag(t, i, d->flag_destructor))
+		*p++ = 'D';
+	if (p == buf)
+		*p++ = '-';
+	*p = '\0';
+}
+
+/* "r COUNT FLAGS [-> FN] [stack] at SITE": what a closure and its folded twins share. */
+static void print_body(FILE *out, struct tree *t, size_t i)
+{
+	const struct live_closure *c = &t->c[i];
+	char flags[8], site[4200];
+
+	fmt_flags(flags, t, i);
+	fprintf(out, "r %" PRIu32 " %s", count_of(t, i), flags);
+	if (c->fn) {
+		const struct rsym *fn = resolve(t, c->fn);
+
+		if (fn->func)
+			fprintf(out, " -> %s", fn->func);
+		else
+			fprintf(out, " -> 0x%" PRIx64, c->fn);
+	}
+	fmt_site(site, sizeof(site), call_site(t, c->ip), c->ip);
+	fprintf(out, "%s at %s\n", c->stack ? " stack" : "", site);
+}
+
+/* What the closure waits for, on lines of its own below it. */
+static void print_waits(FILE *out, struct tree *t, size_t i, int indent)
+{
+	const struct live_closure *c = &t->c[i];
+	const struct closure_debug_info *d = &t->v->list->info;
+	char site[4200];
+
+	if (c->sync_ip && has_flag(t, i, d->flag_sleeping)) {
+		uint32_t refs = count_of(t, i);
+		size_t kids = t->nchildren[i];
+
+		fmt_site(site, sizeof(site), call_site(t, c->sync_ip), c->sync_ip);
+		fprintf(out,
+			"%*s  sleeps in closure_sync at %s, thread %" PRIu32 ", for %" PRIu32
+			" reference%s",
+			indent, "", site, c->sync_tid, refs, refs == 1 ? "" : "s");
+		if (kids)
+			fprintf(out, ": %zu held by the child%s below", kids,
+				kids == 1 ? "" : "ren");
+		if (refs > kids)
+			fprintf(out, "%s%" PRIu32 " by other gets", kids ? ", " : ": ",
+				refs - (uint32_t)kids);
+		fputc('\n', out);
+	}
+	if (c->waitlist && has_flag(t, i, d->flag_waiting)) {
+		fmt_site(site, sizeof(site), call_site(t, c->waiting_on), c->waiting_on);
+		fprintf(out, "%*s  waits on waitlist 0x%" PRIx64 ", closure_wait at %s\n", indent,
+			"", c->waitlist, site);
+	}
+}
+
+static void print_node(FILE *out, struct tree *t, size_t i, int depth);
+
+/* The children of p (the roots when p < 0): inner nodes in list order, then folded leaves. */
+static void print_children(FILE *out, struct tree *t, long p, int depth)
+{
+	int indent = 2 * (depth < MAX_INDENT ? depth : MAX_INDENT);
+	size_t *kids = malloc(((p < 0 ? t->n : t->nchildren[p]) + 1) * sizeof(*kids));
+	size_t n, nleaves = 0;
+
+	if (!kids)
+		return;
+	n = children_of(t, p, kids);
+	for (size_t k = 0; k < n; k++) {
+		if (!is_leaf(t, kids[k]))
+			print_node(out, t, kids[k], depth);
+		else
+			kids[nleaves++] = kids[k]; /* nleaves <= k: the inner ones are done */
+	}
+	qsort_r(kids, nleaves, sizeof(*kids), leaf_cmp, t);
+	for (size_t g = 0, e; g < nleaves; g = e) {
+		for (e = g + 1; e < nleaves && !leaf_key_cmp(t, &t->c[kids[g]], &t->c[kids[e]]);
+		     e++)
+			t->done[kids[e]] = true;
+		t->done[kids[g]] = true;
+		if (e - g == 1)
+			fprintf(out, "%*s0x%" PRIx64 " ", indent, "", t->c[kids[g]].addr);
+		else
+			fprintf(out, "%*s[%zu closures, first 0x%" PRIx64 "] ", indent, "", e - g,
+				t->c[kids[g]].addr);
+		print_body(out, t, kids[g]);
+	}
+	free(kids);
+}
+
+static void print_node(FILE *out, struct tree *t, size_t i, int depth)
+{
+	int indent = 2 * (depth < MAX_INDENT ? depth : MAX_INDENT);
+
+	t->done[i] = true;
+	fprintf(out, "%*s0x%" PRIx64 " ", indent, "", t->c[i].addr);
+	print_body(out, t, i);
+	print_waits(out, t, i, indent);
+	if (t->nchildren[i] && depth < MAX_DEPTH)
+		print_children(out, t, (long)i, depth + 1);
+}
+
+static void print_header(FILE *out, const struct ps_view *v)
+{
+	const struct live_list *l = v->list;
+
+	fprintf(out, "process %d (%s): %zu live closure%s", (int)v->pid, v->exe, l->n,
+		l->n == 1 ? "" : "s");
+	if (strcmp(l->library, v->exe))
+		fprintf(out, ", listed by %s", l->library);
+	fputc('\n', out);
+	if (l->too_long)
+		fprintf(out,
+			"note: the list is longer than closuretrace reads: only the first %zu "
+			"closures are shown\n",
+			l->n);
+	else if (!l->complete)
+		fprintf(out, "note: the list changed faster than it could be followed: only the "
+			     "closures shown were read\n");
+	else if (!l->consistent)
+		fprintf(out, "note: the list changed while it was read: closures initialised or "
+			     "finished meanwhile may be missing or shown\n");
+}
+
+void ps_print_text(FILE *out, const struct ps_view *v)
+{
+	struct tree t;
+
+	print_header(out, v);
+	if (tree_build(&t, v)) {
+		tree_free(&t);
+		fprintf(out, "(out of memory)\n");
+		return;
+	}
+	print_children(out, &t, -1, 0);
+	/* What no root leads to: a cycle of parents (a list read while it changed), deep chains. */
+	for (size_t i = 0; i < t.n; i++)
+		if (!t.done[i])
+			print_node(out, &t, i, 0);
+	tree_free(&t);
+}
+
+/* --- JSON --- */
+
+static json_t *hex(uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}
+
+static json_t *or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* {"addr","func","file","line"}; addr is the address stored (a return address for sites). */
+static json_t *sym_json(struct tree *t, uint64_t addr, bool is_return)
+{
+	const struct rsym *s = is_return ? call_site(t, addr) : resolve(t, addr);
+
+	return json_pack("{s:o,s:o,s:o,s:o}", "addr", hex(addr), "func", or_null(s->func), "file",
+			 or_null(s->file), "line", s->line ? json_integer(s->line) : json_null());
+}
+
+static json_t *flags_json(const struct tree *t, size_t i)
+{
+	const struct closure_debug_info *d = &t->v->list->info;
+	json_t *a = json_array();
+
+	if (has_flag(t, i, d->flag_running))
+		json_array_append_new(a, json_string("running"));
+	if (has_flag(t, i, d->flag_sleeping))
+		json_array_append_new(a, json_string("sleeping"));
+	if (has_flag(t, i, d->flag_waiting))
+		json_array_append_new(a, json_string("waiting"));
+	if (has_flag(t, i, d->flag_destructor))
+		json_array_append_new(a, json_string("destructor"));
+	return a;
+}
+
+static json_t *node_json(struct tree *t, size_t i, int depth)
+{
+	const struct live_closure *c = &t->c[i];
+	const struct closure_debug_info *d = &t->v->list->info;
+	json_t *kids = json_array(), *sync = json_null(), *wait = json_null();
+
+	t->done[i] = true;
+	if (c->sync_ip && has_flag(t, i, d->flag_sleeping))
+		sync = json_pack("{s:o,s:I}", "site", sym_json(t, c->sync_ip, true), "tid",
+				 (json_int_t)c->sync_tid);
+	if (c->waitlist && has_flag(t, i, d->flag_waiting))
+		wait = json_pack("{s:o,s:o}", "addr", hex(c->waitlist), "site",
+				 sym_json(t, c->waiting_on, true));
+	for (long k = t->first_child[i]; depth < MAX_DEPTH && k >= 0; k = t->next_sibling[k])
+		if (!t->done[k])
+			json_array_append_new(kids, node_json(t, (size_t)k, depth + 1));
+	return json_pack("{s:o,s:I,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "addr", hex(c->addr), "count",
+			 (json_int_t)count_of(t, i), "flags", flags_json(t, i), "stack", c->stack,
+			 "parent", c->parent ? hex(c->parent) : json_null(), "fn",
+			 c->fn ? sym_json(t, c->fn, false) : json_null(), "site",
+			 sym_json(t, c->ip, true), "sync", sync, "waitlist", wait, "children",
+			 kids);
+}
+
+int ps_print_json(FILE *out, const struct ps_view *v)
+{
+	const struct live_list *l = v->list;
+	json_t *roots = json_array(), *doc;
+	struct tree t;
+	int ret = -1;
+
+	if (!tree_build(&t, v)) {
+		for (size_t i = 0; i < t.n; i++)
+			if (t.parent[i] < 0 && !t.done[i])
+				json_array_append_new(roots, node_json(&t, i, 0));
+		for (size_t i = 0; i < t.n; i++)
+			if (!t.done[i])
+				json_array_append_new(roots, node_json(&t, i, 0));
+		doc = json_pack("{s:i,s:s,s:s,s:I,s:b,s:b,s:o}", "pid", (int)v->pid, "exe", v->exe,
+				"library", l->library, "count", (json_int_t)l->n, "consistent",
+				l->consistent, "complete", l->complete, "closures", roots);
+		roots = NULL;
+		if (doc && !json_dumpf(doc, out, JSON_INDENT(2)) && fputc('\n', out) != EOF)
+			ret = 0;
+		json_decref(doc);
+	}
+	json_decref(roots);
+	tree_free(&t);
+	return ret;
+}

@@ -1,0 +1,60 @@
+/*
+ * A program that hangs with closures alive, for `closuretrace ps`. Each marked line (L_...) is a
+ * call site the test expects ps to name.
+ *   ps_hang sync    main sleeps in closure_sync on a stack closure whose child never puts
+ *   ps_hang tree    a parent with three identical children and one on a waitlist, forever
+ * Prints "ready" when everything is in place.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <closure.h>
+
+static struct closure child, parent, kids[3], waiter;
+static struct closure_waitlist never_woken = CLOSURE_WAITLIST_INIT;
+
+static void parent_done(struct closure *cl)
+{
+	closure_return(cl);
+}
+
+__attribute__((noinline)) static void start_child(struct closure *on)
+{
+	closure_init(&child, on); /* L_CHILD */
+}
+
+static void hang_in_sync(void)
+{
+	struct closure cl;
+
+	closure_init_stack(&cl); /* L_STACK */
+	start_child(&cl);
+	printf("ready\n");
+	fflush(stdout);
+	closure_sync(&cl); /* L_SYNC */
+}
+
+static void hang_with_tree(void)
+{
+	closure_init(&parent, NULL); /* L_PARENT */
+	for (int i = 0; i < 3; i++)
+		closure_init(&kids[i], &parent); /* L_KIDS */
+	closure_init(&waiter, &parent);		 /* L_WAITER */
+	closure_wait(&never_woken, &waiter);	 /* L_WAIT */
+	continue_at(&parent, parent_done, NULL); /* L_CONTINUE */
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "sync"))
+		hang_in_sync();
+	else if (argc == 2 && !strcmp(argv[1], "tree"))
+		hang_with_tree();
+	fprintf(stderr, "usage: ps_hang sync|tree\n");
+	return 2;
+}

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# closuretrace ps against hung programs, for real. One case per invocation:
+#   ps_test.sh CASE CLOSURETRACE BIN_DIR SOURCE_DIR CLOSURE_DEBUG(0|1) BLOCKIO
+# Each case prints what it checks and exits 0 (pass) or 1 (fail).
+set -uo pipefail
+case_name=$1 ct=$2 bindir=$3 src=$4 debug=$5 blockio=$6
+tmp=$(mktemp -d)
+cd "$tmp" || exit 1
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+# expect STATUS MESSAGE CMD...: exit status and the exact stderr.
+expect() {
+	local want_status=$1 want_msg=$2 status
+	shift 2
+	"$@" >out.txt 2>err.txt
+	status=$?
+	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
+	if [ "$(cat err.txt)" != "$want_msg" ]; then
+		fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
+	fi
+}
+# The line number of the marker in ps_hang.c.
+line_of() {
+	grep -n "/\* $1 \*/" "$src/ps_hang.c" | cut -d: -f1
+}
+# start PROGRAM ARGS...: runs it in the background until it prints "ready"; sets $pid.
+start() {
+	"$@" >ready.txt 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	for _ in $(seq 1 500); do
+		grep -qx ready ready.txt && return 0
+		sleep 0.02
+	done
+	fail "$* never got ready: $(cat ready.txt)"
+}
+# The process is still there and not stopped (ps must never stop it).
+running() {
+	local state
+	kill -0 "$1" 2>/dev/null || fail "process $1 is gone"
+	state=$(sed 's/^.*) //' "/proc/$1/stat" | cut -d' ' -f1)
+	case $state in
+	T | t) fail "process $1 is stopped (state $state)" ;;
+	esac
+	echo "ok: process $1 still running, state $state"
+}
+# match FILE REGEX...: the file's lines, one regex each (whole line), in order.
+match() {
+	local file=$1 n=0
+	shift
+	[ "$(wc -l <"$file")" = "$#" ] || fail "$file has $(wc -l <"$file") lines, not $#: $(cat "$file")"
+	while IFS= read -r line; do
+		n=$((n + 1))
+		[[ $line =~ ^${!n}$ ]] || fail "line $n of $file: '$line' does not match '${!n}'"
+	done <"$file"
+	echo "ok: $file matches ($# lines)"
+}
+
+X='0x[0-9a-f]+'
+S=$(realpath "$src/ps_hang.c")
+
+sync_case() {
+	local bin=$1 header
+	start "$bin" sync
+	expect 0 "" "$ct" ps -p "$pid"
+	header="process $pid \\($(realpath "$bin")\\): 2 live closures"
+	[ "$bin" = "$bindir/ps_hang_shared" ] && header+=", listed by .*/libclosure\\.so[.0-9]*"
+	match out.txt "$header" \
+		"$X r 1 S stack at $S:$(line_of L_STACK) \\(hang_in_sync\\)" \
+		"  sleeps in closure_sync at $S:$(line_of L_SYNC) \\(hang_in_sync\\), thread $pid, for 1 reference: 1 held by the child below" \
+		"  $X r 1 R at $S:$(line_of L_CHILD) \\(start_child\\)"
+	running "$pid"
+	# Read again: nothing changed, and reading did not disturb it.
+	cp out.txt first.txt
+	expect 0 "" "$ct" ps -p "$pid"
+	diff -u first.txt out.txt || fail "a second ps differs"
+	running "$pid"
+}
+
+case $case_name in
+help)
+	expect 0 "" "$ct" ps --help
+	head -1 out.txt | grep -qx 'usage: closuretrace ps \[--json\] -p PID' || fail "usage: $(cat out.txt)"
+	expect 0 "" "$ct" --help
+	grep -qE '^  ps +the live closures of a running or hung process' out.txt || fail "not in the command list"
+	echo "ok: help"
+	;;
+usage)
+	expect 2 "closuretrace ps: give -p PID; see 'closuretrace ps --help'" "$ct" ps
+	expect 2 "closuretrace ps: not a process id: abc" "$ct" ps -p abc
+	expect 2 "closuretrace ps: not a process id: 0" "$ct" ps -p 0
+	expect 2 "closuretrace ps: unknown option --bogus; see 'closuretrace ps --help'" "$ct" ps --bogus -p 1
+	expect 2 "closuretrace ps: give -p PID; see 'closuretrace ps --help'" "$ct" ps -p 1 extra
+	echo "ok: usage errors exit 2 with one line"
+	;;
+no_process)
+	true &
+	gone=$!
+	wait "$gone"
+	expect 3 "closuretrace: no process with pid $gone; check the pid (ps -p $gone)" "$ct" ps -p "$gone"
+	echo "ok: no process"
+	;;
+no_list)
+	start "$bindir/ps_hang_nodebug" tree
+	expect 3 "closuretrace: libclosure in process $pid ($(realpath "$bindir/ps_hang_nodebug")) keeps no list of live closures; rebuild libclosure with -DCLOSURE_DEBUG=ON and run the program again" \
+		"$ct" ps -p "$pid"
+	running "$pid"
+	sleep 60 &
+	pids+=($!)
+	expect 3 "closuretrace: process $! has no libclosure that describes its live list; link it with this libclosure built with -DCLOSURE_DEBUG=ON" \
+		"$ct" ps -p $!
+	echo "ok: no list, no libclosure: exit 3 with the remedy"
+	;;
+sync)
+	sync_case "$bindir/ps_hang_debug"
+	;;
+sync_shared)
+	if [ "$debug" = 1 ]; then
+		sync_case "$bindir/ps_hang_shared"
+	else
+		start "$bindir/ps_hang_shared" sync
+		expect 3 "closuretrace: libclosure in process $pid ($(realpath "$bindir/../../lib/libclosure.so.0"*)) keeps no list of live closures; rebuild libclosure with -DCLOSURE_DEBUG=ON and run the program again" \
+			"$ct" ps -p "$pid"
+		echo "ok: the project's libclosure without CLOSURE_DEBUG keeps no list"
+	fi
+	;;
+json)
+	start "$bindir/ps_hang_debug" sync
+	expect 0 "" "$ct" ps --json -p "$pid"
+	python3 - out.txt "$pid" "$(realpath "$bindir/ps_hang_debug")" "$S" \
+		"$(line_of L_STACK)" "$(line_of L_SYNC)" "$(line_of L_CHILD)" <<'PY' || fail "JSON"
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+pid, exe, src = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+l_stack, l_sync, l_child = map(int, sys.argv[5:8])
+def eq(a, b, what):
+    if a != b:
+        sys.exit(f"{what}: {a!r} != {b!r}")
+eq(sorted(doc), ["closures", "complete", "consistent", "count", "exe", "library", "pid"], "keys")
+eq((doc["pid"], doc["exe"], doc["library"], doc["count"], doc["consistent"], doc["complete"]),
+   (pid, exe, exe, 2, True, True), "header")
+eq(len(doc["closures"]), 1, "roots")
+root = doc["closures"][0]
+keys = ["addr", "children", "count", "fn", "flags", "parent", "site", "stack", "sync", "waitlist"]
+keys = sorted(keys)
+eq(sorted(root), keys, "closure keys")
+hexre = re.compile(r"0x[0-9a-f]+$")
+assert hexre.match(root["addr"]), root["addr"]
+def site(s, func, line):
+    eq(sorted(s), ["addr", "file", "func", "line"], "site keys")
+    assert hexre.match(s["addr"]), s
+    eq((s["func"], s["file"], s["line"]), (func, src, line), "site")
+eq((root["count"], root["flags"], root["stack"], root["parent"], root["fn"], root["waitlist"]),
+   (1, ["sleeping"], True, None, None, None), "root")
+site(root["site"], "hang_in_sync", l_stack)
+eq(sorted(root["sync"]), ["site", "tid"], "sync keys")
+eq(root["sync"]["tid"], pid, "sync tid")
+site(root["sync"]["site"], "hang_in_sync", l_sync)
+eq(len(root["children"]), 1, "children")
+child = root["children"][0]
+eq(sorted(child), keys, "child keys")
+eq((child["count"], child["flags"], child["stack"], child["parent"], child["fn"], child["sync"],
+    child["waitlist"], child["children"]),
+   (1, ["running"], False, root["addr"], None, None, None, []), "child")
+site(child["site"], "start_child", l_child)
+print("ok: JSON fields exact")
+PY
+	running "$pid"
+	;;
+tree)
+	start "$bindir/ps_hang_debug" tree
+	expect 0 "" "$ct" ps -p "$pid"
+	match out.txt "process $pid \\($(realpath "$bindir/ps_hang_debug")\\): 5 live closures" \
+		"$X r 4 - -> parent_done at $S:$(line_of L_CONTINUE) \\(hang_with_tree\\)" \
+		"  $X r 2 RW at $S:$(line_of L_WAITER) \\(hang_with_tree\\)" \
+		"    waits on waitlist $X, closure_wait at $S:$(line_of L_WAIT) \\(hang_with_tree\\)" \
+		"  \\[3 closures, first $X\\] r 1 R at $S:$(line_of L_KIDS) \\(hang_with_tree\\)"
+	expect 0 "" "$ct" ps --json -p "$pid"
+	python3 -c '
+import json, sys
+d = json.load(open("out.txt"))
+r = d["closures"]
+assert len(r) == 1 and r[0]["fn"]["func"] == "parent_done" and len(r[0]["children"]) == 4, r
+w = [c for c in r[0]["children"] if c["waitlist"]]
+assert len(w) == 1 and w[0]["flags"] == ["running", "waiting"] and w[0]["count"] == 2, w
+print("ok: JSON lists the 3 folded closures one by one")' || fail "tree JSON"
+	running "$pid"
+	;;
+busy)
+	# A list that changes all the time: every read must account for every closure it shows.
+	"$blockio" --requests 100000 >/dev/null &
+	pid=$!
+	pids+=("$pid")
+	sleep 0.3
+	reads=0
+	for i in 1 2 3; do
+		"$ct" ps -p "$pid" >out.txt 2>err.txt
+		status=$?
+		if [ "$status" = 3 ] && ! kill -0 "$pid" 2>/dev/null; then
+			break
+		fi
+		[ "$status" = 0 ] || fail "ps exited $status: $(cat err.txt)"
+		python3 - out.txt <<'PY' || fail "read $i: $(head -5 out.txt)"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+m = re.match(r"process \d+ \(.*\): (\d+) live closures?(, listed by .*)?$", lines[0])
+assert m, lines[0]
+shown = 0
+for l in lines[1:]:
+    if l.startswith("note: "):
+        continue
+    m2 = re.match(r" *(0x[0-9a-f]+|\[(\d+) closures, first 0x[0-9a-f]+\]) r \d+ [-RSWD]+( -> \S+)?( stack)? at \S+", l)
+    if m2:
+        shown += int(m2.group(2) or 1)
+        continue
+    assert re.match(r" *(sleeps in closure_sync|waits on waitlist) ", l), l
+assert shown == int(m.group(1)), (shown, m.group(1))
+print(f"ok: read shows {shown} closures, each once")
+PY
+		reads=$((reads + 1))
+		state=$(sed 's/^.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+		case $state in
+		T | t) fail "blockio is stopped" ;;
+		"")
+			wait "$pid" || fail "blockio exited $?"
+			echo "ok: blockio ended normally"
+			break
+			;;
+		esac
+		echo "ok: blockio still running, state $state"
+	done
+	[ "$reads" -ge 1 ] || fail "no read before blockio ended"
+	;;
+*)
+	fail "no case $case_name"
+	;;
+esac

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# closuretrace top against a running blockio, for real (root, BPF). One case per invocation:
+#   top_test.sh CASE CLOSURETRACE BLOCKIO SOURCE_DIR LEAKY
+# Each case prints what it checks and exits 0 (pass) or 1 (fail).
+set -uo pipefail
+case_name=$1 ct=$2 blockio=$3 src=$4 leaky=$5
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+cd "$tmp" || exit 1
+pids=()
+session=ct-top-$$
+cleanup() {
+	tmux kill-session -t "$session" 2>/dev/null
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+# expect STATUS MESSAGE CMD...: exit status and the exact stderr.
+expect() {
+	local want_status=$1 want_msg=$2 status
+	shift 2
+	"$@" >out.txt 2>err.txt </dev/null
+	status=$?
+	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
+	[ "$(cat err.txt)" = "$want_msg" ] || fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
+}
+# A blockio that runs far longer than any case (killed at the end).
+start_blockio() {
+	"$blockio" --requests 1000000 >/dev/null &
+	bpid=$!
+	pids+=("$bpid")
+	sleep 0.3
+}
+line_of() {
+	grep -n -F "$1" "$src/examples/blockio.c" | head -1 | cut -d: -f1
+}
+# The pane's state: "ALT CURSOR" (1 1 while top has the screen).
+pane() {
+	tmux display -p -t "$session" "#{$1}"
+}
+# Runs top in a tmux terminal until its first frame; then the caller ends it.
+start_tmux() {
+	tmux new-session -d -s "$session" -x 132 -y 30 \
+		"stty -a >stty_before.txt; $ct top -p $bpid; echo \"exit=\$?\" >status.txt; stty -a >stty_after.txt; sleep 60"
+	for _ in $(seq 1 500); do
+		tmux capture-pane -p -t "$session" >screen.txt
+		grep -q '^closuretrace top - pid' screen.txt && break
+		sleep 0.05
+	done
+	grep -q '^closuretrace top - pid' screen.txt || fail "no frame on the screen: $(cat screen.txt)"
+	[ "$(pane alternate_on)" = 1 ] || fail "top is not on the alternate screen"
+	grep -q -- '-icanon' <(stty -F "$(pane pane_tty)" -a) || fail "the terminal is not in raw mode"
+	grep -qE "blockio\\.c:$(line_of 'closure_init(&req->cl') \\(request_submit\\)" screen.txt ||
+		fail "the screen does not name request_submit's kind: $(cat screen.txt)"
+	echo "ok: top draws on the alternate screen, raw mode, names the kinds"
+}
+# After top ended: its status, and the terminal as it was.
+check_restored() {
+	local want=$1
+	for _ in $(seq 1 200); do
+		[ -s status.txt ] && [ -s stty_after.txt ] && break
+		sleep 0.05
+	done
+	[ "$(cat status.txt)" = "exit=$want" ] || fail "top ended with $(cat status.txt), not exit=$want"
+	[ "$(pane alternate_on)" = 0 ] || fail "the alternate screen is still on"
+	[ "$(pane cursor_flag)" = 1 ] || fail "the cursor is still hidden"
+	diff -u stty_before.txt stty_after.txt || fail "the terminal modes were not restored"
+	kill -0 "$bpid" || fail "blockio is gone"
+	echo "ok: top exited $want, terminal restored (modes, screen, cursor), blockio still running"
+}
+
+case $case_name in
+help)
+	expect 0 "" "$ct" top --help
+	head -1 out.txt | grep -qx 'usage: closuretrace top \[-b\] \[-n N\] \[-d SECS\] -p PID' ||
+		fail "usage: $(cat out.txt)"
+	expect 0 "" "$ct" --help
+	grep -qE '^  top +a live view of a running process' out.txt || fail "not in the command list"
+	echo "ok: help"
+	;;
+usage)
+	expect 2 "closuretrace top: give -p PID; see 'closuretrace top --help'" "$ct" top
+	expect 2 "closuretrace top: not a process id: x" "$ct" top -p x
+	expect 2 "closuretrace top: -d takes seconds from 0.1 to 3600: 0" "$ct" top -d 0 -p 1
+	expect 2 "closuretrace top: -n takes a number of frames: -1" "$ct" top -n -1 -p 1
+	expect 2 "closuretrace top: unknown option --bogus; see 'closuretrace top --help'" "$ct" top --bogus
+	echo "ok: usage errors exit 2 with one line"
+	;;
+no_process)
+	true &
+	gone=$!
+	wait "$gone"
+	expect 3 "closuretrace: no process with pid $gone; check the pid (ps -p $gone)" "$ct" top -b -n 1 -p "$gone"
+	echo "ok: no process: exit 3"
+	;;
+no_terminal)
+	start_blockio
+	expect 2 "closuretrace top: standard input and output are not a terminal; use -b for plain text" \
+		"$ct" top -p "$bpid"
+	echo "ok: interactive mode without a terminal: exit 2"
+	;;
+batch)
+	start_blockio
+	expect 0 "" "$ct" top -b -n 2 -d 0.5 -p "$bpid"
+	[ "$(grep -c "^closuretrace top - pid $bpid, " out.txt)" = 2 ] || fail "not 2 frames: $(cat out.txt)"
+	[ "$(grep -c '^ IN FLIGHT    NEW/s   DONE/s  OLDEST     P50     P99  SUSP  KIND (init site -> continuation)$' out.txt)" = 2 ] ||
+		fail "not 2 column headers: $(cat out.txt)"
+	req=$(line_of 'closure_init(&req->cl')
+	bio=$(line_of 'closure_call(&bio->cl')
+	# Both frames name both kinds, with their continuations; numbers are whole.
+	row='^[ !] +[0-9]+ +[0-9]+ +[0-9]+ +[^ ]+ +[^ ]+ +[^ ]+ +[0-9]+  '
+	[ "$(grep -cE "${row}blockio\\.c:$req \\(request_submit\\) -> request_dispatch" out.txt)" = 2 ] ||
+		fail "request_submit's kind not in both frames: $(cat out.txt)"
+	[ "$(grep -cE "${row}blockio\\.c:$bio \\(request_dispatch\\) -> bio_submit" out.txt)" = 2 ] ||
+		fail "request_dispatch's kind not in both frames: $(cat out.txt)"
+	# Sorted by closures in flight.
+	awk -v row="$row" '$0 ~ row { n = $1 == "!" ? $2 : $1; if (prev != "" && n + 0 > prev + 0) bad = 1; prev = n }
+		/^closuretrace top/ { prev = "" } END { exit bad }' out.txt || fail "rows not sorted: $(cat out.txt)"
+	kill -0 "$bpid" || fail "blockio is gone"
+	echo "ok: 2 frames naming blockio's kinds, sorted by closures in flight"
+	cat out.txt
+	;;
+suspect)
+	# One closure of a kind that otherwise lives microseconds keeps a reference: once it has
+	# lived over 10x their p99 and 2x their max, it is the one suspect, marked, on its row.
+	"$leaky" >leaky.txt &
+	lpid=$!
+	pids+=("$lpid")
+	"$ct" top -b -n 4 -p "$lpid" >out.txt 2>err.txt &
+	tpid=$!
+	for _ in $(seq 1 500); do
+		grep -q '^closuretrace top' out.txt && break
+		sleep 0.02
+	done
+	grep -q '^closuretrace top' out.txt || fail "no first frame: $(cat err.txt)"
+	kill -USR1 "$lpid"
+	wait "$tpid" || fail "top exited $?: $(cat err.txt)"
+	grep -qx leaked leaky.txt || fail "no leak made: $(cat leaky.txt)"
+	init=$(grep -n 'L_INIT' "$src/tests/top/top_leaky.c" | cut -d: -f1)
+	last=$(awk '/^closuretrace top/ { f = "" } { f = f $0 "\n" } END { printf "%s", f }' out.txt)
+	printf '%b' "$last" >last.txt
+	grep -qx 'in flight 1, created [0-9]*/s, finished [0-9]*/s, suspects 1' last.txt ||
+		fail "last frame: $(cat last.txt)"
+	grep -qE "^! +1 +[0-9]+ +[0-9]+ +[0-9.]+(ms|s) +[^ ]+ +[^ ]+ +1  top_leaky\.c:$init \(main\) -> \(return\)$" last.txt ||
+		fail "no suspect row for top_leaky.c:$init: $(cat last.txt)"
+	grep -qx '! suspects: in flight over 10x the p99 and 2x the max lifetime of 20 or more finished closures of their kind' last.txt ||
+		fail "no rule line: $(cat last.txt)"
+	echo "ok: the leaked closure is the one suspect, marked on its kind's row"
+	cat last.txt
+	;;
+interactive_q)
+	start_blockio
+	start_tmux
+	tmux send-keys -t "$session" q
+	check_restored 0
+	;;
+interactive_ctrl_c)
+	start_blockio
+	start_tmux
+	tmux send-keys -t "$session" C-c
+	check_restored 0
+	;;
+interactive_hangup)
+	# A signal that ends top (its terminal hung up): the terminal is given back all the same.
+	start_blockio
+	start_tmux
+	top_pid=$(pgrep -f "^$ct top -p $bpid\$" | head -1)
+	[ -n "$top_pid" ] || fail "no top process"
+	kill -HUP "$top_pid"
+	check_restored 129
+	;;
+*)
+	fail "no case $case_name"
+	;;
+esac
