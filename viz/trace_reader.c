@@ -102,9 +102,14 @@ static const char *fast_value(const char *p, const char *end, struct field *f);
 static const char *fast_string(const char *p, const char *end, const char **s, size_t *len,
 			       bool *escaped)
 {
-	const char *q = trace_string_scan(++p, end, escaped);
+	const char *q = ++p;
 
-	if (!q)
+	/* Plain ASCII inline (nearly every string of a trace); the rest in trace_string_scan. */
+	while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20 &&
+	       (unsigned char)*q < 0x80)
+		q++;
+	*escaped = false;
+	if ((q >= end || *q != '"') && !(q = trace_string_scan(q, end, escaped)))
 		return NULL;
 	*s = p;
 	*len = (size_t)(q - p);

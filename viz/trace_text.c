@@ -83,6 +83,10 @@ const char *trace_string_scan(const char *p, const char *end, bool *escaped)
 		unsigned char c = (unsigned char)*p;
 		size_t n;
 
+		if (c >= 0x20 && c < 0x80 && c != '\\') {
+			p++; /* plain ASCII: nearly every byte of a trace */
+			continue;
+		}
 		if (c < 0x20)
 			return NULL;
 		if (c != '\\') {
