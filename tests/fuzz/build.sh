@@ -7,7 +7,7 @@ src=$1 out=$2
 mkdir -p "$out"
 cc=${FUZZ_CC:-clang}
 flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
-	-fno-sanitize-recover=all -Wall -Wextra -Werror)
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -I"$src/lib/include")
 # shellcheck disable=SC2207
 viz_cflags=($(pkg-config --cflags jansson libgvc)) viz_libs=($(pkg-config --libs jansson libgvc))
 # shellcheck disable=SC2207
