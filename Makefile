@@ -3,13 +3,16 @@
 #   make test     install dependencies, build, run every test: plain, ASan+UBSan, TSan
 #   make demo     trace the bundled demo end to end
 #   make bench    the benchmarks (Release build, probes in and out)
+#   make fuzz     the libFuzzer harnesses, each for FUZZ_SECONDS (default 300); `make test` runs
+#                 them for 15 s each
 #   make install  install libclosure and closuretrace (PREFIX=/usr/local)
 PREFIX ?= /usr/local
 JOBS   ?= $(shell nproc)
+FUZZ_SECONDS ?= 300
 CMAKE  := cmake
 CTEST  := ctest --output-on-failure --timeout 600
 
-.PHONY: all deps build test test-plain test-asan test-tsan demo bench install format clean
+.PHONY: all deps build test test-plain test-asan test-tsan demo bench fuzz install format clean
 
 all: build
 
@@ -46,6 +49,11 @@ bench: deps
 	$(CMAKE) --build build-bench -j $(JOBS)
 	bash tests/bench/run.sh build-bench
 
+# Crashes leave their input in the folder run.sh names; a corpus grows there only for the run.
+fuzz: deps build
+	bash tests/fuzz/build.sh . build-fuzz
+	bash tests/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS) build/lib/libclosure.so
+
 install: build
 	$(CMAKE) --install build --prefix $(PREFIX)
 
@@ -53,4 +61,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-asan build-tsan build-bench
+	rm -rf build build-asan build-tsan build-bench build-fuzz

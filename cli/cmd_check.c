@@ -375,7 +375,8 @@ int cmd_check(int argc, char **argv)
 	ret = nothing_to_judge(&o, &run, cut);
 	if (ret >= 0)
 		goto out;
-	if (check_judge(trace_path, &judged)) {
+	if (check_judge(trace_path, &judged, &err)) {
+		fprintf(stderr, "%s\n", err.text);
 		ret = EXIT_USAGE;
 		goto out;
 	}

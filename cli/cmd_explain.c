@@ -3,6 +3,8 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "out_file.h"
+#include "viewer.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -27,6 +29,7 @@ int cmd_explain(int argc, char **argv)
 	};
 	const char *input = "closuretrace.json";
 	struct viz_input in;
+	struct out_file out;
 	struct model_id id;
 	int c, rc;
 
@@ -55,9 +58,15 @@ int cmd_explain(int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, false, &id, &in))
+	if (viewer_load(input, false, &id, &in))
 		return EXIT_USAGE;
-	rc = render_explain(&in, &id, stdout);
+	if (out_open(&out, "closuretrace explain", NULL)) {
+		viz_unload(&in);
+		return EXIT_USAGE;
+	}
+	rc = render_explain(&in, &id, out.f);
 	viz_unload(&in);
+	if (out_commit(&out))
+		return EXIT_USAGE;
 	return rc ? EXIT_USAGE : EXIT_OK;
 }

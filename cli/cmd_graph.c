@@ -1,9 +1,13 @@
 /* closuretrace graph: the closure trees of a trace as a picture (Graphviz, in-process). */
+#include <ctype.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
+#include "out_file.h"
+#include "viewer.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -18,12 +22,52 @@ static void usage(FILE *out)
 		"finished siblings of the same kind fold into one counted node.\n"
 		"\n"
 		"  -i, --input TRACE   the trace to read ('-': standard input)\n"
-		"  -T, --format FMT    svg (default), png, pdf, or dot (structure, no layout)\n"
+		"  -T, --format FMT    svg, png, pdf, or dot (structure, no layout); default:\n"
+		"                      FILE's extension, else svg\n"
 		"  -o, --output FILE   write there instead of standard output\n"
 		"      --leaks         only unfinished closures and their ancestors\n"
 		"      --root [PID:]ADDR[#N] only the tree below that closure (#N: its Nth life;\n"
 		"                      PID: of that process, in a trace of several)\n"
 		"      --no-fold       one node per closure, however many\n");
+}
+
+static bool known_format(const char *f)
+{
+	return !strcmp(f, "svg") || !strcmp(f, "png") || !strcmp(f, "pdf") || !strcmp(f, "dot");
+}
+
+/* Without -T, the format of -o FILE's extension (tree.png: png), as dot -O and matplotlib do;
+ * svg for standard output or a name without one. Returns 0, or -1 after saying why. */
+static int format_of(const char *output, const char **format)
+{
+	const char *slash, *dot;
+	static char ext[8];
+
+	*format = "svg";
+	if (!output || !strcmp(output, "-"))
+		return 0;
+	slash = strrchr(output, '/');
+	dot = strrchr(slash ? slash + 1 : output, '.');
+	if (!dot || dot == (slash ? slash + 1 : output))
+		return 0;
+	for (size_t i = 0; i + 1 < sizeof(ext); i++) {
+		ext[i] = (char)tolower((unsigned char)dot[1 + i]);
+		if (!ext[i])
+			break;
+	}
+	ext[sizeof(ext) - 1] = 0;
+	if (!strcmp(ext, "gv"))
+		strcpy(ext, "dot");
+	if (strlen(dot + 1) >= sizeof(ext) - 1 || !known_format(ext)) {
+		fprintf(stderr,
+			"closuretrace graph: cannot tell the format of '%s' from its name: use "
+			".svg, "
+			".png, .pdf or .dot, or -T svg|png|pdf|dot\n",
+			output);
+		return -1;
+	}
+	*format = ext;
+	return 0;
 }
 
 int cmd_graph(int argc, char **argv)
@@ -34,10 +78,11 @@ int cmd_graph(int argc, char **argv)
 		{"root", required_argument, NULL, 'r'},	  {"no-fold", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
-	struct render_graph_opts opts = {.format = "svg"};
+	struct render_graph_opts opts = {.format = NULL};
 	const char *input = "closuretrace.json", *output = NULL;
 	struct viz_input in;
-	FILE *out = stdout;
+	struct out_file out;
+	struct viz_error err;
 	int c, rc;
 
 	optind = 1;
@@ -79,24 +124,25 @@ int cmd_graph(int argc, char **argv)
 		fprintf(stderr, "closuretrace graph: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (strcmp(opts.format, "svg") && strcmp(opts.format, "png") &&
-	    strcmp(opts.format, "pdf") && strcmp(opts.format, "dot")) {
+	if (!opts.format && format_of(output, &opts.format))
+		return EXIT_USAGE;
+	if (!known_format(opts.format)) {
 		fprintf(stderr, "closuretrace graph: -T wants svg, png, pdf or dot, not '%s'\n",
 			opts.format);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, true, NULL, &in))
+	if (viewer_load(input, true, NULL, &in))
 		return EXIT_USAGE;
-	if (output && !(out = fopen(output, "wb"))) {
-		perror(output);
+	if (out_open(&out, "closuretrace graph", output)) {
 		viz_unload(&in);
 		return EXIT_USAGE;
 	}
-	rc = render_graph(&in, &opts, out);
-	if (out != stdout && fclose(out)) {
-		perror(output);
-		rc = EXIT_USAGE;
-	}
+	rc = render_graph(&in, &opts, out.f, &err);
 	viz_unload(&in);
-	return rc ? EXIT_USAGE : EXIT_OK;
+	if (rc) {
+		fprintf(stderr, "closuretrace graph: %s\n", err.text);
+		out_abort(&out);
+		return EXIT_USAGE;
+	}
+	return out_commit(&out) ? EXIT_USAGE : EXIT_OK;
 }

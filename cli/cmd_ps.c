@@ -20,20 +20,18 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: closuretrace ps [--json] -p PID\n"
-		"\n"
-		"Lists the live closures of a running or hung process, as a tree: each closure's\n"
-		"address, count and flags (R running, S sleeping in closure_sync, W on a "
-		"waitlist,\n"
-		"D destructor), continuation, where it was initialised or last continued, and "
-		"what\n"
-		"it waits on. Reads the list that libclosure keeps when built with CLOSURE_DEBUG,\n"
-		"from the process's memory, without stopping it (needs root or ptrace rights).\n"
-		"\n"
-		"  -p, --pid PID   the process\n"
-		"      --json      the tree as JSON\n"
-		"  -h, --help      this help\n");
+	fprintf(out, "usage: closuretrace ps [--json] -p PID\n"
+		     "\n"
+		     "Lists the live closures of a running or hung process, as a tree: each\n"
+		     "closure's address, count and flags (Q queued on a workqueue, R running,\n"
+		     "S sleeping in closure_sync, W on a waitlist, D destructor), continuation,\n"
+		     "where it was initialised or last continued, and what it waits on. Reads\n"
+		     "the list that libclosure keeps when built with CLOSURE_DEBUG, from the\n"
+		     "process's memory, without stopping it (needs root or ptrace rights).\n"
+		     "\n"
+		     "  -p, --pid PID   the process\n"
+		     "      --json      the tree as JSON\n"
+		     "  -h, --help      this help\n");
 }
 
 /* One line saying what to do; every case is the environment's (exit 3). */

@@ -163,6 +163,12 @@ static int finish(const struct record_options *o, struct trace_out *out,
 		return EXIT_USAGE;
 	}
 	summary(r, name);
+	if (r->n_running) {
+		fprintf(stderr, "closuretrace: left running, no longer recorded:");
+		for (size_t i = 0; i < r->n_running; i++)
+			fprintf(stderr, " %d", (int)r->running[i]);
+		fprintf(stderr, "%s\n", r->n_running == RECORDER_MAX_RUNNING ? " ..." : "");
+	}
 	return EXIT_OK;
 }
 

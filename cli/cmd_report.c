@@ -3,6 +3,8 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "out_file.h"
+#include "viewer.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -29,6 +31,7 @@ int cmd_report(int argc, char **argv)
 	const char *input = "closuretrace.json";
 	bool json = false;
 	struct viz_input in;
+	struct out_file out;
 	int c, rc;
 
 	optind = 1;
@@ -52,9 +55,15 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "closuretrace report: unexpected argument '%s'\n", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (viz_load(input, false, NULL, &in))
+	if (viewer_load(input, false, NULL, &in))
 		return EXIT_USAGE;
-	rc = render_report(&in, stdout, json);
+	if (out_open(&out, "closuretrace report", NULL)) {
+		viz_unload(&in);
+		return EXIT_USAGE;
+	}
+	rc = render_report(&in, out.f, json);
 	viz_unload(&in);
+	if (out_commit(&out))
+		return EXIT_USAGE;
 	return rc ? EXIT_USAGE : EXIT_OK;
 }

@@ -79,7 +79,8 @@ static enum live_status check_descriptor(const struct closure_debug_info *d)
 	    !offset_ok(d, d->off_waitlist, p) || !offset_ok(d, d->off_ip, p) ||
 	    !offset_ok(d, d->off_waiting_on, p) || !offset_ok(d, d->off_prev, p) ||
 	    !offset_ok(d, d->off_next, p) || !offset_ok(d, d->off_magic, 4) ||
-	    !offset_ok(d, d->off_sync_tid, 4) || !offset_ok(d, d->off_sync_ip, p))
+	    !offset_ok(d, d->off_sync_tid, 4) || !offset_ok(d, d->off_sync_ip, p) ||
+	    !offset_ok(d, d->off_queued, 1))
 		return LIVE_BAD_DESCRIPTOR;
 	return LIVE_OK;
 }
@@ -143,6 +144,7 @@ static void decode(const struct live_list *l, const unsigned char *node, uint64_
 	c->remaining = field_u32(node, d->off_remaining);
 	c->sync_tid = field_u32(node, d->off_sync_tid);
 	c->stack = field_u32(node, d->off_magic) == d->magic_stack;
+	c->queued = node[d->off_queued] != 0;
 }
 
 static bool live_magic(const struct live_list *l, const unsigned char *node)

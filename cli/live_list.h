@@ -23,8 +23,9 @@ struct live_closure {
 	uint64_t sync_ip;    /* return address of closure_sync, while sleeping in it */
 	uint32_t remaining;  /* count | flags */
 	uint32_t sync_tid;
-	size_t seq; /* place in the list as read */
-	bool stack; /* a stack closure (listed while it sleeps in closure_sync) */
+	size_t seq;  /* place in the list as read */
+	bool queued; /* on a workqueue, not started yet */
+	bool stack;  /* a stack closure (listed while it sleeps in closure_sync) */
 };
 
 enum live_status {

@@ -199,8 +199,8 @@ static int site_cmp(struct tree *t, uint64_t x, uint64_t y)
 /* Two leaves fold into one line when everything the line shows is the same. */
 static int leaf_key_cmp(struct tree *t, const struct live_closure *x, const struct live_closure *y)
 {
-	uint64_t kx[] = {x->fn, x->remaining, x->stack};
-	uint64_t ky[] = {y->fn, y->remaining, y->stack};
+	uint64_t kx[] = {x->fn, x->remaining, x->stack, x->queued};
+	uint64_t ky[] = {y->fn, y->remaining, y->stack, y->queued};
 
 	for (size_t k = 0; k < sizeof(kx) / sizeof(kx[0]); k++)
 		if (kx[k] != ky[k])
@@ -261,6 +261,8 @@ static void fmt_flags(char *buf, const struct tree *t, size_t i)
 	const struct closure_debug_info *d = &t->v->list->info;
 	char *p = buf;
 
+	if (t->c[i].queued)
+		*p++ = 'Q';
 	if (has_flag(t, i, d->flag_running))
 		*p++ = 'R';
 	if (has_flag(t, i, d->flag_sleeping))
@@ -440,6 +442,8 @@ static json_t *flags_json(const struct tree *t, size_t i)
 	const struct closure_debug_info *d = &t->v->list->info;
 	json_t *a = json_array();
 
+	if (t->c[i].queued)
+		json_array_append_new(a, json_string("queued"));
 	if (has_flag(t, i, d->flag_running))
 		json_array_append_new(a, json_string("running"));
 	if (has_flag(t, i, d->flag_sleeping))

@@ -182,6 +182,17 @@ static int load_and_attach(struct recorder *r)
 	return -1;
 }
 
+/* SIGINT and SIGTERM wait, blocked, for the event loop's signalfd (the command unblocks them). */
+static void block_stop_signals(void)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+}
+
 struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -194,6 +205,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 	}
 	r->o = *o;
 	r->child.gate = r->guard = -1;
+	block_stop_signals(); /* from now on a SIGINT or SIGTERM is a stop, whenever it comes */
 	r->s.pidfd = r->s.sigfd = r->s.epfd = -1;
 	if (!r->o.grace_ns)
 		r->o.grace_ns = GRACE_NS;

@@ -1,6 +1,7 @@
 /* The recorder's BPF side: load the programs, read the statistics, close. See session.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,6 +82,14 @@ static int open_and_load(struct session *s, size_t buffer_size)
 }
 
 static int on_record(void *ctx, void *data, size_t size);
+
+/* One event a cache line with the ring buffer's 8-byte header; the kind first in every record. */
+_Static_assert(sizeof(struct ct_event) == 56, "struct ct_event is 56 bytes");
+_Static_assert(offsetof(struct ct_event, kind) == 0 &&
+		       offsetof(struct ct_module_event, kind) == 0 &&
+		       offsetof(struct ct_loader_event, kind) == 0 &&
+		       offsetof(struct ct_exec_event, kind) == 0,
+	       "every ring-buffer record starts with its kind");
 
 int session_load(struct session *s, size_t buffer_size)
 {

@@ -13,15 +13,7 @@
 #include "top_view.h"
 #include "trace_reader.h"
 
-/*
- * The suspect rule is the verdicts' (viz/leaks.h, DESIGN.md "What a leak is"). Until that rule is
- * merged here, the same numbers stand in for it under the same names.
- */
-#ifndef LEAKS_SUSPECT_P99
-#define LEAKS_SUSPECT_MIN_FINISHED 20
-#define LEAKS_SUSPECT_P99	   10
-#define LEAKS_SUSPECT_MAX	   2
-#endif
+/* The suspect rule is the verdicts' (viz/leaks.h: LEAKS_SUSPECT_*, DESIGN.md "What a leak is"). */
 
 /* Events this much older than the newest are applied: none can still arrive before them. */
 #define FLUSH_LAG_NS 250000000LL
@@ -377,7 +369,11 @@ void top_view_update(struct top_view *v, uint64_t now_ns)
 		struct site_row *r;
 		uint64_t age;
 
-		if (l->finished || l->stack ||
+		/*
+		 * reused: its address was initialised again, so it is over (its end went unseen);
+		 * no_init: events that reached the trace after their closure finished.
+		 */
+		if (l->finished || l->reused || l->no_init || l->stack ||
 		    !(r = row_of(v, l->before_recording ? 0 : l->init_ip)))
 			continue;
 		age = now > l->start_ts ? (uint64_t)(now - l->start_ts) : 0;

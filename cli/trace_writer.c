@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "event.h"
+#include "trace_text.h"
 #include "trace_writer.h"
 
 static const char *const event_names[CT_NR_OPS] = {
@@ -47,10 +48,23 @@ void trace_write_string(FILE *f, const char *s)
 			fputs("\\t", f);
 			break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				fprintf(f, "\\u%04x", *p);
-			else
+			} else if (*p < 0x80) {
 				putc(*p, f);
+			} else {
+				/* Valid UTF-8 as it is; a byte that is not: \udcXX, read back to
+				 * the byte (docs/trace-format.md, "Strings"). */
+				size_t n = trace_utf8_seq(
+					(const char *)p, (const char *)p + strlen((const char *)p));
+
+				if (!n) {
+					fprintf(f, "\\u%04x", 0xdc00 | *p);
+					break;
+				}
+				fwrite(p, 1, n, f);
+				p += n - 1;
+			}
 		}
 	}
 	putc('"', f);

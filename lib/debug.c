@@ -87,7 +87,8 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	.off_sync_ip = offsetof(struct closure, sync_ip), .magic_alive = CLOSURE_MAGIC_ALIVE,      \
 	.magic_stack = CLOSURE_MAGIC_STACK, .remaining_mask = CLOSURE_REMAINING_MASK,              \
 	.flag_destructor = CLOSURE_DESTRUCTOR, .flag_sleeping = CLOSURE_SLEEPING,                  \
-	.flag_waiting = CLOSURE_WAITING, .flag_running = CLOSURE_RUNNING
+	.flag_waiting = CLOSURE_WAITING, .flag_running = CLOSURE_RUNNING,                          \
+	.off_queued = offsetof(struct closure, queued)
 
 #ifdef CLOSURE_DEBUG
 

@@ -7,6 +7,7 @@ packages=(
 	build-essential cmake pkg-config   # the build
 	systemtap-sdt-dev                  # sys/sdt.h: the USDT probes
 	clang llvm libbpf-dev bpftool      # BPF programs, skeletons, the loader
+	libclang-rt-dev                    # libFuzzer and the sanitizers' runtimes for clang (make fuzz)
 	libelf-dev zlib1g-dev              # libbpf's own link dependencies
 	libjansson-dev                     # reading and writing traces
 	libgraphviz-dev graphviz           # libgvc: graphs rendered in-process

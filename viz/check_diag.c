@@ -207,11 +207,11 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 	return 0;
 }
 
-int check_judge(const char *path, struct check_verdict *v)
+int check_judge(const char *path, struct check_verdict *v, struct viz_error *err)
 {
 	memset(v, 0, sizeof(*v));
 	v->m = model_new(false);
-	if (trace_read(path, &model_sink, v->m, &v->info)) {
+	if (trace_read(path, &model_sink, v->m, &v->info, err)) {
 		check_verdict_free(v);
 		return -1;
 	}

@@ -57,10 +57,10 @@ struct check_verdict {
 
 /*
  * Reads the trace at path and judges it as check does (a closure is leaked or stuck only in a
- * process that exited). Returns 0; -1 when the trace is bad (the reader printed FILE:LINE: error:
- * on stderr); -2 out of memory. v is filled (free it with check_verdict_free) on 0 only.
+ * process that exited). Returns 0; -1 when the trace is bad (err says FILE:LINE: error: ...);
+ * -2 out of memory. v is filled (free it with check_verdict_free) on 0 only.
  */
-int check_judge(const char *path, struct check_verdict *v);
+int check_judge(const char *path, struct check_verdict *v, struct viz_error *err);
 void check_verdict_free(struct check_verdict *v);
 
 /* Marks the diagnostics that supp hides. */

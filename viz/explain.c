@@ -84,7 +84,8 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 		char d[32];
 
 		fprintf(out, "verdict: finished after %s%s%s\n",
-			model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)),
+			model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d,
+					    sizeof(d)),
 			l->frame_left ? " (a stack closure holding only its running reference when "
 					"its frame was left)"
 				      : "",

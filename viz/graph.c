@@ -5,49 +5,57 @@
  * siblings of the same kind fold into one counted node ("×128, p50 12 µs") with everything below
  * them. Leaked closures are red with the references they hold and where those were taken; the
  * closures they keep alive are orange; finished ones are quiet grey.
+ *
+ * The model is only read: what the drawing needs per life lives in its own table (struct gl),
+ * and every walk over the trees is a loop, never a recursion, so a trace's shape (a parent chain
+ * 100,000 deep, a closure that is its own parent) cannot exhaust the stack or loop forever.
  */
+#include <errno.h>
 #include <gvc.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_tree.h"
+#include "trace_text.h"
 #include "viz.h"
 
-#define TXT	 512
-#define FOLD_MIN 3 /* fewer finished siblings of a kind than this stay apart */
-
-enum {
-	MARK_SHOW = 1,
-	MARK_OPEN = 2,
-	MARK_BELOW = 4,	 /* an unfinished closure below */
-	MARK_FOLDED = 8, /* shown only as part of a "×N more like" node */
-};
-
-/* This many unfinished siblings that look alike: one is drawn, the others are counted. */
-#define LEAK_FOLD_MIN 20
+#define TXT	       512
+#define GTREE_FOLD_MIN 3  /* fewer siblings that look alike than this stay apart */
+#define MAX_SIBLINGS   12 /* more nodes than this under one parent: the rest in a "+N more" node */
+#define ROW	       4  /* siblings in a row, when there are more than ROW_MIN (a wide picture) */
+#define ROW_MIN	       6
 
 struct builder {
 	struct viz_input *in;
 	const struct render_graph_opts *opts;
 	Agraph_t *g;
+	struct gtree t;
+	const char *dir; /* the directory every source file shares, said once in the title */
+	size_t dirlen;
 	unsigned nodes, folded;
+	bool oom;
 	char *label;
 	size_t len, cap;
 };
 
 /* ---- labels: escString text, every user string escaped ---- */
 
-static void grow(struct builder *b, size_t more)
+static bool grow(struct builder *b, size_t more)
 {
+	char *bigger;
+
 	if (b->len + more + 1 <= b->cap)
-		return;
-	b->cap = (b->len + more + 1) * 2;
-	b->label = realloc(b->label, b->cap);
-	if (!b->label) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
+		return true;
+	bigger = realloc(b->label, (b->len + more + 1) * 2);
+	if (!bigger) {
+		b->oom = true;
+		return false;
 	}
+	b->label = bigger;
+	b->cap = (b->len + more + 1) * 2;
+	return true;
 }
 
 /* User text: a backslash would start an escape (\N, \G, \l) in a label, so it is doubled. */
@@ -56,10 +64,20 @@ static void put_text(struct builder *b, const char *s)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		grow(b, 2);
+		size_t n = c < 0x80 ? 1 : trace_utf8_seq(s, s + strlen(s));
+
+		if (!grow(b, 6))
+			return;
+		if (!n) {
+			/* Not UTF-8 (Graphviz wants it): the byte is shown as \xe9. */
+			b->len += (size_t)sprintf(b->label + b->len, "\\\\x%02x", c);
+			continue;
+		}
 		if (c == '\\')
 			b->label[b->len++] = '\\';
 		b->label[b->len++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		for (size_t i = 1; i < n; i++)
+			b->label[b->len++] = *++s;
 	}
 	b->label[b->len] = 0;
 }
@@ -77,7 +95,8 @@ static __attribute__((format(printf, 2, 3))) void put(struct builder *b, const c
 
 static void newline(struct builder *b)
 {
-	grow(b, 2);
+	if (!grow(b, 2))
+		return;
 	b->label[b->len++] = '\\';
 	b->label[b->len++] = 'n';
 	b->label[b->len] = 0;
@@ -86,100 +105,104 @@ static void newline(struct builder *b)
 static void label_reset(struct builder *b)
 {
 	b->len = 0;
-	grow(b, 1);
-	b->label[0] = 0;
+	if (grow(b, 1))
+		b->label[0] = 0;
 }
 
-/* ---- which lives to show ---- */
-
-static void mark_subtree(struct model_life *l)
+/* A call site, without the directory the title names once. */
+static const char *site_text(struct builder *b, uint64_t ip, char *buf, size_t len)
 {
-	l->mark |= MARK_SHOW;
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		mark_subtree(c);
-}
+	const char *s = model_site_text(b->in->m, ip, buf, len);
 
-static void choose(struct builder *b, struct model_life *root)
-{
-	struct model *m = b->in->m;
-
-	struct model_life *last = NULL;
-
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		l->mark = 0, l->node = NULL, last = l;
-	/* Children come after their parents in creation order: one backward pass. */
-	for (struct model_life *l = last; l; l = l->prev)
-		if (l->parent && (!l->finished || (l->mark & MARK_BELOW)))
-			l->parent->mark |= MARK_BELOW;
-	if (root)
-		mark_subtree(root);
-	else
-		for (struct model_life *l = model_lives(m); l; l = l->next)
-			l->mark |= MARK_SHOW;
-	if (!b->opts->leaks_only)
-		return;
-	/* Only the unfinished closures and the path from them to their roots. */
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		if (!(l->mark & MARK_SHOW) || l->finished)
-			continue;
-		for (struct model_life *p = l; p; p = p->parent) {
-			p->mark |= MARK_OPEN;
-			if (p == root)
-				break;
-		}
-	}
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (!(l->mark & MARK_OPEN))
-			l->mark &= ~MARK_SHOW;
+	if (b->dir && strlen(s) > b->dirlen && !strncmp(s, b->dir, b->dirlen))
+		s += b->dirlen;
+	return s;
 }
 
 /* ---- nodes ---- */
 
-static void life_label(struct builder *b, struct model_life *l)
+/* What a closure is judged, for a picture: one line, with the references it holds. */
+static void verdict_line(struct builder *b, const struct model_life *l, int64_t refs, bool group)
+{
+	char site[TXT];
+
+	switch (l->verdict) {
+	case VERDICT_KEPT_ALIVE:
+		if (group)
+			put_text(b, "kept alive by unfinished children");
+		else
+			put(b, "kept alive by %u unfinished child%s", l->live_children,
+			    l->live_children == 1 ? "" : "ren");
+		return;
+	case VERDICT_IN_FLIGHT:
+		put_text(b, "in flight (the recording stopped first)");
+		return;
+	case VERDICT_LATE:
+		put_text(b, "set aside: its events reached the trace late");
+		return;
+	default:
+		break;
+	}
+	put(b, "%s: %s%" PRId64 " ref%s", l->verdict == VERDICT_SUSPECT ? "SUSPECT" : "LEAKED",
+	    group ? "" : "holds ", refs, refs == 1 ? "" : "s");
+	if (group)
+		put_text(b, " held in all");
+	for (unsigned i = 0; i < (group ? !!l->nblames : l->nblames); i++) {
+		const struct model_sym *s = model_sym(b->in->m, l->blames[i].site);
+
+		newline(b);
+		put(b, "%s %s",
+		    i ? "also" : "blame:", site_text(b, l->blames[i].site, site, sizeof(site)));
+		if (!group && s && s->func && s->file)
+			put(b, " %s", s->func);
+		put(b, ": %s", leaks_blame_short(&l->blames[i]));
+		if (!i && !group)
+			put(b, " (sure: %s)", leaks_sure_text(l->sure));
+	}
+}
+
+static void life_label(struct builder *b, const struct gl *g)
 {
 	struct model *m = b->in->m;
+	const struct model_life *l = g->l;
 	char func[TXT], site[TXT], name[64], state[2 * TXT], d[32];
 
 	label_reset(b);
 	put_text(b, model_life_function(m, l, func, sizeof(func)));
 	newline(b);
 	if (l->init_ip)
-		put(b, "init %s", model_site_text(m, l->init_ip, site, sizeof(site)));
+		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
 		put_text(b, model_origin_text(l, site, sizeof(site)));
 	newline(b);
 	put_text(b, model_life_name(l, name, sizeof(name)));
 	newline(b);
+	if (g->cut || (l->parent_addr == l->addr && !l->parent)) {
+		/* The model does not link a closure to itself; other loops are cut here. */
+		if (l->parent == l || !l->parent)
+			put_text(b, "its own parent (a cycle)");
+		else
+			put(b, "parent %s: a cycle",
+			    model_life_name(l->parent, name, sizeof(name)));
+		newline(b);
+	}
 	if (l->stuck && !l->finished)
 		put_text(b, "STUCK: ");
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	if (l->finished) {
 		put(b, "lifetime %s",
-		    model_duration_text((uint64_t)(l->end_ts - l->start_ts), d, sizeof(d)));
+		    model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d, sizeof(d)));
 		return;
 	}
-	put(b, "alive %s at the end",
-	    model_duration_text((uint64_t)(model_last_ts(m) - l->start_ts), d, sizeof(d)));
+	if (l->verdict == VERDICT_SUSPECT)
+		put_text(b, leaks_age_text(l, state, sizeof(state)));
+	else
+		put(b, "alive %s at the end",
+		    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)l->start_ts, d,
+					sizeof(d)));
 	newline(b);
-	if (l->verdict == VERDICT_KEPT_ALIVE) {
-		put(b, "kept alive by %u unfinished child%s", l->live_children,
-		    l->live_children == 1 ? "" : "ren");
-		return;
-	}
-	put(b, "LEAKED: holds %" PRId64 " ref%s", l->remaining, l->remaining == 1 ? "" : "s");
-	for (unsigned i = 0; i < l->nblames; i++) {
-		const struct model_sym *s = model_sym(m, l->blames[i].site);
-
-		newline(b);
-		put(b, "%s %s", i ? "also" : "blame:",
-		    model_site_text(m, l->blames[i].site, site, sizeof(site)));
-		if (s && s->func && s->file)
-			put(b, " %s", s->func);
-		put(b, ": %s", leaks_blame_short(&l->blames[i]));
-		if (!i)
-			put(b, " (sure: %s)", leaks_sure_text(l->sure));
-	}
+	verdict_line(b, l, l->remaining, false);
 }
 
 static Agnode_t *new_node(struct builder *b, const char *name)
@@ -193,41 +216,50 @@ static void set(Agnode_t *n, const char *attr, const char *value)
 	agset(n, (char *)attr, (char *)value);
 }
 
-/* Finished: quiet grey; kept alive: orange; leaked: red. */
+/* Finished: quiet grey; in flight: blue; kept alive: orange; leaked and suspects: red. */
 static void paint(Agnode_t *n, const struct model_life *l)
 {
-	if (l->finished) {
+	if (l->finished || l->verdict == VERDICT_LATE) {
 		set(n, "color", "gray60");
 		set(n, "fontcolor", "gray35");
-	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
+		return;
+	}
+	set(n, "penwidth", "2");
+	switch (l->verdict) {
+	case VERDICT_IN_FLIGHT:
+		set(n, "color", "#3465a4");
+		set(n, "fillcolor", "#e4edf8");
+		set(n, "fontcolor", "#1b3a63");
+		set(n, "penwidth", "1.5");
+		break;
+	case VERDICT_KEPT_ALIVE:
 		set(n, "color", "darkorange");
 		set(n, "fillcolor", "#ffe8c8");
-	} else {
+		break;
+	default:
 		set(n, "color", "red");
 		set(n, "fillcolor", "#ffd8d8");
 		set(n, "fontcolor", "#8b0000");
+		set(n, "penwidth", "2.5");
 	}
 }
 
-static Agnode_t *life_node(struct builder *b, struct model_life *l)
+static Agnode_t *life_node(struct builder *b, const struct gl *g)
 {
 	char name[32];
 	Agnode_t *n;
 
-	snprintf(name, sizeof(name), "c%" PRIu64, l->seq);
+	snprintf(name, sizeof(name), "c%" PRIu64, g->l->seq);
 	n = new_node(b, name);
-	life_label(b, l);
+	life_label(b, g);
 	set(n, "label", b->label);
-	paint(n, l);
-	if (!l->finished)
-		set(n, "penwidth", l->verdict == VERDICT_KEPT_ALIVE ? "2" : "2.5");
-	l->node = n;
+	paint(n, g->l);
 	return n;
 }
 
 static uint64_t life_ns(const struct model_life *l)
 {
-	return l->end_ts > l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
+	return l->end_ts > l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
 }
 
 static int cmp_ns(const void *a, const void *b)
@@ -237,40 +269,38 @@ static int cmp_ns(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static unsigned count_below(const struct model_life *l)
+static void fold_style(Agnode_t *node)
 {
-	unsigned n = 0;
-
-	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
-		n += 1 + count_below(c);
-	return n;
+	set(node, "style", "rounded,filled");
+	set(node, "peripheries", "2");
 }
 
 /* One node for group[0..n): finished siblings of one kind. */
-static Agnode_t *fold_node(struct builder *b, struct model_life **group, size_t n)
+static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 {
 	struct model *m = b->in->m;
 	uint64_t *ns = calloc(n, sizeof(*ns));
 	char name[32], func[TXT], site[TXT], p50[32], max[32];
+	const struct model_life *l = group[0]->l;
 	unsigned below = 0;
 	Agnode_t *node;
 
 	if (!ns) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
+		b->oom = true;
+		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		ns[i] = life_ns(group[i]);
-		below += count_below(group[i]);
+		ns[i] = life_ns(group[i]->l);
+		below += group[i]->below;
 	}
 	qsort(ns, n, sizeof(*ns), cmp_ns);
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
 	label_reset(b);
-	put(b, "×%zu %s", n, model_life_function(m, group[0], func, sizeof(func)));
+	put(b, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
 	newline(b);
-	if (group[0]->init_ip)
-		put(b, "init %s", model_site_text(m, group[0]->init_ip, site, sizeof(site)));
+	if (l->init_ip)
+		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
 		put_text(b, "created before recording");
 	newline(b);
@@ -283,34 +313,39 @@ static Agnode_t *fold_node(struct builder *b, struct model_life **group, size_t 
 	set(node, "label", b->label);
 	set(node, "color", "gray60");
 	set(node, "fontcolor", "gray35");
-	set(node, "style", "rounded,filled");
 	set(node, "fillcolor", "gray95");
-	set(node, "peripheries", "2");
+	fold_style(node);
 	free(ns);
 	return node;
 }
 
 static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct model_life *child)
 {
-	Agedge_t *e = agedge(b->g, from, to, NULL, 1);
+	Agedge_t *e;
 
-	if (child && !child->finished) {
-		agset(e, "color", child->verdict == VERDICT_KEPT_ALIVE ? "darkorange" : "red");
-		agset(e, "penwidth", "2");
-	}
+	if (!from || !to)
+		return;
+	e = agedge(b->g, from, to, NULL, 1);
+	if (!child || child->finished || child->verdict == VERDICT_LATE)
+		return;
+	agset(e, "color",
+	      child->verdict == VERDICT_KEPT_ALIVE  ? "darkorange"
+	      : child->verdict == VERDICT_IN_FLIGHT ? "#3465a4"
+						    : "red");
+	agset(e, "penwidth", child->verdict == VERDICT_IN_FLIGHT ? "1.5" : "2");
 }
 
 /* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
-static bool foldable(const struct model_life *l)
+static bool foldable(const struct gl *g)
 {
-	return l->finished && !(l->mark & MARK_BELOW);
+	return g->l->finished && !(g->mark & MARK_BELOW);
 }
 
 static int cmp_fold(const void *a, const void *b)
 {
-	const struct model_life *x = *(struct model_life *const *)a;
-	const struct model_life *y = *(struct model_life *const *)b;
-	bool fx = foldable(x), fy = foldable(y);
+	const struct gl *gx = *(struct gl *const *)a, *gy = *(struct gl *const *)b;
+	const struct model_life *x = gx->l, *y = gy->l;
+	bool fx = foldable(gx), fy = foldable(gy);
 
 	if (fx != fy)
 		return fx ? 1 : -1;
@@ -321,205 +356,285 @@ static int cmp_fold(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v, size_t n);
-
-static void add_life(struct builder *b, Agnode_t *parent, struct model_life *l)
-{
-	Agnode_t *node = life_node(b, l);
-	struct model_life **kids;
-	size_t n = 0;
-
-	if (parent)
-		edge(b, parent, node, l);
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		n += !!(c->mark & MARK_SHOW);
-	if (!n)
-		return;
-	kids = calloc(n, sizeof(*kids));
-	if (!kids) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	n = 0;
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		if (c->mark & MARK_SHOW)
-			kids[n++] = c;
-	add_level(b, node, kids, n);
-	free(kids);
-}
-
-/* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
-/* Unfinished siblings look alike when of one kind, one verdict and one blamed site. */
-static int cmp_alike(const void *a, const void *b)
-{
-	const struct model_life *x = *(struct model_life *const *)a;
-	const struct model_life *y = *(struct model_life *const *)b;
-	uint64_t kx[5] = {x->kind->init_ip, x->kind->fn, x->verdict,
-			  x->nblames ? x->blames[0].site : 0, x->nblames ? x->blames[0].kind : 9};
-	uint64_t ky[5] = {y->kind->init_ip, y->kind->fn, y->verdict,
-			  y->nblames ? y->blames[0].site : 0, y->nblames ? y->blames[0].kind : 9};
-
-	for (int i = 0; i < 5; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static bool alike(const struct model_life *x, const struct model_life *y)
-{
-	return x->kind == y->kind && x->verdict == y->verdict && x->nblames == y->nblames &&
-	       (!x->nblames ||
-		(x->blames[0].site == y->blames[0].site && x->blames[0].kind == y->blames[0].kind));
-}
-
-/* The node that stands for the alike siblings of example that are not drawn. */
-static Agnode_t *more_node(struct builder *b, struct model_life *example, size_t more, int64_t refs)
+/* The node for a fold of unfinished siblings like l. */
+static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const struct fold *f)
 {
 	struct model *m = b->in->m;
-	char name[32], func[TXT], site[TXT], ex[64];
+	char name[32], func[TXT], site[TXT], state[2 * TXT], d[32];
 	Agnode_t *node;
 
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
 	label_reset(b);
-	put(b, "×%zu more like %s", more, model_life_name(example, ex, sizeof(ex)));
+	if (f->example)
+		put(b, "×%zu more like %s", f->count, model_life_name(l, name, sizeof(name)));
+	else
+		put(b, "×%zu %s", f->count, model_life_function(m, l, func, sizeof(func)));
 	newline(b);
-	put_text(b, model_life_function(m, example, func, sizeof(func)));
+	if (f->example)
+		put_text(b, model_life_function(m, l, func, sizeof(func)));
+	else if (l->init_ip)
+		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+	else
+		put_text(b, model_origin_text(l, site, sizeof(site)));
 	newline(b);
-	if (example->verdict == VERDICT_KEPT_ALIVE) {
-		put_text(b, "kept alive by unfinished children");
-	} else {
-		put(b, "LEAKED: %" PRId64 " refs held in all", refs);
-		if (example->nblames) {
-			newline(b);
-			put(b, "blame: %s: %s",
-			    model_site_text(m, example->blames[0].site, site, sizeof(site)),
-			    leaks_blame_short(&example->blames[0]));
-		}
+	if (l->stuck)
+		put_text(b, "STUCK: ");
+	put_text(b, model_state_text(m, l, state, sizeof(state)));
+	newline(b);
+	put(b, "oldest alive %s at the end",
+	    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)f->oldest_ts, d, sizeof(d)));
+	newline(b);
+	verdict_line(b, l, f->refs, true);
+	if (f->below) {
+		newline(b);
+		put(b, "(+%u closures below)", f->below);
 	}
 	set(node, "label", b->label);
-	set(node, "style", "rounded,filled");
-	set(node, "peripheries", "2");
-	paint(node, example);
+	paint(node, l);
+	fold_style(node);
 	return node;
 }
 
-/*
- * Many unfinished siblings that look alike: the first of each such group is drawn, the others
- * marked MARK_FOLDED and counted in *more (indexed like v). Returns how many were folded.
- */
-static size_t fold_alike(struct model_life **v, size_t n, size_t *more, int64_t *refs)
+/* ---- the walk: one frame per level of siblings, on a heap stack (trees may be deep) ---- */
+
+/* A node drawn in a level, and how many levels its tree takes. */
+struct drawn {
+	Agnode_t *node;
+	size_t depth;
+};
+
+struct level {
+	struct gl **v; /* the siblings, sorted: the ones that stay apart, then the foldable */
+	size_t n, i, apart;
+	struct fold *folds; /* per v[i], i < apart */
+	Agnode_t *parent;
+	struct drawn *drawn; /* the nodes drawn in this level, for rows */
+	size_t ndrawn, capdrawn;
+	bool below_done; /* v[i]'s own level was walked: its "more like" node comes next */
+};
+
+static void level_free(struct level *f)
 {
-	struct model_life **s = calloc(n + 1, sizeof(*s));
-	size_t folded = 0;
-
-	if (!s)
-		return 0;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_alike);
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-
-		while (j < n && alike(s[j], s[i]))
-			j++;
-		if (j - i >= LEAK_FOLD_MIN) {
-			/* s[i] is the earliest of the group: the one drawn. */
-			for (size_t k = i + 1; k < j; k++) {
-				s[k]->mark |= MARK_FOLDED;
-				s[i]->mark &= ~MARK_FOLDED;
-			}
-			for (size_t k = 0; k < n; k++)
-				if (v[k] == s[i]) {
-					more[k] = j - i - 1;
-					refs[k] = 0;
-					for (size_t q = i + 1; q < j; q++)
-						refs[k] +=
-							s[q]->remaining > 0 ? s[q]->remaining : 0;
-				}
-			folded += j - i - 1;
-		}
-		i = j;
-	}
-	free(s);
-	return folded;
+	free(f->v);
+	free(f->folds);
+	free(f->drawn);
 }
 
-/* Siblings: the ones that stay apart in creation order, then the folded groups by kind. */
-static void add_level(struct builder *b, Agnode_t *parent, struct model_life **v, size_t n)
+/* A node of the level, under its parent. */
+static void attach(struct builder *b, struct level *f, Agnode_t *node, const struct model_life *l)
 {
-	size_t i = 0, apart = 0, *more = NULL;
-	int64_t *refs = NULL;
+	if (!node)
+		return;
+	edge(b, f->parent, node, l);
+	if (f->ndrawn == f->capdrawn) {
+		size_t cap = f->capdrawn ? 2 * f->capdrawn : 16;
+		struct drawn *bigger = realloc(f->drawn, cap * sizeof(*bigger));
 
-	qsort(v, n, sizeof(*v), cmp_fold);
-	while (apart < n && !foldable(v[apart]))
-		apart++;
-	if (!b->opts->no_fold && apart >= LEAK_FOLD_MIN) {
-		more = calloc(apart, sizeof(*more));
-		refs = calloc(apart, sizeof(*refs));
-		if (more && refs)
-			fold_alike(v, apart, more, refs);
-	}
-	while (i < n) {
-		size_t j = i + 1;
-
-		if (!b->opts->no_fold && foldable(v[i]))
-			while (j < n && foldable(v[j]) && v[j]->kind == v[i]->kind)
-				j++;
-		if (j - i >= FOLD_MIN) {
-			Agnode_t *node = fold_node(b, v + i, j - i);
-
-			if (parent)
-				edge(b, parent, node, NULL);
-			i = j;
-			continue;
+		if (!bigger) {
+			b->oom = true;
+			return;
 		}
-		for (; i < j; i++) {
-			if (v[i]->mark & MARK_FOLDED)
-				continue;
-			add_life(b, parent, v[i]);
-			if (more && i < apart && more[i]) {
-				Agnode_t *node = more_node(b, v[i], more[i], refs[i]);
-
-				if (parent)
-					edge(b, parent, node, v[i]);
-			}
-		}
+		f->drawn = bigger;
+		f->capdrawn = cap;
 	}
-	free(more);
-	free(refs);
+	f->drawn[f->ndrawn++] = (struct drawn){node, 1};
 }
 
-static int build(struct builder *b, struct model_life *root)
+/* The shown children of g (all tops when g is NULL) as a level; false when there are none. */
+static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct level *f)
 {
-	struct model *m = b->in->m;
-	struct model_life **tops;
 	size_t n = 0;
 
-	choose(b, root);
-	if (root) {
-		add_life(b, NULL, root);
-		return 0;
+	memset(f, 0, sizeof(*f));
+	f->parent = parent;
+	for (size_t i = 0; !g && i < b->t.n; i++)
+		if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
+			n++;
+	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
+		n += !!(c->mark & MARK_SHOW);
+	if (!n)
+		return false;
+	if (!(f->v = calloc(n, sizeof(*f->v))) || !(f->folds = calloc(n, sizeof(*f->folds)))) {
+		b->oom = true;
+		return false;
 	}
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		n += l->parent == NULL && (l->mark & MARK_SHOW);
-	tops = calloc(n + 1, sizeof(*tops));
-	if (!tops)
+	for (size_t i = 0; !g && i < b->t.n; i++)
+		if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
+			f->v[f->n++] = &b->t.lives[i];
+	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
+		if (c->mark & MARK_SHOW)
+			f->v[f->n++] = c;
+	qsort(f->v, n, sizeof(*f->v), cmp_fold);
+	while (f->apart < n && !foldable(f->v[f->apart]))
+		f->apart++;
+	if (!b->opts->no_fold && f->apart >= GTREE_FOLD_MIN &&
+	    gtree_fold_alike(f->v, f->apart, f->folds))
+		b->oom = true;
+	return true;
+}
+
+/* The lives of v[i..n) not drawn, in one node: the picture stays readable however wide. */
+static void rest_node(struct builder *b, struct level *f)
+{
+	size_t lives = 0, roots = 0;
+	unsigned below = 0;
+	char name[32];
+	Agnode_t *node;
+
+	for (size_t k = f->i; k < f->n; k++) {
+		lives++;
+		below += f->v[k]->below;
+		roots += leaks_is_root_cause(f->v[k]->l);
+	}
+	snprintf(name, sizeof(name), "f%u", ++b->folded);
+	node = new_node(b, name);
+	label_reset(b);
+	put(b, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
+	if (below)
+		put(b, ", %u below them", below);
+	if (roots) {
+		newline(b);
+		put(b, "%zu leaked or suspect (see the report)", roots);
+	}
+	newline(b);
+	put_text(b, "--no-fold draws every one");
+	set(node, "label", b->label);
+	set(node, "style", "dashed");
+	set(node, "color", roots ? "red" : "gray50");
+	set(node, "fontcolor", roots ? "#8b0000" : "gray35");
+	attach(b, f, node, NULL);
+	f->i = f->n;
+}
+
+/*
+ * One step in a level: a group of finished siblings folds into one node; a life gets its node,
+ * and its own level (returned in below, true) is walked before its "more like" node is drawn.
+ */
+static bool level_step(struct builder *b, struct level *f, struct level *below)
+{
+	size_t i = f->i, j = i + 1;
+	struct gl *g = f->v[i];
+	const struct fold *fold = i < f->apart ? &f->folds[i] : NULL;
+	Agnode_t *node;
+
+	if (f->below_done) {
+		f->below_done = false;
+		if (fold && fold->count)
+			attach(b, f, alike_node(b, g->l, fold), g->l);
+		f->i++;
+		return false;
+	}
+	if (g->mark & MARK_FOLDED) {
+		f->i++;
+		return false;
+	}
+	if (!b->opts->no_fold && f->ndrawn >= MAX_SIBLINGS) {
+		rest_node(b, f);
+		return false;
+	}
+	if (fold && fold->count && !fold->example) {
+		attach(b, f, alike_node(b, g->l, fold), g->l);
+		f->i++;
+		return false;
+	}
+	if (!b->opts->no_fold && foldable(g))
+		while (j < f->n && foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
+			j++;
+	if (j - i >= GTREE_FOLD_MIN) {
+		attach(b, f, fold_node(b, f->v + i, j - i), NULL);
+		f->i = j;
+		return false;
+	}
+	node = life_node(b, g);
+	attach(b, f, node, g->l);
+	f->below_done = true;
+	return level_of(b, g, node, below);
+}
+
+/*
+ * Many siblings side by side make a strip: they go in rows of ROW, each row below the deepest
+ * tree of the row above (invisible edges that only rank them).
+ */
+static size_t rows(struct builder *b, const struct level *f)
+{
+	size_t row = ROW, total = 0;
+
+	if (f->ndrawn <= ROW_MIN || b->opts->no_fold)
+		row = f->ndrawn; /* one row */
+	for (size_t start = 0; start < f->ndrawn; start += row) {
+		size_t depth = 1;
+		char minlen[32];
+
+		for (size_t k = start; k < start + row && k < f->ndrawn; k++)
+			if (f->drawn[k].depth > depth)
+				depth = f->drawn[k].depth;
+		total += depth;
+		snprintf(minlen, sizeof(minlen), "%zu", depth);
+		for (size_t k = start + row; k < start + 2 * row && k < f->ndrawn; k++) {
+			Agedge_t *e =
+				agedge(b->g, f->drawn[k - row].node, f->drawn[k].node, NULL, 1);
+
+			agsafeset(e, "style", "invis", "");
+			agsafeset(e, "minlen", minlen, "1");
+			agsafeset(e, "weight", "0", "1");
+		}
+	}
+	return total;
+}
+
+/* A level is drawn: its rows, and the depth of its tree for the node above. */
+static void level_done(struct builder *b, struct level *f, struct level *above)
+{
+	size_t depth = rows(b, f);
+
+	if (above && above->ndrawn && above->drawn[above->ndrawn - 1].depth < 1 + depth)
+		above->drawn[above->ndrawn - 1].depth = 1 + depth;
+	level_free(f);
+}
+
+/* Draw root's tree (NULL: every tree), a level of siblings at a time. Returns -1: out of memory. */
+static int walk(struct builder *b, struct gl *root)
+{
+	size_t depth = 0, cap = 16;
+	struct level *stack = calloc(cap, sizeof(*stack));
+
+	if (!stack)
 		return -1;
-	n = 0;
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (l->parent == NULL && (l->mark & MARK_SHOW))
-			tops[n++] = l;
-	add_level(b, NULL, tops, n);
-	free(tops);
-	return 0;
+	gtree_choose(&b->t, root, b->opts->leaks_only);
+	depth = level_of(b, root, root ? life_node(b, root) : NULL, &stack[0]);
+	while (depth && !b->oom) {
+		struct level *f = &stack[depth - 1];
+
+		if (f->i >= f->n) {
+			level_done(b, f, depth > 1 ? &stack[depth - 2] : NULL);
+			depth--;
+			continue;
+		}
+		if (depth == cap) {
+			struct level *bigger = realloc(stack, 2 * cap * sizeof(*stack));
+
+			if (!bigger) {
+				b->oom = true;
+				break;
+			}
+			stack = bigger;
+			cap *= 2;
+			f = &stack[depth - 1];
+		}
+		if (level_step(b, f, &stack[depth]))
+			depth++;
+	}
+	while (depth)
+		level_free(&stack[--depth]);
+	free(stack);
+	return b->oom ? -1 : 0;
 }
 
 static void graph_attrs(struct builder *b)
 {
 	Agraph_t *g = b->g;
 	char title[TXT + 64];
-	const char *dir;
-	size_t dirlen;
 
 	agattr(g, AGRAPH, "rankdir", "TB");
 	agattr(g, AGRAPH, "fontname", "Helvetica");
@@ -545,17 +660,20 @@ static void graph_attrs(struct builder *b)
 	label_reset(b);
 	put_text(b, title);
 	/* Long absolute paths crowd every node: the directory they share is said once. */
-	dir = model_common_dir(b->in->m, &dirlen);
-	if (dir) {
-		snprintf(title, sizeof(title), "source files under %.*s", (int)dirlen, dir);
+	b->dir = model_common_dir(b->in->m, &b->dirlen);
+	if (b->dir) {
+		snprintf(title, sizeof(title), "source files under %.*s", (int)b->dirlen, b->dir);
 		newline(b);
 		put_text(b, title);
-		model_strip_files(b->in->m, dirlen);
 	}
 	agattr(g, AGRAPH, "label", b->label);
 }
 
-/* dot's position phase dominates on big graphs; these bound its work (tech-notes §3). */
+/*
+ * On a graph of thousands of nodes (--no-fold), dot spends most of its time in network simplex
+ * (ranking, positions) and crossing minimisation: these bound their iterations, trading a few
+ * crossings for a layout in seconds rather than minutes.
+ */
 static void big_graph_knobs(struct builder *b)
 {
 	if (b->nodes < 1000)
@@ -567,49 +685,65 @@ static void big_graph_knobs(struct builder *b)
 	agsafeset(b->g, "searchsize", "20", "");
 }
 
-int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out)
+int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
+		 struct viz_error *err)
 {
 	struct builder b = {.in = in, .opts = opts};
 	struct model_life *root = NULL;
+	struct gl *groot = NULL;
+	char *data = NULL;
+	unsigned int len = 0;
 	GVC_t *gvc;
-	int rc = 0;
+	int rc = 0, werr = 0;
 
 	if (opts->root.addr) {
-		char err[1024];
-
-		root = viz_find_closure(in, &opts->root, err, sizeof(err));
-		if (!root) {
-			fprintf(stderr, "closuretrace graph: %s\n", err);
-			return 2;
-		}
+		root = viz_find_closure(in, &opts->root, err->text, sizeof(err->text));
+		if (!root)
+			return -1;
 	}
 	gvc = gvContext();
 	b.g = agopen("closures", Agdirected, NULL);
 	graph_attrs(&b);
-	if (build(&b, root)) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		rc = 2;
+	if (gtree_build(&b.t, in->m)) {
+		b.oom = true;
 		goto out;
 	}
+	if (root)
+		groot = gtree_find(&b.t, root);
+	if (walk(&b, groot))
+		goto out;
 	if (!strcmp(opts->format, "dot")) {
 		/* Structure only, no layout: stable, for tools and tests. */
-		agwrite(b.g, out);
+		if (agwrite(b.g, out) == EOF || ferror(out))
+			werr = errno;
 		goto out;
 	}
 	big_graph_knobs(&b);
 	if (gvLayout(gvc, b.g, "dot")) {
-		fprintf(stderr, "closuretrace graph: Graphviz could not lay the graph out\n");
-		rc = 2;
+		snprintf(err->text, sizeof(err->text), "Graphviz could not lay the graph out");
+		rc = -1;
 		goto out;
 	}
-	if (gvRender(gvc, b.g, opts->format, out)) {
-		fprintf(stderr, "closuretrace graph: Graphviz cannot write '%s'\n", opts->format);
-		rc = 2;
+	/* Into memory first: Graphviz's own writer exits the process when a write fails. */
+	if (gvRenderData(gvc, b.g, opts->format, &data, &len)) {
+		snprintf(err->text, sizeof(err->text), "Graphviz cannot write '%s'", opts->format);
+		rc = -1;
+	} else {
+		if (fwrite(data, 1, len, out) != len)
+			werr = errno;
 	}
+	gvFreeRenderData(data);
 	gvFreeLayout(gvc, b.g);
 out:
+	if (b.oom) {
+		snprintf(err->text, sizeof(err->text), "out of memory");
+		rc = -1;
+	}
 	agclose(b.g);
 	gvFreeContext(gvc);
 	free(b.label);
+	gtree_free(&b.t);
+	/* A failed write: the caller checks the stream when it closes it; errno says why. */
+	errno = werr;
 	return rc;
 }

@@ -304,7 +304,7 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	int64_t end = model_last_ts(m);
 
 	count_held(l);
-	l->age_ns = end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
+	l->age_ns = end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
 	l->peer = peer_kind(m, l);
 	l->nblames = 0;
 	l->stuck = false;

@@ -112,7 +112,7 @@ struct model_site *model_site_in(struct model_site **sites, unsigned *n, unsigne
 void model_kind_add_finished(struct model *m, struct model_life *l)
 {
 	struct model_kind *k = model_kind_of(m, l->init_ip, l->first_fn);
-	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)(l->end_ts - l->start_ts) : 0;
+	uint64_t life = l->end_ts >= l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
 
 	l->kind = k;
 	k->total++;

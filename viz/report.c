@@ -77,7 +77,7 @@ static uint64_t age_at_end(struct model *m, const struct model_life *l)
 {
 	int64_t end = model_last_ts(m);
 
-	return end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
+	return end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
 }
 
 /* ---- text ---- */

@@ -493,10 +493,12 @@ static int find_closure(struct tl *t)
 	struct model_life *l;
 	int64_t pids[2];
 	char err[1024];
+	struct viz_error rerr;
 	int rc = 0;
 
 	model_observe(in.m, &finder, t);
-	if (trace_read(t->o->path, &model_sink, in.m, &t->info)) {
+	if (trace_read(t->o->path, &model_sink, in.m, &t->info, &rerr)) {
+		fprintf(stderr, "%s\n", rerr.text);
 		rc = 2;
 	} else {
 		model_end(in.m, viz_exited(&t->info));
@@ -534,6 +536,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 {
 	struct tl t = {.o = o, .st = st};
 	struct leaks_summary leaks;
+	struct viz_error err;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -550,7 +553,8 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 	t.tracks = tlt_new();
 	model_observe(t.m, &observer, &t);
 	tlo_begin(&t.out, out);
-	if (trace_read(o->path, &model_sink, t.m, &t.info)) {
+	if (trace_read(o->path, &model_sink, t.m, &t.info, &err)) {
+		fprintf(stderr, "%s\n", err.text);
 		rc = 2;
 	} else {
 		model_end(t.m, viz_exited(&t.info));

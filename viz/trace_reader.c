@@ -3,12 +3,14 @@
  * error names its line and memory does not grow with the trace.
  *
  * Speed: jansson parses about 0.6 M lines/s here, too slow for big traces. The recorder writes flat
- * objects (strings without escapes, integers, booleans), so a small strict parser reads those; a
- * line it does not fully understand (escapes, nested values, non-ASCII, numbers with fractions)
- * goes to jansson, which accepts it or gives the error. The fast path accepts only valid JSON, so
- * malformed input is caught either way.
+ * objects (strings, integers, booleans, the header's array of strings), so a small strict parser
+ * reads those, and decodes the strings itself (trace_text.c: jansson refuses the \udcXX escapes
+ * that carry bytes which are not UTF-8); a line it does not fully understand (nested values,
+ * numbers with fractions) goes to jansson, which accepts it or gives the error. The fast path
+ * accepts only valid JSON, so malformed input is caught either way.
  */
 #include "trace_reader.h"
+#include "trace_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -27,9 +29,27 @@ struct field {
 	const char *s;
 	size_t slen;
 	long long i;
+	bool kescaped, escaped; /* the fast path's strings: escapes still to decode */
 };
 
-#define MAX_FIELDS 32
+#define MAX_FIELDS 48 /* more than the keys any record has (known_keys) */
+
+/* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
+ * so that a record with many unknown fields keeps its known ones. */
+static const char *const known_keys[] = {
+	"type",	 "ts",	     "tid",	"timeout_ms", "ev",	"cl",	 "remaining",	"ret",
+	"flags", "fn",	     "ip",	"parent",     "pid",	"stack", "not_zero",	"v",
+	"wq",	 "waitlist", "how",	"bug",	      "addr",	"line",	 "func",	"file",
+	"obj",	 "format",   "version", "exe",	      "events", "lost",	 "duration_ns", "reason",
+};
+
+static bool known_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+		if (!strcmp(key, known_keys[i]))
+			return true;
+	return false;
+}
 
 struct reader {
 	const char *path;
@@ -37,6 +57,7 @@ struct reader {
 	const struct trace_sink *sink;
 	void *ctx;
 	struct trace_info *info;
+	struct viz_error *err;
 	bool seen_header;
 	uint64_t seq;
 };
@@ -54,13 +75,15 @@ const char *trace_op_name(enum trace_op op)
 
 static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const char *fmt, ...)
 {
+	int n = snprintf(r->err->text, sizeof(r->err->text), "%s:%llu: error: ", r->path,
+			 (unsigned long long)r->line);
 	va_list ap;
 
-	fprintf(stderr, "%s:%llu: error: ", r->path, (unsigned long long)r->line);
+	if (n < 0 || (size_t)n >= sizeof(r->err->text))
+		return -1;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(r->err->text + n, sizeof(r->err->text) - (size_t)n, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 
@@ -73,30 +96,57 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
-/* A string without escapes or non-ASCII; NULL when the line needs jansson. */
-static const char *fast_string(const char *p, const char *end, const char **s, size_t *len)
+static const char *fast_value(const char *p, const char *end, struct field *f);
+
+/* A string (escapes are decoded once the whole line is parsed); NULL when it is not valid. */
+static const char *fast_string(const char *p, const char *end, const char **s, size_t *len,
+			       bool *escaped)
 {
 	const char *q = ++p;
 
-	while (q < end && *q != '"') {
-		unsigned char c = (unsigned char)*q;
-
-		if (c < 0x20 || c >= 0x80 || c == '\\')
-			return NULL;
+	/* Plain ASCII inline (nearly every string of a trace); the rest in trace_string_scan. */
+	while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20 &&
+	       (unsigned char)*q < 0x80)
 		q++;
-	}
-	if (q >= end)
+	*escaped = false;
+	if ((q >= end || *q != '"') && !(q = trace_string_scan(q, end, escaped)))
 		return NULL;
 	*s = p;
 	*len = (size_t)(q - p);
 	return q + 1;
 }
 
+/* An array of strings and scalars (the header's "cmd"), skipped; NULL when it needs jansson. */
+static const char *fast_array(const char *p, const char *end)
+{
+	struct field ignored;
+
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == ']')
+		return p + 1;
+	for (;;) {
+		if (p >= end || *p == '[' || !(p = fast_value(p, end, &ignored)))
+			return NULL;
+		p = skip_ws(p, end);
+		if (p >= end)
+			return NULL;
+		if (*p == ']')
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = skip_ws(p + 1, end);
+	}
+}
+
 static const char *fast_value(const char *p, const char *end, struct field *f)
 {
 	if (*p == '"') {
 		f->kind = V_STR;
-		return fast_string(p, end, &f->s, &f->slen);
+		return fast_string(p, end, &f->s, &f->slen, &f->escaped);
+	}
+	if (*p == '[') {
+		f->kind = V_OTHER;
+		return fast_array(p, end);
 	}
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
 		bool neg = *p == '-';
@@ -137,6 +187,19 @@ static const char *fast_value(const char *p, const char *end, struct field *f)
 	return NULL;
 }
 
+/* The escapes of a parsed line's strings, decoded in place (the line is not read again). */
+static void fast_decode(struct field *fields, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct field *f = &fields[i];
+
+		if (f->kescaped)
+			f->klen = trace_string_decode((char *)f->key, f->klen);
+		if (f->kind == V_STR && f->escaped)
+			f->slen = trace_string_decode((char *)f->s, f->slen);
+	}
+}
+
 /* Returns the number of fields, or -1 when the line is not a simple flat object. */
 static int fast_parse(const char *p, const char *end, struct field *fields)
 {
@@ -154,7 +217,8 @@ static int fast_parse(const char *p, const char *end, struct field *fields)
 		if (n == MAX_FIELDS || p >= end || *p != '"')
 			return -1;
 		f = &fields[n++];
-		p = fast_string(p, end, &f->key, &f->klen);
+		f->escaped = false;
+		p = fast_string(p, end, &f->key, &f->klen, &f->kescaped);
 		if (!p)
 			return -1;
 		p = skip_ws(p, end);
@@ -194,8 +258,8 @@ static int slow_parse(struct reader *r, const char *line, size_t len, struct fie
 	{
 		struct field *f;
 
-		if (n == MAX_FIELDS)
-			break; /* records we know have far fewer; the rest are unknown fields */
+		if (n == MAX_FIELDS || !known_key(key))
+			continue; /* an unknown field: ignored, as the format promises */
 		f = &fields[n++];
 		f->key = key;
 		f->klen = strlen(key);
@@ -555,7 +619,7 @@ static bool blank(const char *p, const char *end)
 }
 
 /* One line. tail: the file's last line, without a newline; returns 1 when it is cut short. */
-static int read_line(struct reader *r, const char *line, size_t len, bool tail)
+static int read_line(struct reader *r, char *line, size_t len, bool tail)
 {
 	struct field fields[MAX_FIELDS];
 	json_t *root = NULL;
@@ -565,6 +629,8 @@ static int read_line(struct reader *r, const char *line, size_t len, bool tail)
 	if (blank(line, line + len))
 		return 0;
 	n = fast_parse(line, line + len, fields);
+	if (n >= 0)
+		fast_decode(fields, n);
 	if (n < 0) {
 		if (tail && !r->info->has_end) {
 			/* A killed recorder leaves half a line: that is truncation, not bad input.
@@ -602,14 +668,25 @@ static int read_stream(struct reader *r, FILE *f)
 		char *nl;
 
 		if (len == cap) {
-			char *bigger = realloc(buf, cap * 2);
+			char *bigger;
 
+			if (cap > TRACE_MAX_LINE) {
+				r->line++; /* the line being read */
+				rc = fail(r,
+					  "line longer than 16 MiB (%d bytes), the format's limit",
+					  TRACE_MAX_LINE);
+				goto out;
+			}
+			/* Room for the longest line and its newline, no more. */
+			size_t want = cap * 2 > TRACE_MAX_LINE ? TRACE_MAX_LINE + 1 : cap * 2;
+
+			bigger = realloc(buf, want);
 			if (!bigger) {
 				rc = fail(r, "out of memory (a line longer than %zu bytes)", cap);
-				break;
+				goto out;
 			}
 			buf = bigger;
-			cap *= 2;
+			cap = want;
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		if (!got)
@@ -639,21 +716,24 @@ out:
 	return rc;
 }
 
-int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info)
+int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info,
+	       struct viz_error *err)
 {
-	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info};
+	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info, .err = err};
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
+	err->text[0] = 0;
 	if (!f) {
-		fprintf(stderr, "%s: error: %s\n", path, strerror(errno));
+		snprintf(err->text, sizeof(err->text), "%s: error: %s", path, strerror(errno));
 		return -1;
 	}
 	rc = read_stream(&r, f);
 	info->lines = r.line;
 	if (!rc && !r.seen_header) {
-		fprintf(stderr, "%s: error: empty file: not a closuretrace trace\n", path);
+		snprintf(err->text, sizeof(err->text),
+			 "%s: error: empty file: not a closuretrace trace", path);
 		rc = -1;
 	}
 	if (f != stdin)

@@ -9,9 +9,14 @@
 #include <stdint.h>
 
 #include "closure_probes.h"
+#include "viz_error.h"
 
 /* The version of the trace format this reader knows; a newer one is refused. */
 #define TRACE_FORMAT_VERSION 1
+
+/* The longest line a reader accepts (docs/trace-format.md): a file without newlines (/dev/zero)
+ * is refused with bounded memory. Records the recorder writes are far shorter. */
+#define TRACE_MAX_LINE (16 << 20)
 
 /* The operations: the probes of the contract (closure_probes.h), in its order. */
 /* clang-format off: the list expansion confuses its indentation */
@@ -93,11 +98,12 @@ struct trace_sink {
 
 /*
  * Read the trace at path ("-" for standard input), calling sink for every event and sym record
- * in file order. Returns 0, or -1 after printing "FILE:LINE: error: ..." on stderr (bad input).
+ * in file order. Returns 0, or -1 with err saying why ("FILE:LINE: error: ..."; bad input).
  * A trace without its end record is read to its last full line and info->has_end is false.
  * info is filled (caller owns it and frees it with trace_info_clear()).
  */
-int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info);
+int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info,
+	       struct viz_error *err);
 
 void trace_info_clear(struct trace_info *info);
 

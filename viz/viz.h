@@ -22,11 +22,16 @@ struct viz_input {
 
 /*
  * Read path into a model and judge it. keep_finished: keep every life (graph, explain); watch:
- * keep the events of the closures it names (NULL: none). Warns on stderr when the trace was cut
- * short or lost events. Returns 0, or -1 after printing the error (bad input).
+ * keep the events of the closures it names (NULL: none). Returns 0, or -1 with err saying why
+ * (bad input).
  */
 int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
-	     struct viz_input *in);
+	     struct viz_input *in, struct viz_error *err);
+
+#define VIZ_MAX_WARNINGS 2
+/* What makes the verdicts of a loaded trace incomplete (cut short, lost events), one line each
+ * ("FILE: warning: ..."), for the command to print; returns how many lines. */
+unsigned viz_warnings(const struct viz_input *in, char lines[VIZ_MAX_WARNINGS][256]);
 /* Frees what viz_load put in in (the model and the info); in itself is the caller's. */
 void viz_unload(struct viz_input *in);
 
@@ -50,8 +55,13 @@ struct render_graph_opts {
 	struct model_id root; /* root.addr 0: every tree */
 };
 
-/* Draw the closure trees with libgvc. Returns 0, or 2 after printing why (no such root ...). */
-int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out);
+/*
+ * Draw the closure trees with libgvc into out (the caller checks the stream when it closes it;
+ * errno then says why a write failed). Returns 0, or -1 with err saying why (no such root,
+ * Graphviz refused, out of memory).
+ */
+int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
+		 struct viz_error *err);
 
 /* The life of the closure id names, one line per operation. Returns 0, or 2 after printing why
  * it names none (or several). */

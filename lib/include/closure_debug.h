@@ -39,6 +39,7 @@ struct closure_debug_info {
 	uint32_t magic_alive, magic_stack; /* values of magic: initialised, on the stack */
 	uint32_t remaining_mask;	   /* the count's bits of remaining; flags above */
 	uint32_t flag_destructor, flag_sleeping, flag_waiting, flag_running;
+	uint32_t off_queued; /* a uint8_t: 1 while on a workqueue, not started (the kernel's Q) */
 };
 
 #endif

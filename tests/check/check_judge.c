@@ -62,8 +62,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	rc = check_judge(argv[1], &v);
+	rc = check_judge(argv[1], &v, &err);
 	if (rc) {
+		if (rc == -1)
+			fprintf(stderr, "%s\n", err.text);
 		check_supp_free(&supp);
 		return 2;
 	}

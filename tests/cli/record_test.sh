@@ -12,6 +12,7 @@ cd "$tmp" || exit 1
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -361,6 +362,21 @@ duration)
 	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"
 	grep -qx "signal=15" end.txt || fail "the command was not ended: $(cat end.txt)"
 	echo "ok: $(paste -sd' ' end.txt)"
+	;;
+left_running)
+	# A command that ignores SIGTERM outlives --duration's grace: record ends, and says which
+	# processes it left running.
+	needs_bpf
+	"$ct" record -d 0.3 -o t.json -- sh -c "trap '' TERM; exec $workload spin" >w.out 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	spinner=$(sed -n 's/^spinning //p' w.out)
+	pids+=("$spinner")
+	grep -qx "closuretrace: left running, no longer recorded: $spinner" err.txt ||
+		fail "the process left running is not named: $(cat err.txt)"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"
+	kill -0 "$spinner" || fail "the command did not outlive record"
+	echo ok
 	;;
 dlopen)
 	# A library loaded after the recorder attached: its (inlined) probes are found and traced

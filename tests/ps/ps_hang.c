@@ -3,6 +3,7 @@
  * call site the test expects ps to name.
  *   ps_hang sync    main sleeps in closure_sync on a stack closure whose child never puts
  *   ps_hang tree    a parent with three identical children and one on a waitlist, forever
+ *   ps_hang queue   a one-thread workqueue busy forever, and a closure queued behind it
  * Prints "ready" when everything is in place.
  */
 #include <stdio.h>
@@ -11,7 +12,8 @@
 
 #include <closure.h>
 
-static struct closure child, parent, kids[3], waiter;
+static struct closure child, parent, kids[3], waiter, busy, queued;
+static volatile int busy_running;
 static struct closure_waitlist never_woken = CLOSURE_WAITLIST_INIT;
 
 static void parent_done(struct closure *cl)
@@ -49,12 +51,41 @@ static void hang_with_tree(void)
 		pause();
 }
 
+static void block_forever(struct closure *cl)
+{
+	(void)cl;
+	busy_running = 1;
+	for (;;)
+		pause();
+}
+
+static void never_runs(struct closure *cl)
+{
+	closure_return(cl);
+}
+
+static void hang_with_queue(void)
+{
+	struct workqueue *wq = workqueue_create("ps_hang", 1);
+
+	closure_call(&busy, block_forever, wq, NULL); /* L_BUSY */
+	while (!busy_running)
+		usleep(1000);
+	closure_call(&queued, never_runs, wq, NULL); /* L_QUEUED */
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "sync"))
 		hang_in_sync();
 	else if (argc == 2 && !strcmp(argv[1], "tree"))
 		hang_with_tree();
-	fprintf(stderr, "usage: ps_hang sync|tree\n");
+	else if (argc == 2 && !strcmp(argv[1], "queue"))
+		hang_with_queue();
+	fprintf(stderr, "usage: ps_hang sync|tree|queue\n");
 	return 2;
 }

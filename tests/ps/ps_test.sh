@@ -195,6 +195,24 @@ assert len(w) == 1 and w[0]["flags"] == ["running", "waiting"] and w[0]["count"]
 print("ok: JSON lists the 3 folded closures one by one")' || fail "tree JSON"
 	running "$pid"
 	;;
+queue)
+	# The kernel's Q: a closure on a workqueue whose one worker is busy forever.
+	start "$bindir/ps_hang_debug" queue
+	expect 0 "" "$ct" ps -p "$pid"
+	[ "$(wc -l <out.txt)" = 3 ] || fail "not 3 lines: $(cat out.txt)"
+	grep -qE "^$X r 1 R -> block_forever at $S:$(line_of L_BUSY) \\(hang_with_queue\\)\$" out.txt ||
+		fail "no running closure: $(cat out.txt)"
+	grep -qE "^$X r 1 QR -> never_runs at $S:$(line_of L_QUEUED) \\(hang_with_queue\\)\$" out.txt ||
+		fail "no queued closure: $(cat out.txt)"
+	expect 0 "" "$ct" ps --json -p "$pid"
+	python3 -c '
+import json
+d = json.load(open("out.txt"))
+flags = sorted(tuple(c["flags"]) for c in d["closures"])
+assert flags == [("queued", "running"), ("running",)], flags
+print("ok: JSON flags queued, running")' || fail "queue JSON"
+	running "$pid"
+	;;
 busy)
 	# A list that changes all the time: every read must account for every closure it shows.
 	"$blockio" --requests 100000 >/dev/null &

@@ -13,8 +13,10 @@ fail() { echo "FAIL: $*"; status=1; }
 "$tool" graph -T dot -i "$tmp/leaky.json" >"$tmp/leaky.dot" || fail "graph exit $?"
 nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/leaky.dot")
 [ "$nodes" = 4 ] || fail "leaky: $nodes nodes, expected 4 (request, its leaked and finished bio, ×19)"
-grep -q 'label="×19 more like 0x7f0000100100#1\\nrequest_done\\nkept alive by unfinished children"' \
+grep -q 'label="×19 more like 0x7f0000100100#1\\nrequest_done\\ncontinuing at request_done on wq 0x7f00000a0000\\noldest alive 22.8 µs at the end\\nkept \\$' \
 	"$tmp/leaky.dot" || fail "leaky: no '×19 more like' node"
+grep -q '^alive by unfinished children\\n(+38 closures below)",$' "$tmp/leaky.dot" ||
+	fail "leaky: the '×19 more like' node does not count the 38 closures below"
 "$tool" graph -T dot --no-fold -i "$tmp/leaky.json" >"$tmp/all.dot"
 nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/all.dot")
 [ "$nodes" = 60 ] || fail "--no-fold: $nodes nodes, expected 60"

@@ -3,7 +3,7 @@
 # it runs on (DESIGN.md "What a leak is", issue 11).
 #   live_service_test.sh CASE CLOSURETRACE SERVICE SERVICE_SOURCE
 # clean: nothing leaked, nothing stuck, no suspect, closures in flight.
-# leak:  --leak-every 10: every suspect is a closure the service says it leaked, blamed at the
+# leak:  --rate 100 --leak-every 10: every suspect is a closure the service says it leaked, blamed at the
 #        leaking line, and the identical suspects fold into one line of the text report.
 set -uo pipefail
 case_name=$1 ct=$2 service=$3 source=$4
@@ -55,7 +55,7 @@ PY
 	grep -q "^suspects: none$" report.txt || fail "report: $(cat report.txt)"
 	;;
 leak)
-	record_live --rate 200 --work-us 20000 --leak-every 10
+	record_live --rate 100 --work-us 20000 --leak-every 10
 	python3 - report.json leaked.txt "$leak_line" <<'PY' || fail "report --json of the leaking service"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -64,7 +64,7 @@ line = sys.argv[3]
 t = d["totals"]
 print("totals:", t, "leaked by the service:", len(leaked))
 assert t["leaked"] == 0 and t["stuck"] == 0, t
-assert t["suspects"] == len(d["suspects"]) >= 10, t
+assert t["suspects"] == len(d["suspects"]) >= 5, t
 for s in d["suspects"]:
     addr = int(s["closure"].split("#")[0], 16)
     assert addr in leaked, f"suspect {s['closure']} is not a closure the service leaked"

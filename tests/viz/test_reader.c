@@ -53,12 +53,13 @@ static char path[64];
 static int read_text(const char *text, struct seen *s, struct trace_info *info)
 {
 	FILE *f = fopen(path, "w");
+	struct viz_error err;
 	int rc;
 
 	fputs(text, f);
 	fclose(f);
 	memset(s, 0, sizeof(*s));
-	rc = trace_read(path, &sink, s, info);
+	rc = trace_read(path, &sink, s, info, &err);
 	return rc;
 }
 
@@ -139,6 +140,7 @@ static void mutations(const char *fixture)
 	fclose(f);
 	for (int round = 0; round < 400; round++) {
 		struct viz_input in;
+		struct viz_error err;
 		const struct model_id watch = {.addr = 0x7f0000002200};
 		FILE *null;
 		size_t n = len;
@@ -165,8 +167,8 @@ static void mutations(const char *fixture)
 		f = fopen(path, "w");
 		fwrite(text, 1, n, f);
 		fclose(f);
-		if (viz_load(path, true, &watch, &in))
-			continue; /* refused: the message went to stderr */
+		if (viz_load(path, true, &watch, &in, &err))
+			continue; /* refused, with a message */
 		null = fopen("/dev/null", "w");
 		render_report(&in, null, false);
 		render_report(&in, null, true);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses with clang (-fsanitize=fuzzer,address,undefined), each with the
+# sources it fuzzes compiled in, so that coverage guides the fuzzer through them.
+#   build.sh SRCDIR OUTDIR
+set -euo pipefail
+src=$1 out=$2
+mkdir -p "$out"
+cc=${FUZZ_CC:-clang}
+flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -I"$src/lib/include")
+# shellcheck disable=SC2207
+viz_cflags=($(pkg-config --cflags jansson libgvc)) viz_libs=($(pkg-config --libs jansson libgvc))
+# shellcheck disable=SC2207
+elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf))
+
+"$cc" "${flags[@]}" "${viz_cflags[@]}" -I"$src/viz" "$src"/viz/*.c "$src/tests/fuzz/fuzz_trace.c" \
+	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
+# check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
+supp=$src/viz/check_supp.c
+[ -f "$supp" ] || supp=$src/cli/check_supp.c
+"$cc" "${flags[@]}" -I"$src/viz" -I"$src/cli" "$supp" "$src/tests/fuzz/fuzz_supp.c" \
+	-o "$out/fuzz_supp"
+"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/cli" "$src/cli/elf_probes.c" \
+	"$src/tests/fuzz/fuzz_elf.c" -o "$out/fuzz_elf" "${elf_libs[@]}"

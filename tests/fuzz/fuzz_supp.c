@@ -1,0 +1,46 @@
+/* libFuzzer: check's suppression-file parser, and matching diagnostics against what it read. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check_supp.h"
+
+static char path[64];
+
+static void remove_input(void)
+{
+	remove(path);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	snprintf(path, sizeof(path), "/tmp/fuzz_supp.%d.supp", (int)getpid());
+	atexit(remove_input);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct check_site sites[] = {
+		{"submit_bio", "/home/dev/src/bio.c", 42},
+		{NULL, "bio.c", 0},
+		{"request_done", NULL, 7},
+	};
+	struct check_supp s = {0};
+	struct viz_error err;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		abort();
+	fwrite(data, 1, size, f);
+	fclose(f);
+	if (!check_supp_load(&s, path, &err)) {
+		check_supp_match(&s, CHECK_LEAK, sites, 3);
+		check_supp_match(&s, CHECK_STUCK, sites + 1, 2);
+	}
+	check_supp_free(&s);
+	return 0;
+}

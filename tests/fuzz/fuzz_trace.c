@@ -1,0 +1,56 @@
+/*
+ * libFuzzer: the trace reader, the model, the verdicts and every presentation (report, report
+ * --json, explain, graph -T dot) on one input. Anything but a clean refusal or a picture is a bug.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "viz.h"
+
+static char path[64];
+
+static void remove_input(void)
+{
+	remove(path);
+}
+static FILE *null;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	snprintf(path, sizeof(path), "/tmp/fuzz_trace.%d.json", (int)getpid());
+	atexit(remove_input);
+	null = fopen("/dev/null", "w");
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const struct model_id first = {.addr = 0x10};
+	struct render_graph_opts opts = {.format = "dot"};
+	struct viz_input in;
+	struct viz_error err;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		abort();
+	fwrite(data, 1, size, f);
+	fclose(f);
+	/* The seeds name their closures 0x10, 0x20, ...: explain the first. */
+	if (viz_load(path, true, &first, &in, &err))
+		return 0;
+	render_report(&in, null, false);
+	render_report(&in, null, true);
+	render_explain(&in, &first, null);
+	render_graph(&in, &opts, null, &err);
+	opts.leaks_only = true;
+	render_graph(&in, &opts, null, &err);
+	opts.leaks_only = false;
+	opts.root = first;
+	render_graph(&in, &opts, null, &err);
+	viz_unload(&in);
+	return 0;
+}

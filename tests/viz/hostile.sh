@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Hostile shapes of input (issue 12): every command ends, with bounded memory, and says why.
+# - a parent chain 70,000 deep: graph draws it in every mode (no recursion over user data);
+# - a line of 20 MB, and /dev/zero (no newline at all): "FILE:LINE: error: line longer than ...",
+#   exit 2, with memory bounded by the line cap (16 MiB), not by the input.
+#   hostile.sh CLOSURETRACE GEN_HOSTILE_PY
+set -u
+tool=$1 gen=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+# Peak resident memory (KB) of a command, its exit status in $rc, its stderr in $tmp/err.
+peak() {
+	python3 - "$tmp/err" "$@" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as err:
+    rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err, timeout=120).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
+python3 "$gen" deep 70000 >"$tmp/deep.json"
+for mode in "" --leaks "--root 0x10"; do
+	# shellcheck disable=SC2086
+	"$tool" graph -T dot $mode -i "$tmp/deep.json" >"$tmp/deep.dot" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 0 ] || fail "graph $mode of a 70,000-deep chain: exit $rc: $(head -c 300 "$tmp/err")"
+	nodes=$(grep -cE '^	c[0-9]+	\[' "$tmp/deep.dot")
+	[ "$nodes" = 70000 ] || fail "graph $mode: $nodes nodes, expected 70000"
+	edges=$(grep -cE '^	c[0-9]+ -> c[0-9]+' "$tmp/deep.dot")
+	[ "$edges" = 69999 ] || fail "graph $mode: $edges edges, expected 69999"
+done
+
+python3 "$gen" longline 20000000 >"$tmp/long.json"
+read -r rc kb < <(peak "$tool" report -i "$tmp/long.json")
+[ "$rc" = 2 ] || fail "long line: exit $rc, expected 2"
+grep -qx "$tmp/long.json:2: error: line longer than 16 MiB (16777216 bytes), the format's limit" \
+	"$tmp/err" || fail "long line: message: $(head -c 300 "$tmp/err")"
+[ "$(wc -l <"$tmp/err")" = 1 ] || fail "long line: more than one message: $(cat "$tmp/err")"
+
+read -r rc kb < <(peak "$tool" report -i /dev/zero)
+[ "$rc" = 2 ] || fail "/dev/zero: exit $rc, expected 2"
+grep -qx "/dev/zero:1: error: line longer than 16 MiB (16777216 bytes), the format's limit" \
+	"$tmp/err" || fail "/dev/zero: message: $(head -c 300 "$tmp/err")"
+# The 16 MiB line buffer and the program; under ASan its shadow and quarantine on top.
+[ "$kb" -lt 262144 ] || fail "/dev/zero: peak memory ${kb} KB, expected under 256 MB"
+exit $status

@@ -1,0 +1,262 @@
+/*
+ * The closure trees as the graph draws them (graph_tree.h): the model is only read, every walk is
+ * a loop over an order with parents first, so a trace's shape cannot exhaust the stack.
+ */
+#include "graph_tree.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t slot_of(const void *p, size_t mask)
+{
+	uint64_t x = (uint64_t)(uintptr_t)p;
+
+	x ^= x >> 29;
+	x *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(x >> 32) & mask;
+}
+
+/* Each life's parent as a struct gl, through a table from model lives to their index. */
+static int find_parents(struct gtree *t)
+{
+	size_t mask = 1, *table;
+
+	while (mask < 2 * t->n)
+		mask <<= 1;
+	table = calloc(mask, sizeof(*table)); /* index + 1; 0: empty */
+	if (!table)
+		return -1;
+	mask--;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t s = slot_of(t->lives[i].l, mask);
+
+		while (table[s])
+			s = (s + 1) & mask;
+		table[s] = i + 1;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct model_life *p = t->lives[i].l->parent;
+		size_t s;
+
+		if (!p)
+			continue;
+		for (s = slot_of(p, mask); table[s]; s = (s + 1) & mask)
+			if (t->lives[table[s] - 1].l == p) {
+				t->lives[i].parent = &t->lives[table[s] - 1];
+				break;
+			}
+	}
+	free(table);
+	return 0;
+}
+
+/*
+ * A closure that is its own parent, or parents that loop (A under B under A), would make a tree
+ * without a top. Walk up from every life; where a walk meets itself, the life it came from is
+ * drawn as a top instead, and its label says the loop.
+ */
+static void cut_cycles(struct gtree *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		for (struct gl *g = &t->lives[i]; g && !g->walk; g = g->parent) {
+			g->walk = i + 1;
+			if (g->parent && g->parent->walk == i + 1) {
+				g->parent = NULL;
+				g->cut = true;
+			}
+		}
+	}
+}
+
+/* Children lists, an order with parents first, and what each life has below it. */
+static void link_trees(struct gtree *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct gl *g = &t->lives[i], *p = g->parent;
+
+		if (!p) {
+			t->order[n++] = g;
+			continue;
+		}
+		if (p->last_child)
+			p->last_child->next_sibling = g;
+		else
+			p->first_child = g;
+		p->last_child = g;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (struct gl *c = t->order[k]->first_child; c; c = c->next_sibling)
+			t->order[n++] = c;
+	for (size_t k = n; k-- > 0;) {
+		struct gl *g = t->order[k], *p = g->parent;
+
+		if (!p)
+			continue;
+		p->below += 1 + g->below;
+		if (!g->l->finished || (g->mark & MARK_BELOW))
+			p->mark |= MARK_BELOW;
+	}
+}
+
+int gtree_build(struct gtree *t, struct model *m)
+{
+	size_t n = 0;
+
+	memset(t, 0, sizeof(*t));
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		n++;
+	t->n = n;
+	t->lives = calloc(n + 1, sizeof(*t->lives));
+	t->order = calloc(n + 1, sizeof(*t->order));
+	if (!t->lives || !t->order)
+		return -1;
+	n = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		t->lives[n++].l = l;
+	if (find_parents(t))
+		return -1;
+	cut_cycles(t);
+	link_trees(t);
+	return 0;
+}
+
+void gtree_choose(struct gtree *t, struct gl *root, bool leaks_only)
+{
+	if (root) {
+		/* root's subtree: in the order, every life comes after its parent. */
+		root->mark |= MARK_SHOW;
+		for (size_t k = 0; k < t->n; k++) {
+			struct gl *g = t->order[k];
+
+			if (g->parent && (g->parent->mark & MARK_SHOW))
+				g->mark |= MARK_SHOW;
+		}
+	} else {
+		for (size_t i = 0; i < t->n; i++)
+			t->lives[i].mark |= MARK_SHOW;
+	}
+	if (!leaks_only)
+		return;
+	/* Only the unfinished closures and the path from them to their roots (or to root). */
+	for (size_t k = t->n; k-- > 0;) {
+		struct gl *g = t->order[k];
+
+		if (!(g->mark & MARK_SHOW) || (g->l->finished && !(g->mark & MARK_OPEN)))
+			continue;
+		g->mark |= MARK_OPEN;
+		if (g != root && g->parent)
+			g->parent->mark |= MARK_OPEN;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (!(t->lives[i].mark & MARK_OPEN))
+			t->lives[i].mark &= ~MARK_SHOW;
+}
+
+/* What makes unfinished siblings alike: kind, verdict, state, continuation, blamed site. */
+static void alike_key(const struct model_life *l, uint64_t k[8])
+{
+	k[0] = l->kind ? l->kind->init_ip : l->init_ip;
+	k[1] = l->kind ? l->kind->fn : l->first_fn;
+	k[2] = l->verdict;
+	k[3] = (uint64_t)l->state << 1 | l->stuck;
+	k[4] = l->fn;
+	k[5] = l->nblames ? l->blames[0].site : 0;
+	k[6] = l->nblames ? l->blames[0].kind : 9;
+	k[7] = l->before_recording;
+}
+
+/* Sorting entries of a level: alike ones together, oldest first. */
+struct entry {
+	struct gl *g;
+	size_t pos; /* in the level */
+};
+
+static int cmp_alike(const void *a, const void *b)
+{
+	const struct model_life *x = ((const struct entry *)a)->g->l;
+	const struct model_life *y = ((const struct entry *)b)->g->l;
+	uint64_t kx[8], ky[8];
+
+	alike_key(x, kx);
+	alike_key(y, ky);
+	for (int i = 0; i < 8; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static bool alike(const struct model_life *x, const struct model_life *y)
+{
+	uint64_t kx[8], ky[8];
+
+	alike_key(x, kx);
+	alike_key(y, ky);
+	return !memcmp(kx, ky, sizeof(kx));
+}
+
+static bool has_shown_child(const struct gl *g)
+{
+	for (const struct gl *c = g->first_child; c; c = c->next_sibling)
+		if (c->mark & MARK_SHOW)
+			return true;
+	return false;
+}
+
+int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
+{
+	struct entry *s = calloc(n + 1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct entry){v[i], i};
+	qsort(s, n, sizeof(*s), cmp_alike);
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t keep = i; /* the one drawn: the oldest with a tree below it, if any */
+		struct fold *f;
+
+		for (j = i + 1; j < n && alike(s[j].g->l, s[i].g->l); j++)
+			;
+		if (j - i < GTREE_FOLD_MIN)
+			continue;
+		while (keep < j && !has_shown_child(s[keep].g))
+			keep++;
+		f = &folds[keep < j ? s[keep].pos : s[i].pos];
+		f->example = keep < j;
+		f->oldest_ts = INT64_MAX;
+		for (size_t k = i; k < j; k++) {
+			const struct model_life *l = s[k].g->l;
+
+			if (k == keep)
+				continue;
+			/* Without an example, s[i] stands for all. */
+			if (f->example || k != i)
+				s[k].g->mark |= MARK_FOLDED;
+			f->count++;
+			f->refs += l->remaining > 0 ? l->remaining : 0;
+			f->below += s[k].g->below;
+			if (l->start_ts < f->oldest_ts)
+				f->oldest_ts = l->start_ts;
+		}
+	}
+	free(s);
+	return 0;
+}
+
+struct gl *gtree_find(struct gtree *t, const struct model_life *l)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->lives[i].l == l)
+			return &t->lives[i];
+	return NULL;
+}
+
+void gtree_free(struct gtree *t)
+{
+	free(t->lives);
+	free(t->order);
+	memset(t, 0, sizeof(*t));
+}
