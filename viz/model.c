@@ -12,27 +12,6 @@
 
 #define COUNT_MASK 0x00ffffffu
 
-void *model_xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
-void *model_xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* ---- addresses ---- */
 
 static uint64_t slot_hash(int64_t pid, uint64_t addr)
@@ -49,7 +28,7 @@ static struct addr_slot *slot_of(struct model *m, int64_t pid, uint64_t addr)
 		size_t n = m->nslots;
 
 		m->nslots = n ? n * 2 : 1024;
-		m->slots = model_xcalloc(m->nslots, sizeof(*m->slots));
+		m->slots = viz_xcalloc(m->nslots, sizeof(*m->slots));
 		m->used_slots = 0;
 		for (size_t j = 0; j < n; j++) {
 			if (!old[j].used)
@@ -91,7 +70,7 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 
 static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t ts)
 {
-	struct model_life *l = model_xcalloc(1, sizeof(*l));
+	struct model_life *l = viz_xcalloc(1, sizeof(*l));
 
 	l->pid = slot->pid;
 	l->addr = slot->addr;
@@ -240,7 +219,7 @@ static void watch(struct model *m, const struct model_life *l, const struct trac
 {
 	if (m->nwatched == m->capwatched) {
 		m->capwatched = m->capwatched ? m->capwatched * 2 : 64;
-		m->watched = model_xrealloc(m->watched, m->capwatched * sizeof(*m->watched));
+		m->watched = viz_xrealloc(m->watched, m->capwatched * sizeof(*m->watched));
 	}
 	m->watched[m->nwatched].nth = l->nth;
 	m->watched[m->nwatched++].ev = *ev;
@@ -496,13 +475,13 @@ void model_end(struct model *m, bool exited)
 
 struct model *model_new(bool keep_finished)
 {
-	struct model *m = model_xcalloc(1, sizeof(*m));
+	struct model *m = viz_xcalloc(1, sizeof(*m));
 
 	m->keep_finished = keep_finished;
 	m->max_seen_ts = INT64_MIN;
-	m->held = model_xcalloc(REORDER_WINDOW, sizeof(*m->held));
-	m->ring = model_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
-	m->free_slots = model_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
+	m->held = viz_xcalloc(REORDER_WINDOW, sizeof(*m->held));
+	m->ring = viz_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
+	m->free_slots = viz_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
 	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
 		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
 	return m;
@@ -635,7 +614,7 @@ const struct trace_event *model_watched(struct model *m, const struct model_life
 	size_t k = 0;
 
 	free(m->watch_out);
-	m->watch_out = model_xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
+	m->watch_out = viz_xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
 	for (size_t i = 0; i < m->nwatched; i++)
 		if (m->watched[i].ev.cl == l->addr && m->watched[i].ev.pid == l->pid &&
 		    m->watched[i].nth == l->nth)

@@ -7,6 +7,7 @@
 #define CLOSURETRACE_MODEL_INTERNAL_H
 
 #include "model.h"
+#include "xalloc.h"
 
 /* Events from different CPUs arrive slightly out of time order; this many are held back. */
 #define REORDER_WINDOW 4096
@@ -62,9 +63,6 @@ struct model {
 	const struct model_observer *obs;
 	void *obs_ctx;
 };
-
-void *model_xcalloc(size_t n, size_t size);
-void *model_xrealloc(void *p, size_t size);
 
 static inline size_t hash64(uint64_t x)
 {

@@ -16,7 +16,7 @@ struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn)
 		size_t n = m->nkind_slots ? m->nkind_slots * 2 : 64;
 
 		free(m->kind_slots);
-		m->kind_slots = model_xcalloc(n, sizeof(*m->kind_slots));
+		m->kind_slots = viz_xcalloc(n, sizeof(*m->kind_slots));
 		m->nkind_slots = n;
 		for (k = m->kinds; k; k = k->next) {
 			for (i = hash64(k->init_ip * 31 + k->fn) & (n - 1); m->kind_slots[i];
@@ -29,7 +29,7 @@ struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn)
 	for (i = hash64(init_ip * 31 + fn) & mask; (k = m->kind_slots[i]); i = (i + 1) & mask)
 		if (k->init_ip == init_ip && k->fn == fn)
 			return k;
-	k = model_xcalloc(1, sizeof(*k));
+	k = viz_xcalloc(1, sizeof(*k));
 	k->init_ip = init_ip;
 	k->fn = fn;
 	k->next = m->kinds;
@@ -103,7 +103,7 @@ struct model_site *model_site_in(struct model_site **sites, unsigned *n, unsigne
 			return &(*sites)[i];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 4;
-		*sites = model_xrealloc(*sites, *cap * sizeof(**sites));
+		*sites = viz_xrealloc(*sites, *cap * sizeof(**sites));
 	}
 	(*sites)[*n] = (struct model_site){.ip = ip};
 	return &(*sites)[(*n)++];
@@ -119,7 +119,7 @@ void model_kind_add_finished(struct model *m, struct model_life *l)
 	if (k->finished < MODEL_EXACT_SAMPLES)
 		k->samples[k->finished] = life;
 	if (k->finished == MODEL_EXACT_SAMPLES) {
-		k->hist = model_xcalloc(HIST_BUCKETS, sizeof(*k->hist));
+		k->hist = viz_xcalloc(HIST_BUCKETS, sizeof(*k->hist));
 		for (unsigned i = 0; i < MODEL_EXACT_SAMPLES; i++)
 			k->hist[hist_index(k->samples[i])]++;
 	}

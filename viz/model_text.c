@@ -17,7 +17,7 @@ static struct model_sym *sym_slot(struct model *m, uint64_t addr, bool create)
 		size_t n = m->nsyms_slots;
 
 		m->nsyms_slots = n ? n * 2 : 256;
-		m->syms = model_xcalloc(m->nsyms_slots, sizeof(*m->syms));
+		m->syms = viz_xcalloc(m->nsyms_slots, sizeof(*m->syms));
 		m->nsyms = 0;
 		for (size_t j = 0; j < n; j++) {
 			if (!old[j].addr)

@@ -6,17 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *tl_xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p) {
-		fprintf(stderr, "closuretrace: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* ---- JSON ---- */
 
 /* Length of a valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
@@ -184,7 +173,7 @@ struct tl_tracks {
 
 struct tl_tracks *tlt_new(void)
 {
-	return tl_xcalloc(1, sizeof(struct tl_tracks));
+	return viz_xcalloc(1, sizeof(struct tl_tracks));
 }
 
 void tlt_free(struct tl_tracks *t)
@@ -212,7 +201,7 @@ static struct tl_thread *thread_of(struct tl_tracks *t, int64_t pid, int64_t tid
 		size_t n = t->nslots;
 
 		t->nslots = n ? n * 2 : 64;
-		t->slots = tl_xcalloc(t->nslots, sizeof(*t->slots));
+		t->slots = viz_xcalloc(t->nslots, sizeof(*t->slots));
 		for (size_t j = 0; j < n; j++) {
 			if (!old[j].used)
 				continue;
@@ -299,7 +288,7 @@ void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, co
 		     const char *(*func_of)(void *ctx, uint64_t fn, char *buf, size_t len),
 		     void *ctx)
 {
-	struct tl_thread **v = tl_xcalloc(t->n + 1, sizeof(*v));
+	struct tl_thread **v = viz_xcalloc(t->n + 1, sizeof(*v));
 	size_t n = 0;
 	char name[600];
 

@@ -10,8 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* calloc, or exit(2) with a message: the model does the same when memory runs out. */
-void *tl_xcalloc(size_t n, size_t size);
+#include "xalloc.h"
 
 struct tl_out {
 	FILE *f;
