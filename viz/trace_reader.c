@@ -59,6 +59,7 @@ struct reader {
 	struct trace_info *info;
 	struct viz_error *err;
 	bool seen_header;
+	bool cut_tail; /* the input ended inside a line */
 	uint64_t seq;
 };
 
@@ -705,6 +706,7 @@ static int read_stream(struct reader *r, FILE *f)
 	if (ferror(f)) {
 		rc = fail(r, "read error: %s", strerror(errno));
 	} else if (len) {
+		r->cut_tail = true;
 		rc = read_line(r, buf, len, true);
 		if (rc > 0) {
 			r->info->has_end = false;
@@ -731,9 +733,16 @@ int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struc
 	}
 	rc = read_stream(&r, f);
 	info->lines = r.line;
-	if (!rc && !r.seen_header) {
+	if (!rc && !r.seen_header && !r.line && !r.cut_tail) {
 		snprintf(err->text, sizeof(err->text),
 			 "%s: error: empty file: not a closuretrace trace", path);
+		rc = -1;
+	} else if (!rc && !r.seen_header) {
+		/* Only an unfinished first line: the recording ended while writing its header. */
+		snprintf(err->text, sizeof(err->text),
+			 "%s:1: error: the trace ends inside its header line (cut short before any "
+			 "event was written)",
+			 path);
 		rc = -1;
 	}
 	if (f != stdin)

@@ -125,6 +125,29 @@ static void cut_short(void)
 	trace_info_clear(&info);
 }
 
+/* A header cut short is named as such, not as an empty file (issue 12 item 11). */
+static void header_cut_short(void)
+{
+	struct trace_info info;
+	struct viz_error err;
+	FILE *f = fopen(path, "w");
+
+	fputs("{\"type\":\"header\",\"format\":\"closu", f);
+	fclose(f);
+	CHECK(trace_read(path, &sink, &(struct seen){0}, &info, &err) == -1,
+	      "a cut header was read");
+	CHECK(strstr(err.text, ":1: error: the trace ends inside its header line") &&
+		      !strstr(err.text, "empty file"),
+	      "message: %s", err.text);
+	trace_info_clear(&info);
+	f = fopen(path, "w");
+	fclose(f);
+	CHECK(trace_read(path, &sink, &(struct seen){0}, &info, &err) == -1,
+	      "an empty file was read");
+	CHECK(strstr(err.text, "error: empty file"), "message: %s", err.text);
+	trace_info_clear(&info);
+}
+
 /* Deterministic mutations of a real fixture: flipped, dropped and duplicated bytes. */
 static void mutations(const char *fixture)
 {
@@ -190,6 +213,7 @@ int main(int argc, char **argv)
 	same_event_both_paths();
 	unknown_things_ignored();
 	cut_short();
+	header_cut_short();
 	if (argc > 1) {
 		/* The refusals are expected here; keep the test's output readable. */
 		if (!freopen("/dev/null", "w", stderr))
