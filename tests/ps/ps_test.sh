@@ -236,7 +236,7 @@ shown = 0
 for l in lines[1:]:
     if l.startswith("note: "):
         continue
-    m2 = re.match(r" *(0x[0-9a-f]+|\[(\d+) closures, first 0x[0-9a-f]+\]) r \d+ [-RSWD]+( -> \S+)?( stack)? at \S+", l)
+    m2 = re.match(r" *(0x[0-9a-f]+|\[(\d+) closures, first 0x[0-9a-f]+\]) r \d+ [-QRSWD]+( -> \S+)?( stack)? at \S+", l)
     if m2:
         shown += int(m2.group(2) or 1)
         continue
