@@ -38,7 +38,8 @@ struct check_options {
 	char **suppressions; /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
-	bool no_bpf; /* the in-process sink even when BPF is permitted */
+	bool no_bpf;	     /* the in-process sink even when BPF is permitted */
+	bool per_op;	     /* the per-operation probes even when libclosure offers batches */
 	uint64_t timeout_ns; /* 0: none */
 	char **argv;
 };
@@ -61,8 +62,11 @@ static void usage(FILE *out)
 		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
 		"      --allow-lost         do not fail when events were lost (the verdict is\n"
 		"                           then incomplete)\n"
-		"      --no-bpf             run it with the in-process sink (libclosure writes its\n"
+		"      --no-bpf             run it with the in-process sink (libclosure writes "
+		"its\n"
 		"                           own events; the default without BPF permission)\n"
+		"      --per-op             take each operation from its own probe (a trap per\n"
+		"                           operation) even when libclosure offers batches\n"
 		"      --timeout SECS       end the command after SECS seconds (SIGTERM, SIGKILL\n"
 		"                           2 s later) and report what it was stuck on\n"
 		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
@@ -78,7 +82,16 @@ static void usage(FILE *out)
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	enum { OPT_EXITCODE = 256, OPT_SUPP, OPT_SARIF, OPT_KEEP, OPT_LOST, OPT_TIMEOUT, OPT_NO_BPF };
+	enum {
+		OPT_EXITCODE = 256,
+		OPT_SUPP,
+		OPT_SARIF,
+		OPT_KEEP,
+		OPT_LOST,
+		OPT_TIMEOUT,
+		OPT_NO_BPF,
+		OPT_PER_OP
+	};
 	static const struct option longopts[] = {
 		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
 		{"suppressions", required_argument, NULL, OPT_SUPP},
@@ -86,6 +99,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{"keep-trace", required_argument, NULL, OPT_KEEP},
 		{"allow-lost", no_argument, NULL, OPT_LOST},
 		{"no-bpf", no_argument, NULL, OPT_NO_BPF},
+		{"per-op", no_argument, NULL, OPT_PER_OP},
 		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"buffer-size", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
@@ -128,6 +142,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_NO_BPF:
 			o->no_bpf = true;
+			break;
+		case OPT_PER_OP:
+			o->per_op = true;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_seconds(optarg, &o->timeout_ns))
@@ -298,7 +315,8 @@ static int run_command(const struct check_options *o, struct check_out *out,
 						       .buffer_size = o->buffer_size,
 						       .timeout_ns = o->timeout_ns,
 						       .quiet = true,
-						       .no_bpf = o->no_bpf},
+						       .no_bpf = o->no_bpf,
+						       .per_op = o->per_op},
 			       open_trace, out, run);
 
 	if (ret >= 0 && !o->keep_trace && out->f)

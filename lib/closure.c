@@ -237,11 +237,15 @@ static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	if (parent)
 		closure_get_at(parent, ip);
-	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
 	cl->fn_takes_closure = 0;
+	/*
+	 * The probe fires before the count is published: a closure_get_not_zero() on another thread
+	 * can only succeed after this store, so its event never precedes the init in the trace.
+	 */
+	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
+	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
 	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 	closure_debug_create(cl);
-	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
 }
 
 void closure_init(struct closure *cl, struct closure *parent)
@@ -256,9 +260,10 @@ static void closure_init_stack_at(struct closure *cl, uintptr_t ip)
 	memset(cl, 0, sizeof(*cl));
 	cl->ip = ip;
 	cl->magic = CLOSURE_MAGIC_STACK;
+	/* Before the count is published, as in closure_init_at(): no event precedes the init. */
+	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
 	/* Release, always: closure_init_stack_release() is the same function. */
 	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
-	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
 }
 
 void closure_init_stack(struct closure *cl)

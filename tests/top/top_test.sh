@@ -62,7 +62,8 @@ start_tmux() {
 # After top ended: its status, and the terminal as it was.
 check_restored() {
 	local want=$1
-	for _ in $(seq 1 200); do
+	# Up to 60 s: stopping the recorder and (under ASan) the leak check at exit take a while.
+	for _ in $(seq 1 1200); do
 		[ -s status.txt ] && [ -s stty_after.txt ] && break
 		sleep 0.05
 	done
