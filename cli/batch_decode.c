@@ -28,7 +28,6 @@ struct batch_decoder {
 	struct held *heap;
 	size_t n, cap;
 	uint64_t order;
-	uint64_t newest; /* the latest time of any record decoded so far */
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
 };
@@ -165,8 +164,6 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 		if (r->ts < d->not_before || r->op >= CT_NR_OPS)
 			continue;
 		decode(r, tid, &h.e);
-		if (r->ts > d->newest)
-			d->newest = r->ts;
 		added += push(d, &h);
 	}
 	return added;
@@ -174,14 +171,7 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
 {
-	/*
-	 * The window trails the newest record decoded, not the clock alone: while the recorder lags
-	 * behind the ring buffer, records not yet read are older than now, and releasing by the
-	 * clock would let them arrive after later events of other threads (an init after its first
-	 * get).
-	 */
-	uint64_t upto = now_ns < d->newest ? now_ns : d->newest;
-	uint64_t horizon = upto > BATCH_WINDOW_NS ? upto - BATCH_WINDOW_NS : 0;
+	uint64_t horizon = now_ns > BATCH_WINDOW_NS ? now_ns - BATCH_WINDOW_NS : 0;
 
 	while (d->n && d->heap[0].e.ts <= horizon)
 		pop(d);
