@@ -45,9 +45,9 @@ expect_rc() {
 	[ "$RC" = "$1" ] || fail "exit status $RC, expected $1"
 }
 
-# The error lines and notes, summary excluded.
+# The error lines and notes, summary (and its notes) excluded.
 diagnostics() {
-	grep -E '^[^ ]+: (error|note): ' err
+	grep -E '^[^ ]+: (error|note): ' err | grep -v '^closuretrace: note: '
 }
 
 expect_diagnostics() {
@@ -211,6 +211,15 @@ case_timeout() {
 	expect_diagnostics "${HANG_DIAG[@]}"
 	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||
 		fail "no summary"
+	# The child the stuck closure waits for was in flight, not leaked (viz_end: cut short).
+	grep -qx "closuretrace: note: the recording was cut short: 1 closure in flight then was not judged" err ||
+		fail "the closure in flight is not said"
+	# report on the same trace agrees: nothing leaked, the same closure stuck, the child in flight.
+	"$CT" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
+	grep -qx "closures: 2 (0 finished, 2 unfinished: 1 in flight, 0 suspects, 0 kept alive by them; 1 stuck)" report.txt ||
+		fail "report's verdicts differ from check's: $(cat report.txt)"
+	grep -qx "    child [0-9]*:*0x[0-9a-f]*#1 in flight: $SOURCE:$(line_of TAKE_HANG) (hang): took 1 reference, 1 not put back" report.txt ||
+		fail "report does not name the missing put as check does: $(cat report.txt)"
 	# Through a shell that ignores SIGTERM: SIGKILL after the grace period, every process.
 	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang & echo \$! >hang.pid; wait; true"
 	expect_rc 124
@@ -252,6 +261,8 @@ case_sigterm_twice() {
 	grep -qx "closuretrace: check was stopped by signal 15 (Terminated) before sh finished; its closures still in flight are not judged" err ||
 		fail "the cut is not said"
 	expect_diagnostics "${HANG_DIAG[@]}"
+	grep -qx "closuretrace: note: the recording was cut short: 1 closure in flight then was not judged" err ||
+		fail "the closure in flight is not said"
 }
 
 # The command's first process exits at once; a process it left in the background leaks later:
