@@ -306,7 +306,7 @@ static int run_command(const struct check_options *o, struct check_out *out,
 	else if (o->keep_trace ? trace_out_commit(&out->kept, true) : fclose(out->f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n",
 			o->keep_trace ? o->keep_trace : out->temp, strerror(errno));
-		ret = EXIT_ENVIRONMENT;
+		ret = EXIT_USAGE; /* as record's: an output that cannot be written */
 	}
 	return ret;
 }

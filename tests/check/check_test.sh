@@ -486,6 +486,9 @@ case_lost_flag() {
 	expect_rc 1
 	grep -qE "^closuretrace: [0-9]+ events were lost: the verdict is incomplete; rerun with a larger --buffer-size, or accept it with --allow-lost$" err ||
 		fail "lost events not said"
+	# Lost events fail the check even when leaks do not (check(1) EXIT STATUS).
+	run --buffer-size 4K --error-exitcode 0 -- "$PROG" many 200000
+	expect_rc 1
 	run --buffer-size 4K --allow-lost --error-exitcode 0 -- "$PROG" many 200000
 	expect_rc 0
 	grep -qE "^closuretrace: warning: [0-9]+ events were lost: the verdict is incomplete$" err ||
@@ -541,6 +544,19 @@ case_no_probes() {
 	run --keep-trace "$WORK/none/t.json" -- sh -c "touch ran"
 	expect_rc 2
 	[ ! -e ran ] || fail "the command ran"
+	# A trace that cannot be written while recording (a full disk): 2, as record.
+	for transport in bpf no-bpf; do
+		local opt=()
+		[ $transport = bpf ] || opt=(--no-bpf)
+		run "${opt[@]}" --keep-trace /dev/full -- "$PROG" clean
+		expect_rc 2
+		grep -qx "closuretrace: writing the trace /dev/full failed: No space left on device" err ||
+			fail "$transport: a full disk is not said"
+	done
+	run -- no-such-command-xyz
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace: cannot run no-such-command-xyz: No such file or directory" ] ||
+		fail "a command that cannot be run"
 	run -- true
 	expect_rc 3
 	[ "$(cat err)" = "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" ] ||
