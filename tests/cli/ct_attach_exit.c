@@ -5,10 +5,11 @@
  *   ct_attach_exit WHEN REAP DIR
  *
  * prints the target's pid, then waits for standard input to close. The target maps DIR/data, and
- * in its own mount namespace a fifo is bind-mounted over that path: the recorder, which opens every
- * mapped file to read its ELF headers, blocks on it until this program opens the other end. Each
- * such open is a point where the recorder is known to be; at the chosen one the target is killed
- * and, before the recorder reads on, has exited:
+ * in its own mount namespace another file, DIR/lease, is bind-mounted over that path, on which
+ * this program holds a write lease. The recorder opens every mapped file to read its ELF headers:
+ * its open of DIR/data blocks on the lease, and the kernel tells this program so with a signal.
+ * That is a point where the recorder is known to wait; at the chosen one the target is killed,
+ * and only once it has exited is the lease given up and the recorder let go on:
  *   WHEN scan      at the first open (the recorder checking -p's target, before anything loads)
  *   WHEN attached  at the first open once the dynamic loader is watched (its uprobe is in place:
  *                  the byte at _r_debug.r_brk is an int3), i.e. as recording is about to begin
@@ -52,13 +53,14 @@ static bool loader_watched(pid_t pid)
 	return byte == 0xcc;
 }
 
-/* A private mount namespace where DIR/data, mapped, is covered by a fifo. Returns the fifo. */
-static char *cover_mapped_file(const char *dir)
+/* A private mount namespace where DIR/data, mapped, is covered by DIR/lease. Returns the fd of
+ * DIR/lease, the only one open on it (a write lease needs that). */
+static int cover_mapped_file(const char *dir)
 {
-	char *data, *fifo;
+	char *data, *cover;
 	int fd;
 
-	if (asprintf(&data, "%s/data", dir) < 0 || asprintf(&fifo, "%s/fifo", dir) < 0)
+	if (asprintf(&data, "%s/data", dir) < 0 || asprintf(&cover, "%s/lease", dir) < 0)
 		die("asprintf");
 	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		die("a private mount namespace");
@@ -67,10 +69,12 @@ static char *cover_mapped_file(const char *dir)
 	    mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
 		die(data);
 	close(fd);
-	if (mkfifo(fifo, 0600) || mount(fifo, data, NULL, MS_BIND, NULL))
-		die("the fifo over the mapped file");
-	free(fifo);
-	return data;
+	fd = open(cover, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || ftruncate(fd, 4096) || mount(cover, data, NULL, MS_BIND, NULL))
+		die("the file over the mapped one");
+	free(data);
+	free(cover);
+	return fd;
 }
 
 /* The target: a process with libclosure loaded, doing nothing until it is killed. */
@@ -87,31 +91,45 @@ static void target(int ready)
 		pause();
 }
 
-/* Serves the recorder's opens of the covered file until the chosen one; returns then. */
-static void serve_opens(const char *path, pid_t pid, bool at_attach, bool reap)
+/* Takes the write lease on fd again once the recorder has closed the file. */
+static void take_lease(int fd)
 {
-	for (;;) {
-		int fd = open(path, O_WRONLY | O_CLOEXEC); /* blocks until the recorder opens it */
-		siginfo_t si;
+	while (fcntl(fd, F_SETLEASE, F_WRLCK)) {
+		if (errno != EAGAIN && errno != EBUSY)
+			die("F_SETLEASE");
+		usleep(1000);
+	}
+}
 
-		if (fd < 0)
-			die(path);
+/* Lets the recorder's opens of the covered file through until the chosen one; returns then. */
+static void serve_opens(int fd, pid_t pid, bool at_attach, bool reap)
+{
+	sigset_t lease_break;
+	siginfo_t si;
+
+	sigemptyset(&lease_break);
+	sigaddset(&lease_break, SIGIO); /* the kernel's notice of a lease break */
+	sigprocmask(SIG_BLOCK, &lease_break, NULL);
+	for (;;) {
+		take_lease(fd);
+		if (sigwaitinfo(&lease_break, &si) < 0) /* the recorder waits in open(2) */
+			die("sigwaitinfo");
 		if (!at_attach || loader_watched(pid)) {
 			kill(pid, SIGKILL);
-			/* Dead before the recorder reads on: a zombie, or reaped. */
+			/* Exited before the recorder goes on: a zombie, or reaped. */
 			if (waitid(P_PID, (id_t)pid, &si, WEXITED | (reap ? 0 : WNOWAIT)))
 				die("waitid");
-			close(fd);
+			fcntl(fd, F_SETLEASE, F_UNLCK);
 			return;
 		}
-		close(fd); /* the recorder reads an empty file, and goes on */
+		fcntl(fd, F_SETLEASE, F_UNLCK); /* it reads a file of zeros, and goes on */
 	}
 }
 
 int main(int argc, char **argv)
 {
-	int ready[2];
-	char c, *path;
+	int ready[2], cover;
+	char c;
 	pid_t pid;
 
 	if (argc != 4 || (strcmp(argv[1], "scan") && strcmp(argv[1], "attached")) ||
@@ -119,19 +137,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: ct_attach_exit scan|attached zombie|reaped DIR\n");
 		return 2;
 	}
-	path = cover_mapped_file(argv[3]);
+	cover = cover_mapped_file(argv[3]);
 	if (pipe2(ready, O_CLOEXEC))
 		die("pipe2");
 	pid = fork();
 	if (pid < 0)
 		die("fork");
-	if (!pid)
+	if (!pid) {
+		close(cover); /* the lease is this program's */
 		target(ready[1]);
+	}
 	if (read(ready[0], &c, 1) != 1)
 		die("the target did not start");
 	printf("%d\n", (int)pid);
 	fflush(stdout);
-	serve_opens(path, pid, !strcmp(argv[1], "attached"), !strcmp(argv[2], "reaped"));
+	serve_opens(cover, pid, !strcmp(argv[1], "attached"), !strcmp(argv[2], "reaped"));
 	while (read(STDIN_FILENO, &c, 1) > 0)
 		;
 	kill(pid, SIGKILL);
