@@ -31,7 +31,7 @@ void model_on_event(void *ctx, const struct trace_event *ev)
 	size_t i;
 
 	if (ev->ts < m->max_seen_ts)
-		m->nr_reordered++;
+		m->n.reordered++;
 	else
 		m->max_seen_ts = ev->ts;
 	if (m->pending == REORDER_WINDOW)

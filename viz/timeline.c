@@ -438,7 +438,7 @@ static const struct model_observer observer = {.event = on_event, .finished = on
 /* After the last event: the closures that never finished end at the end of the trace. */
 static void write_unfinished(struct tl *t)
 {
-	int64_t end = model_last_ts(t->m);
+	int64_t end = model_counts(t->m)->last_ts;
 
 	if (t->info.has_end && t->info.duration_ns > end)
 		end = t->info.duration_ns;
