@@ -33,7 +33,14 @@ const char *trace_event_name(unsigned kind)
 /* The short escape of a character, NULL when it has none. */
 static const char *short_escape(unsigned char c)
 {
-	return c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t" : NULL;
+	static const char *const escapes[] = {
+		['"'] = "\\\"",
+		['\\'] = "\\\\",
+		['\n'] = "\\n",
+		['\t'] = "\\t",
+	};
+
+	return c < sizeof(escapes) / sizeof(escapes[0]) ? escapes[c] : NULL;
 }
 
 void trace_write_string(FILE *f, const char *s)
@@ -180,66 +187,74 @@ static const char *bug_name(uint64_t bug)
 	return "unknown";
 }
 
-/* The fields of one operation, after those every event has (docs/trace-format.md). */
+/* An operation's own argument names, from the probe contract (closure_probes.h). */
+struct arg_name {
+	const char *s; /* NULL: the operation has no such argument */
+	size_t len;
+};
+
+#define ARG_NAME(n)                                                                                \
+	{                                                                                          \
+		(n), (n) ? sizeof(n) - 1 : 0                                                       \
+	}
+static const struct arg_name arg_names[CT_NR_OPS][3] = {
+#define ARG_NAMES(name, NAME, a4, a5, a6) [CT_##NAME] = {ARG_NAME(a4), ARG_NAME(a5), ARG_NAME(a6)},
+	CLOSURE_PROBE_LIST(ARG_NAMES)
+#undef ARG_NAMES
+};
+#undef ARG_NAME
+
+/* ,"name": */
+static void put_key(struct line *l, const struct arg_name *n)
+{
+	PUT(l, ",\"");
+	memcpy(l->p, n->s, n->len);
+	l->p += n->len;
+	PUT(l, "\":");
+}
+
+static void put_name(struct line *l, const char *s)
+{
+	*l->p++ = '"';
+	put_str(l, s);
+	*l->p++ = '"';
+}
+
+/* The fields of one operation after those every event has: named as the contract names them,
+ * written as what they are (docs/trace-format.md). */
 static void put_args(struct line *l, const struct ct_event *e)
 {
+	const struct arg_name *n = arg_names[e->kind];
+
+	if (n[0].s)
+		put_key(l, &n[0]);
 	switch (e->kind) {
-	case CT_INIT:
-		PUT(l, ",\"parent\":");
-		put_addr(l, e->x4);
-		if (e->x5)
-			PUT(l, ",\"stack\":true");
-		else
-			PUT(l, ",\"stack\":false");
+	case CT_PUT:
+	case CT_DESTROY:
 		break;
 	case CT_GET:
-		if (e->x4)
-			PUT(l, ",\"not_zero\":true");
-		else
-			PUT(l, ",\"not_zero\":false");
+		put_str(l, e->x4 ? "true" : "false");
 		break;
 	case CT_SUB:
-		PUT(l, ",\"v\":");
-		put_i64(l, (int64_t)e->x4);
-		break;
-	case CT_CONTINUE_AT:
-	case CT_RUN:
-		PUT(l, ",\"fn\":");
-		put_addr(l, e->x4);
-		PUT(l, ",\"wq\":");
-		put_addr(l, e->x5);
-		if (e->kind == CT_CONTINUE_AT) {
-			PUT(l, ",\"how\":\"");
-			put_str(l, how_name(e->x6));
-			*l->p++ = '"';
-		}
-		break;
-	case CT_FINISH:
-		PUT(l, ",\"parent\":");
-		put_addr(l, e->x4);
-		break;
-	case CT_DESTRUCTOR:
-		PUT(l, ",\"fn\":");
-		put_addr(l, e->x4);
-		break;
-	case CT_WAIT:
-	case CT_WAKE:
-		PUT(l, ",\"waitlist\":");
-		put_addr(l, e->x4);
-		break;
 	case CT_SYNC_BEGIN:
-		PUT(l, ",\"timeout_ms\":");
-		put_i64(l, (int64_t)e->x4);
-		break;
 	case CT_SYNC_END:
-		PUT(l, ",\"ret\":");
 		put_i64(l, (int64_t)e->x4);
 		break;
 	case CT_BUG:
-		PUT(l, ",\"bug\":\"");
-		put_str(l, bug_name(e->x4));
-		*l->p++ = '"';
+		put_name(l, bug_name(e->x4));
 		break;
+	default: /* init, continue_at, run, finish, destructor, wait, wake: an address */
+		put_addr(l, e->x4);
+	}
+	if (n[1].s)
+		put_key(l, &n[1]);
+	if (e->kind == CT_INIT)
+		put_str(l, e->x5 ? "true" : "false");
+	else if (n[1].s)
+		put_addr(l, e->x5); /* continue_at, run: the workqueue */
+	if (n[2].s) {
+		put_key(l, &n[2]);
+		put_name(l, how_name(e->x6)); /* continue_at */
 	}
 }
 

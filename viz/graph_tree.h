@@ -34,7 +34,7 @@ struct gl {
 };
 
 struct gtree {
-	struct gl *lives;  /* in the model's creation order */
+	struct gl *lives;     /* in the model's creation order */
 	struct gl **order;    /* parents before their children */
 	struct hashmap index; /* (model life, 0) -> its index in lives */
 	size_t n;

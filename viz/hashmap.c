@@ -1,4 +1,4 @@
-/* The hash map of viz/ (hashmap.h): linear probing, at most half full, deletes without tombstones. */
+/* The hash map of viz/ (hashmap.h): linear probing, at most half full, no tombstones. */
 #include "hashmap.h"
 
 #include <stdlib.h>
@@ -7,20 +7,6 @@
 #include "xalloc.h"
 
 #define FIRST_CAP 16
-
-uint64_t hashmap_hash(uint64_t a, uint64_t b)
-{
-	/* The second word spread by the golden ratio, then MurmurHash3's finaliser: aligned
-	 * addresses (low bits all zero) still fill every slot. */
-	uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ull);
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 static uint64_t *key_at(const struct hashmap *h, size_t i)
 {
@@ -61,7 +47,7 @@ void hashmap_free(struct hashmap *h)
 	hashmap_init(h, h->value_size);
 }
 
-/* Twice the slots (calloc checks cap * stride for overflow: a table too big aborts, never wraps). */
+/* Twice the slots (calloc checks cap * stride for overflow: too big aborts, never wraps). */
 static void grow(struct hashmap *h)
 {
 	struct hashmap old = *h;

@@ -44,7 +44,19 @@ static inline size_t hashmap_count(const struct hashmap *h)
  */
 void *hashmap_next(const struct hashmap *h, size_t *pos, uint64_t *a, uint64_t *b);
 
-/* The hash of a key; its low bits choose the slot (told so that a test can make collisions). */
-uint64_t hashmap_hash(uint64_t a, uint64_t b);
+/* The hash of a key; its low bits choose the slot (told so that a test can make collisions). The
+ * second word spread by the golden ratio, then MurmurHash3's finaliser: aligned addresses (low
+ * bits all zero) still fill every slot. */
+static inline uint64_t hashmap_hash(uint64_t a, uint64_t b)
+{
+	uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ull);
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
 
 #endif

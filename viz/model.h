@@ -192,8 +192,8 @@ struct model_counts {
 	uint64_t finished;
 	uint64_t events;
 	uint64_t reordered; /* events that arrived out of time order */
-	uint64_t late; /* events reported after the finish of the closure they belong to (preempted) */
-	int64_t last_ts; /* the latest event time, once model_end() ran */
+	uint64_t late;	    /* events reported after their closure's finish (a preempted thread) */
+	int64_t last_ts;    /* the latest event time, once model_end() ran */
 };
 const struct model_counts *model_counts(const struct model *m); /* borrowed, kept up to date */
 

@@ -37,11 +37,11 @@ struct watched {
 
 struct model {
 	bool keep_finished;
-	size_t strip; /* leading bytes of absolute file names that site texts leave out */
-	struct hashmap slots;	    /* (address, pid) -> struct addr_slot */
-	struct hashmap syms;	    /* (address, 0) -> struct model_sym */
-	struct hashmap kind_index;  /* (init site, first continuation) -> struct model_kind * */
-	struct model_kind *kinds;   /* every kind, newest first */
+	size_t strip;	      /* leading bytes of absolute file names that site texts leave out */
+	struct hashmap slots; /* (address, pid) -> struct addr_slot */
+	struct hashmap syms;  /* (address, 0) -> struct model_sym */
+	struct hashmap kind_index; /* (init site, first continuation) -> struct model_kind * */
+	struct model_kind *kinds;  /* every kind, newest first */
 	struct model_life *first, *last;
 	struct model_counts n;
 	int64_t max_seen_ts;

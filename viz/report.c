@@ -598,7 +598,8 @@ static int json_report(struct viz_input *in, FILE *out)
 	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
 	json_object_set_new(totals, "events", json_integer((json_int_t)model_counts(m)->events));
 	json_object_set_new(totals, "closures", json_integer((json_int_t)model_counts(m)->lives));
-	json_object_set_new(totals, "finished", json_integer((json_int_t)model_counts(m)->finished));
+	json_object_set_new(totals, "finished",
+			    json_integer((json_int_t)model_counts(m)->finished));
 	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
 	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
 	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));

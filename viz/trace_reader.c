@@ -13,7 +13,6 @@
 #include "trace_text.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdarg.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -387,112 +386,101 @@ static enum trace_how how_from(const struct field *f)
 	return TRACE_HOW_CONTINUE_AT;
 }
 
-/* How an event's field is read, and where it goes. */
-enum event_field_kind {
-	EF_INT,	      /* an integer */
-	EF_COUNT,     /* an integer, not negative */
-	EF_ADDR,      /* an address string */
-	EF_BOOL,      /* true or false */
-	EF_OP,	      /* "ev" */
-	EF_FLAGS,     /* "flags": letters */
-	EF_HOW,	      /* "how" */
-	EF_BUG,	      /* "bug": a name, kept as it is (cut to the buffer) */
-	EF_IGNORED,   /* "type": read by decode() */
-};
+static int want_i64(struct reader *r, const struct field *f, int64_t *out)
+{
+	long long v = 0;
+	int rc = want_int(r, f, &v);
+
+	*out = v;
+	return rc;
+}
 
 /* The fields an event must have (error messages name them in this order after "ev"). */
 enum { HAVE_EV = 1, HAVE_TS = 2, HAVE_CL = 4, HAVE_REMAINING = 8 };
 
-struct event_field {
-	const char *key;
-	unsigned char klen, kind, have;
-	unsigned short offset; /* in struct trace_event */
-};
-
-#define EVENT_FIELD(name, kind, member, have)                                                      \
-	{#name, sizeof(#name) - 1, kind, have, offsetof(struct trace_event, member)}
-
-/* Every field of an event, in the order the recorder writes them (cli/trace_writer.c). */
-static const struct event_field event_fields[] = {
-	EVENT_FIELD(type, EF_IGNORED, op, 0),
-	EVENT_FIELD(ts, EF_INT, ts, HAVE_TS),
-	EVENT_FIELD(tid, EF_INT, tid, 0),
-	EVENT_FIELD(pid, EF_INT, pid, 0),
-	EVENT_FIELD(ev, EF_OP, op, HAVE_EV),
-	EVENT_FIELD(cl, EF_ADDR, cl, HAVE_CL),
-	EVENT_FIELD(remaining, EF_COUNT, remaining, HAVE_REMAINING),
-	EVENT_FIELD(flags, EF_FLAGS, flags, 0),
-	EVENT_FIELD(ip, EF_ADDR, ip, 0),
-	EVENT_FIELD(parent, EF_ADDR, parent, 0),
-	EVENT_FIELD(stack, EF_BOOL, stack, 0),
-	EVENT_FIELD(not_zero, EF_BOOL, not_zero, 0),
-	EVENT_FIELD(v, EF_INT, v, 0),
-	EVENT_FIELD(fn, EF_ADDR, fn, 0),
-	EVENT_FIELD(wq, EF_ADDR, wq, 0),
-	EVENT_FIELD(how, EF_HOW, how, 0),
-	EVENT_FIELD(waitlist, EF_ADDR, waitlist, 0),
-	EVENT_FIELD(timeout_ms, EF_INT, timeout_ms, 0),
-	EVENT_FIELD(ret, EF_INT, ret, 0),
-	EVENT_FIELD(bug, EF_BUG, bug, 0),
-};
-
-#define NR_EVENT_FIELDS (sizeof(event_fields) / sizeof(event_fields[0]))
-
 /*
- * The entry of a field, NULL for a field added later (ignored, as the format promises). This runs
- * for every field of a big trace: the search starts after the entry found last (*next), so fields
- * in the recorder's order are found at the first or second look.
+ * The fields every event has (docs/trace-format.md) into ev; 1 when f is none of them. Both this
+ * and event_arg() dispatch on the first letter: they run for every field of a big trace.
  */
-static const struct event_field *event_field(const struct field *f, size_t *next)
+static int event_common(struct reader *r, const struct field *f, struct trace_event *ev,
+			unsigned *have)
 {
-	for (size_t k = 0; k < NR_EVENT_FIELDS; k++) {
-		size_t i = (*next + k) % NR_EVENT_FIELDS;
-		const struct event_field *e = &event_fields[i];
-
-		if (e->klen == f->klen && e->key[0] == f->key[0] && !memcmp(e->key, f->key, f->klen)) {
-			*next = (i + 1) % NR_EVENT_FIELDS;
-			return e;
-		}
-	}
-	return NULL;
-}
-
-/* One field into ev, as e says. */
-static int event_store(struct reader *r, const struct event_field *e, const struct field *f,
-		       struct trace_event *ev)
-{
-	void *to = (char *)ev + e->offset;
-	long long v = 0;
-
-	switch ((enum event_field_kind)e->kind) {
-	case EF_INT:
-	case EF_COUNT:
-		if (want_int(r, f, &v))
-			return -1;
-		if (e->kind == EF_COUNT && v < 0)
-			return fail(r, "\"%s\" must not be negative", e->key);
-		*(int64_t *)to = v;
-		return 0;
-	case EF_ADDR:
-		return want_addr(r, f, to);
-	case EF_BOOL:
-		return want_bool(r, f, to);
-	case EF_OP:
+	switch (f->key[0]) {
+	case 't':
+		if (key_is(f, "type"))
+			return 0;
+		if (key_is(f, "tid"))
+			return want_i64(r, f, &ev->tid);
+		if (!key_is(f, "ts"))
+			break;
+		*have |= HAVE_TS;
+		return want_i64(r, f, &ev->ts);
+	case 'p':
+		if (key_is(f, "pid"))
+			return want_i64(r, f, &ev->pid);
+		break;
+	case 'e':
+		if (!key_is(f, "ev"))
+			break;
+		*have |= HAVE_EV;
 		ev->op = op_from(f);
 		return f->kind == V_STR ? 0 : fail(r, "\"ev\" must be a string");
-	case EF_FLAGS:
+	case 'c':
+		if (!key_is(f, "cl"))
+			break;
+		*have |= HAVE_CL;
+		return want_addr(r, f, &ev->cl);
+	case 'r':
+		if (!key_is(f, "remaining"))
+			break;
+		*have |= HAVE_REMAINING;
+		if (want_i64(r, f, &ev->remaining))
+			return -1;
+		return ev->remaining < 0 ? fail(r, "\"remaining\" must not be negative") : 0;
+	case 'f':
+		if (!key_is(f, "flags"))
+			break;
 		if (f->kind != V_STR)
 			return fail(r, "\"flags\" must be a string of letters");
 		ev->flags = flags_from(f);
 		return 0;
-	case EF_HOW:
-		ev->how = how_from(f);
+	case 'i':
+		if (key_is(f, "ip"))
+			return want_addr(r, f, &ev->ip);
+		break;
+	}
+	return 1;
+}
+
+/* The fields of each operation's own (closure_probes.h) into ev; others are ignored. */
+static int event_arg(struct reader *r, const struct field *f, struct trace_event *ev)
+{
+	switch (f->key[0]) {
+	case 'p':
+		return key_is(f, "parent") ? want_addr(r, f, &ev->parent) : 0;
+	case 's':
+		return key_is(f, "stack") ? want_bool(r, f, &ev->stack) : 0;
+	case 'n':
+		return key_is(f, "not_zero") ? want_bool(r, f, &ev->not_zero) : 0;
+	case 'v':
+		return key_is(f, "v") ? want_i64(r, f, &ev->v) : 0;
+	case 'f':
+		return key_is(f, "fn") ? want_addr(r, f, &ev->fn) : 0;
+	case 'w':
+		if (key_is(f, "wq"))
+			return want_addr(r, f, &ev->wq);
+		return key_is(f, "waitlist") ? want_addr(r, f, &ev->waitlist) : 0;
+	case 'h':
+		if (key_is(f, "how"))
+			ev->how = how_from(f);
 		return 0;
-	case EF_BUG:
-		if (f->kind == V_STR)
+	case 't':
+		return key_is(f, "timeout_ms") ? want_i64(r, f, &ev->timeout_ms) : 0;
+	case 'r':
+		return key_is(f, "ret") ? want_i64(r, f, &ev->ret) : 0;
+	case 'b':
+		if (key_is(f, "bug") && f->kind == V_STR)
 			snprintf(ev->bug, sizeof(ev->bug), "%.*s", (int)f->slen, f->s);
-		return 0;
-	case EF_IGNORED:
 		return 0;
 	}
 	return 0;
@@ -502,16 +490,14 @@ static int decode_event(struct reader *r, const struct field *fields, int n)
 {
 	struct trace_event ev = {.remaining = -1, .timeout_ms = -1};
 	unsigned have = 0;
-	size_t next = 0;
 
 	for (int i = 0; i < n; i++) {
-		const struct event_field *e = event_field(&fields[i], &next);
+		int rc = event_common(r, &fields[i], &ev, &have);
 
-		if (!e)
-			continue;
-		if (event_store(r, e, &fields[i], &ev))
+		if (rc == 1)
+			rc = event_arg(r, &fields[i], &ev);
+		if (rc)
 			return -1;
-		have |= e->have;
 	}
 	if (!(have & HAVE_EV))
 		return fail(r, "event without \"ev\"");
