@@ -43,10 +43,7 @@ static struct model_life *life_new(struct model *m, struct addr_slot *slot, int6
 	l->seq = m->n.lives++;
 	l->start_ts = l->last_ts = ts;
 	l->prev = m->last;
-	if (m->last)
-		m->last->next = l;
-	else
-		m->first = l;
+	*(m->last ? &m->last->next : &m->first) = l;
 	m->last = l;
 	slot->life = l;
 	return l;
@@ -58,14 +55,8 @@ static void unlink_child(struct model_life *c)
 
 	if (!p)
 		return;
-	if (c->prev_sibling)
-		c->prev_sibling->next_sibling = c->next_sibling;
-	else
-		p->first_child = c->next_sibling;
-	if (c->next_sibling)
-		c->next_sibling->prev_sibling = c->prev_sibling;
-	else
-		p->last_child = c->prev_sibling;
+	*(c->prev_sibling ? &c->prev_sibling->next_sibling : &p->first_child) = c->next_sibling;
+	*(c->next_sibling ? &c->next_sibling->prev_sibling : &p->last_child) = c->prev_sibling;
 	c->parent = c->next_sibling = c->prev_sibling = NULL;
 }
 
@@ -73,10 +64,7 @@ static void link_child(struct model_life *p, struct model_life *c)
 {
 	c->parent = p;
 	c->prev_sibling = p->last_child;
-	if (p->last_child)
-		p->last_child->next_sibling = c;
-	else
-		p->first_child = c;
+	*(p->last_child ? &p->last_child->next_sibling : &p->first_child) = c;
 	p->last_child = c;
 }
 
@@ -93,14 +81,8 @@ static void life_free(struct model *m, struct model_life *l)
 
 		unlink_child(c);
 	}
-	if (l->prev)
-		l->prev->next = l->next;
-	else
-		m->first = l->next;
-	if (l->next)
-		l->next->prev = l->prev;
-	else
-		m->last = l->prev;
+	*(l->prev ? &l->prev->next : &m->first) = l->next;
+	*(l->next ? &l->next->prev : &m->last) = l->prev;
 	free(l->sites);
 	free(l);
 }
@@ -447,11 +429,7 @@ struct model *model_new(bool keep_finished)
 	hashmap_init(&m->syms, sizeof(struct model_sym));
 	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
 	m->max_seen_ts = INT64_MIN;
-	m->held = viz_xcalloc(REORDER_WINDOW, sizeof(*m->held));
-	m->ring = viz_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
-	m->free_slots = viz_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
-	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
-		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
+	model_window_init(m);
 	return m;
 }
 
@@ -485,9 +463,7 @@ void model_free(struct model *m)
 	model_syms_free(m);
 	hashmap_free(&m->slots);
 	hashmap_free(&m->kind_index);
-	free(m->held);
-	free(m->ring);
-	free(m->free_slots);
+	model_window_free(m);
 	free(m->watched);
 	free(m->watch_out);
 	free(m);

@@ -62,6 +62,9 @@ struct model {
 
 /* Apply one event, in time order (the reorder window calls it). */
 void model_apply(struct model *m, const struct trace_event *ev);
+/* The reorder window's memory (model_window.c). */
+void model_window_init(struct model *m);
+void model_window_free(struct model *m);
 /* Drain the reorder window. */
 void model_window_drain(struct model *m);
 /* The sym record sink (model_text.c). */

@@ -11,19 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "hashmap.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 /* 12 bytes: the map rounds the slot up, values must still come back whole. */
 struct val {
