@@ -237,8 +237,8 @@ static void summary(const struct check_diags *d, const struct recorder_result *r
 		(unsigned long long)r->lost);
 	if (d->in_flight)
 		fprintf(stderr,
-			"closuretrace: note: the recording stopped before the command exited: %lu "
-			"closure%s in flight then %s not judged\n",
+			"closuretrace: note: the recording was cut short: %lu closure%s in "
+			"flight then %s not judged\n",
 			d->in_flight, d->in_flight == 1 ? "" : "s",
 			d->in_flight == 1 ? "was" : "were");
 	if (d->late)
@@ -246,26 +246,6 @@ static void summary(const struct check_diags *d, const struct recorder_result *r
 			"closuretrace: note: %lu closure%s seen again after finishing, without an "
 			"init (an event that reached the trace late): not judged\n",
 			d->late, d->late == 1 ? " was" : "s were");
-}
-
-/*
- * A recording cut short (--timeout, or a signal to check): what was still in flight is no leak,
- * only what was stuck is said. Keeps the stuck diagnostics; counts the others dropped.
- */
-static void keep_stuck(struct check_diags *d)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < d->n; i++) {
-		if (d->v[i].rule == CHECK_STUCK) {
-			d->v[kept++] = d->v[i];
-			continue;
-		}
-		d->closures -= d->v[i].count;
-		free((char *)d->v[i].closure);
-		free(d->v[i].key);
-	}
-	d->n = kept;
 }
 
 /* Says why the recording was cut short; the exit status for it. */
@@ -324,7 +304,7 @@ static int run_command(const struct check_options *o, struct check_out *out,
 	else if (o->keep_trace ? trace_out_commit(&out->kept, true) : fclose(out->f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n",
 			o->keep_trace ? o->keep_trace : out->temp, strerror(errno));
-		ret = EXIT_ENVIRONMENT;
+		ret = EXIT_USAGE; /* as record's: an output that cannot be written */
 	}
 	return ret;
 }
@@ -396,8 +376,6 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (cut)
-		keep_stuck(diags);
 	check_diags_suppress(diags, &supp);
 	for (size_t i = 0; i < diags->n; i++)
 		shown += !diags->v[i].suppressed;

@@ -115,14 +115,17 @@ static int run_ps(pid_t pid, bool json)
 	if (!view.syms) {
 		fprintf(stderr, "closuretrace: out of memory\n");
 		ret = EXIT_ENVIRONMENT;
-	} else if (json) {
-		if (ps_print_json(stdout, &view)) {
-			fprintf(stderr, "closuretrace: cannot write the JSON: %s\n",
-				strerror(errno));
-			ret = EXIT_ENVIRONMENT;
-		}
 	} else {
-		ps_print_text(stdout, &view);
+		int failed = json ? ps_print_json(stdout, &view) : 0;
+
+		if (!json)
+			ps_print_text(stdout, &view);
+		if (failed || fflush(stdout) || ferror(stdout)) {
+			/* as report's: an output that cannot be written (a full disk) */
+			fprintf(stderr, "closuretrace ps: cannot write standard output: %s\n",
+				strerror(errno));
+			ret = EXIT_USAGE;
+		}
 	}
 	symbols_free(view.syms);
 	live_list_free(&list);

@@ -506,7 +506,7 @@ static int find_closure(struct tl *t)
 		fprintf(stderr, "%s\n", rerr.text);
 		rc = 2;
 	} else {
-		model_end(in.m, viz_exited(&t->info));
+		model_end(in.m, viz_end(&t->info) == LEAKS_EXITED);
 		/* A life only ever named as a parent has no event: the finder did not see it. */
 		if (!t->found && (l = viz_find_closure(&in, id, err, sizeof(err))))
 			find_event(t, NULL, l);
@@ -562,8 +562,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 		fprintf(stderr, "%s\n", err.text);
 		rc = 2;
 	} else {
-		model_end(t.m, viz_exited(&t.info));
-		leaks_analyze(t.m, &leaks);
+		viz_judge(t.m, &t.info, &leaks);
 		write_unfinished(&t);
 		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, func_of, t.m);
 		tlo_end(&t.out);

@@ -37,10 +37,11 @@ struct field {
 /* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
  * so that a record with many unknown fields keeps its known ones. */
 static const char *const known_keys[] = {
-	"type",	 "ts",	     "tid",	"timeout_ms", "ev",	"cl",	 "remaining",	"ret",
-	"flags", "fn",	     "ip",	"parent",     "pid",	"stack", "not_zero",	"v",
-	"wq",	 "waitlist", "how",	"bug",	      "addr",	"line",	 "func",	"file",
-	"obj",	 "format",   "version", "exe",	      "events", "lost",	 "duration_ns", "reason",
+	"type",	    "ts",    "tid",	    "timeout_ms", "ev",	       "cl",	  "remaining",
+	"ret",	    "flags", "fn",	    "ip",	  "parent",    "pid",	  "stack",
+	"not_zero", "v",     "wq",	    "waitlist",	  "how",       "bug",	  "addr",
+	"line",	    "func",  "file",	    "obj",	  "format",    "version", "exe",
+	"events",   "lost",  "duration_ns", "reason",	  "exit_code", "signal",  "cut_short",
 };
 
 static bool known_key(const char *key)
@@ -591,6 +592,8 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 	free(info->reason);
 	info->reason = dup_field(find(fields, n, "reason"));
 	info->has_status = find(fields, n, "exit_code") || find(fields, n, "signal");
+	if ((f = find(fields, n, "cut_short")) && want_bool(r, f, &info->cut_short))
+		return -1;
 	return 0;
 }
 

@@ -114,6 +114,14 @@ sync_shared)
 	;;
 json)
 	start "$bindir/ps_hang_debug" sync
+	# ps(1) EXIT STATUS: an output that cannot be written is 2, as report's.
+	for form in --json ""; do
+		"$ct" ps $form -p "$pid" >/dev/full 2>err.txt
+		rc=$?
+		[ $rc = 2 ] || fail "ps $form >/dev/full: exit $rc, expected 2"
+		[ "$(cat err.txt)" = "closuretrace ps: cannot write standard output: No space left on device" ] ||
+			fail "ps $form >/dev/full: $(cat err.txt)"
+	done
 	expect 0 "" "$ct" ps --json -p "$pid"
 	python3 - out.txt "$pid" "$(realpath "$bindir/ps_hang_debug")" "$S" \
 		"$(line_of L_STACK)" "$(line_of L_SYNC)" "$(line_of L_CHILD)" <<'PY' || fail "JSON"

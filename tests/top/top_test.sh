@@ -78,7 +78,11 @@ no_process)
 	gone=$!
 	wait "$gone"
 	expect 3 "closuretrace: no process with pid $gone; check the pid (ps -p $gone)" "$ct" top -b -n 1 -p "$gone"
-	echo "ok: no process: exit 3"
+	# top(1) EXIT STATUS: 3 for a process without closure probes too.
+	sleep 30 &
+	pids+=($!)
+	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" top -b -n 1 -p $!
+	echo "ok: no process, no probes: exit 3"
 	;;
 no_terminal)
 	start_blockio

@@ -14,7 +14,7 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 for f in hops leak_under_children stuck_sync lives two_processes truncated sync_timeout \
-	late_event fold hostile_names live_service kernel_patterns; do
+	late_event fold hostile_names live_service kernel_patterns cut_short cycle2 cycle3; do
 	"$tool" timeline -i "$fixtures/$f.json" -o "$tmp/$f.tl.json" 2>"$tmp/err" ||
 		fail "$f: exit $?: $(cat "$tmp/err")"
 	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" >"$tmp/check" ||
