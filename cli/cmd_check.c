@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "check_diag.h"
 #include "check_sarif.h"
 #include "check_supp.h"
@@ -79,19 +80,68 @@ static void usage(FILE *out)
 		"128+N check was stopped by signal N.\n");
 }
 
+enum {
+	OPT_EXITCODE = 256,
+	OPT_SUPP,
+	OPT_SARIF,
+	OPT_KEEP,
+	OPT_LOST,
+	OPT_TIMEOUT,
+	OPT_NO_BPF,
+	OPT_PER_OP
+};
+
+/* One option getopt returned (c) into *o: -1 to go on, or an exit status. */
+static int take_option(int c, char **argv, struct check_options *o)
+{
+	char *end;
+	long v;
+
+	switch (c) {
+	case OPT_EXITCODE:
+		v = strtol(optarg, &end, 10);
+		if (*end || end == optarg || v < 0 || v > 255)
+			return usage_error("check", "--error-exitcode needs a number from 0 to 255",
+					   optarg);
+		o->error_exitcode = (int)v;
+		return -1;
+	case OPT_SUPP:
+		o->suppressions[o->n_suppressions++] = optarg;
+		return -1;
+	case OPT_SARIF:
+		o->sarif = optarg;
+		return -1;
+	case OPT_KEEP:
+		if (!strcmp(optarg, "-")) /* standard output is the command's */
+			return usage_error("check", "--keep-trace needs a file", optarg);
+		o->keep_trace = optarg;
+		return -1;
+	case OPT_LOST:
+		o->allow_lost = true;
+		return -1;
+	case OPT_NO_BPF:
+		o->no_bpf = true;
+		return -1;
+	case OPT_PER_OP:
+		o->per_op = true;
+		return -1;
+	case OPT_TIMEOUT:
+		return seconds_arg("check", "--timeout", optarg, &o->timeout_ns) ? EXIT_USAGE : -1;
+	case 'b':
+		return buffer_size_arg("check", optarg, &o->buffer_size) ? EXIT_USAGE : -1;
+	case 'h':
+		usage(stdout);
+		return EXIT_OK;
+	default:
+		return usage_error("check",
+				   optopt ? "an option is missing its argument" : "unknown option",
+				   argv[optind - 1]);
+	}
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	enum {
-		OPT_EXITCODE = 256,
-		OPT_SUPP,
-		OPT_SARIF,
-		OPT_KEEP,
-		OPT_LOST,
-		OPT_TIMEOUT,
-		OPT_NO_BPF,
-		OPT_PER_OP
-	};
 	static const struct option longopts[] = {
 		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
 		{"suppressions", required_argument, NULL, OPT_SUPP},
@@ -105,9 +155,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *end;
-	long v;
-	int c;
+	int c, ret;
 
 	*o = (struct check_options){.error_exitcode = EXIT_LEAKS,
 				    .buffer_size = DEFAULT_BUFFER_SIZE};
@@ -116,59 +164,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		return EXIT_ENVIRONMENT;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_EXITCODE:
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 0 || v > 255)
-				return usage_error("check",
-						   "--error-exitcode needs a number from 0 to 255",
-						   optarg);
-			o->error_exitcode = (int)v;
-			break;
-		case OPT_SUPP:
-			o->suppressions[o->n_suppressions++] = optarg;
-			break;
-		case OPT_SARIF:
-			o->sarif = optarg;
-			break;
-		case OPT_KEEP:
-			if (!strcmp(optarg, "-")) /* standard output is the command's */
-				return usage_error("check", "--keep-trace needs a file", optarg);
-			o->keep_trace = optarg;
-			break;
-		case OPT_LOST:
-			o->allow_lost = true;
-			break;
-		case OPT_NO_BPF:
-			o->no_bpf = true;
-			break;
-		case OPT_PER_OP:
-			o->per_op = true;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_seconds(optarg, &o->timeout_ns))
-				return usage_error("check",
-						   "--timeout needs a positive number of seconds",
-						   optarg);
-			break;
-		case 'b':
-			if (parse_size(optarg, &o->buffer_size))
-				return usage_error(
-					"check",
-					"--buffer-size must be a power of two from 4K to 2G",
-					optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return usage_error("check",
-					   optopt ? "an option is missing its argument"
-						  : "unknown option",
-					   argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1)
+		if ((ret = take_option(c, argv, o)) >= 0)
+			return ret;
 	if (optind == argc)
 		return usage_error(
 			"check", "give the command to check: closuretrace check -- COMMAND", NULL);

@@ -202,8 +202,8 @@ static void life_label(struct builder *b, const struct gl *g)
 		put_text(b, leaks_age_text(l, state, sizeof(state)));
 	else
 		put(b, "alive %s at the end",
-		    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)l->start_ts, d,
-					sizeof(d)));
+		    model_duration_text((uint64_t)model_counts(m)->last_ts - (uint64_t)l->start_ts,
+					d, sizeof(d)));
 	newline(b);
 	verdict_line(b, l, l->remaining, false);
 }
@@ -386,7 +386,8 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	put(b, "oldest alive %s at the end",
-	    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)f->oldest_ts, d, sizeof(d)));
+	    model_duration_text((uint64_t)model_counts(m)->last_ts - (uint64_t)f->oldest_ts, d,
+				sizeof(d)));
 	newline(b);
 	verdict_line(b, l, f->refs, true);
 	if (f->below) {

@@ -306,7 +306,7 @@ static bool only_children_hold(const struct model_life *l)
 /* The verdict of one unfinished life, counted in out. */
 static void judge(struct model *m, struct model_life *l, struct leaks_summary *out)
 {
-	int64_t end = model_last_ts(m);
+	int64_t end = model_counts(m)->last_ts;
 
 	count_held(l);
 	l->age_ns = end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;

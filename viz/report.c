@@ -75,7 +75,7 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 
 static uint64_t age_at_end(struct model *m, const struct model_life *l)
 {
-	int64_t end = model_last_ts(m);
+	int64_t end = model_counts(m)->last_ts;
 
 	return end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
 }
@@ -90,7 +90,7 @@ static void text_header(struct viz_input *in, FILE *out)
 
 	fprintf(out, "# closuretrace report of %s\n", in->path);
 	fprintf(out, "# pid %lld%s%s, %" PRIu64 " events", info->pid, info->exe ? " " : "",
-		info->exe ? info->exe : "", model_nr_events(m));
+		info->exe ? info->exe : "", model_counts(m)->events);
 	if (info->has_end)
 		fprintf(out, ", %s, stopped: %s",
 			model_duration_text((uint64_t)info->duration_ns, d, sizeof(d)),
@@ -116,16 +116,16 @@ static void text_header(struct viz_input *in, FILE *out)
 	else if (!in->leaks.exited)
 		fprintf(out, "# note: whether the process exited is not known: unfinished closures "
 			     "are in flight, not leaks\n");
-	if (model_nr_reordered(m))
+	if (model_counts(m)->reordered)
 		fprintf(out,
 			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
 			"put back in order\n",
-			model_nr_reordered(m));
-	if (model_nr_late(m))
+			model_counts(m)->reordered);
+	if (model_counts(m)->late)
 		fprintf(out,
 			"# %" PRIu64 " events were reported after their closure finished (their "
 			"thread was preempted before its probe) and were set aside\n",
-			model_nr_late(m));
+			model_counts(m)->late);
 	if (in->leaks.late)
 		fprintf(out,
 			"# %" PRIu64
@@ -135,7 +135,7 @@ static void text_header(struct viz_input *in, FILE *out)
 			in->leaks.late == 1 ? "its" : "their");
 	fprintf(out, "\n");
 	fprintf(out, "closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: ",
-		model_nr_lives(m), model_nr_finished(m), in->leaks.unfinished);
+		model_counts(m)->lives, model_counts(m)->finished, in->leaks.unfinished);
 	if (in->leaks.exited)
 		fprintf(out,
 			"%" PRIu64 " leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck",
@@ -627,9 +627,10 @@ static int json_report(struct viz_input *in, FILE *out)
 	json_object_set_new(root, "cut_short",
 			    json_boolean(in->leaks.end == LEAKS_CUT_ENDED ||
 					 in->leaks.end == LEAKS_CUT_RUNNING));
-	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
-	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
-	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
+	json_object_set_new(totals, "events", json_integer((json_int_t)model_counts(m)->events));
+	json_object_set_new(totals, "closures", json_integer((json_int_t)model_counts(m)->lives));
+	json_object_set_new(totals, "finished",
+			    json_integer((json_int_t)model_counts(m)->finished));
 	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
 	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
 	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));

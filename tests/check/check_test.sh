@@ -4,6 +4,8 @@
 # BPF cases print SKIP and exit 77 (a failure when CLOSURETRACE_NO_SKIP=1).
 set -u
 CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-}
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
 SOURCE=$SRC/ck_prog.c
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -15,19 +17,6 @@ fail() {
 	echo "FAIL [$CASE]: $*"
 	[ -f err ] && { echo "--- stderr:"; cat err; }
 	exit 1
-}
-
-skip_without_bpf() {
-	local why=
-	[ "$(id -u)" = 0 ] || why="not root"
-	[ -e /sys/kernel/btf/vmlinux ] || why="no kernel BTF"
-	[ -e /sys/bus/event_source/devices/uprobe ] || why="no uprobes"
-	[ -z "$why" ] && return
-	if [ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ]; then
-		fail "BPF unavailable ($why) and CLOSURETRACE_NO_SKIP=1"
-	fi
-	echo "SKIP: $why"
-	exit 77
 }
 
 # The line of SOURCE that carries a marker comment.

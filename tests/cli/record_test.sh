@@ -6,21 +6,11 @@ set -uo pipefail
 case_name=$1 ct=$2 wdir=$3 plugin=$4 src=$5
 workload=$wdir/ct_workload
 check="python3 $src/trace_check.py"
-tmp=$(mktemp -d)
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 chmod 755 "$tmp"
-cd "$tmp" || exit 1
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+on_exit() { mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"; }
 skip() {
 	if [ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ]; then
 		fail "would skip: $* (CLOSURETRACE_NO_SKIP=1)"
@@ -32,17 +22,6 @@ needs_bpf() {
 	[ "$(id -u)" = 0 ] || skip "needs root for BPF and uprobes"
 	[ -e /sys/bus/event_source/devices/uprobe ] || skip "kernel without uprobes"
 	[ -e /sys/kernel/btf/vmlinux ] || skip "kernel without BTF"
-}
-# expect STATUS MESSAGE CMD...: exit status and the exact stderr line.
-expect() {
-	local want_status=$1 want_msg=$2 status
-	shift 2
-	"$@" >out.txt 2>err.txt
-	status=$?
-	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
-	if [ -n "$want_msg" ] && [ "$(cat err.txt)" != "$want_msg" ]; then
-		fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
-	fi
 }
 # wait_for FILE PATTERN: until a line of FILE matches (the tests' only synchronisation).
 wait_for() {

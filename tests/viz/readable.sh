@@ -9,10 +9,10 @@
 #   readable.sh CLOSURETRACE GEN_HOSTILE_PY
 set -u
 tool=$1 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
 nodes() { grep -cE '^	[cf][0-9]+	\[' "$1"; }
 
 python3 "$gen" busy 50000 >"$tmp/busy.json"

@@ -29,7 +29,7 @@ rc=$?
 grep -q '^malformed.json:4: error: invalid JSON' <(sed "s|$fixtures/||" "$tmp/err") ||
 	fail "malformed: no FILE:LINE error: $(cat "$tmp/err")"
 [ "$(cat "$tmp/out.json")" = old ] || fail "malformed: the older output was overwritten"
-leftover=$(find "$tmp" -name 'out.json.*')
+leftover=$(find "$tmp" -name '*out.json.?*')
 [ -z "$leftover" ] || fail "a temporary file was left behind: $leftover"
 "$tool" timeline -i "$fixtures/hops.json" -o "$tmp/out.json" 2>"$tmp/err" || fail "hops -o: exit $?"
 grep -qx "closuretrace timeline: wrote 68 events (5 closure slices, 33 operations, 1 closure_sync slices, 10 arrows) to $tmp/out.json" \
