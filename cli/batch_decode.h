@@ -2,8 +2,8 @@
  * Decoding batches (lib/include/closure_batch.h records) into the recorder's events, in time
  * order across threads. Each thread's records carry a sequence number: a record seen twice (a
  * batch handed over and also read by a poll, or drained at stop) is kept once. Records wait in a
- * heap until they are older than the reorder window behind the newest time the recorder knows, then
- * leave oldest first; see docs/trace-format.md ("Order of events").
+ * heap until the clock is a reorder window past them, then leave oldest first; see
+ * docs/probes.md ("Batched events").
  */
 #ifndef CLOSURETRACE_BATCH_DECODE_H
 #define CLOSURETRACE_BATCH_DECODE_H
