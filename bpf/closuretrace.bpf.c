@@ -8,6 +8,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/usdt.bpf.h>
 
 #include "event.h"
@@ -203,14 +204,76 @@ struct {
 } batch_scratch SEC(".maps");
 
 /*
+ * Each thread's buffer, learnt from its batch hits, so that the records it still holds when it
+ * dies without handing them over (SIGKILL) or when its process execs are drained here.
+ */
+struct thread_buf {
+	__u64 registry;
+	__u64 records;
+	__u32 tid; /* the library's number for the thread (its pid namespace's) */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32); /* tid, as the root namespace numbers it */
+	__type(value, struct thread_buf);
+} thread_bufs SEC(".maps");
+
+/* Batches that found the ring buffer full, by their sequence numbers (struct ct_lost_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct ct_lost_key);
+	__type(value, __u32); /* records */
+} lost_batches SEC(".maps");
+
+/* The current thread's id in its own pid namespace, as gettid() there says. */
+static __always_inline __u32 ns_tid(struct task_struct *t)
+{
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	unsigned int level = BPF_CORE_READ(p, level);
+	int nr = 0;
+
+	bpf_probe_read_kernel(&nr, sizeof(nr), &p->numbers[level & 63].nr);
+	return (__u32)nr;
+}
+
+/* Which image of its process the current thread runs: exec changes it. */
+static __always_inline __u32 image_of(struct task_struct *t)
+{
+	return (__u32)BPF_CORE_READ(t, self_exec_id);
+}
+
+/* b->h's records, b->rec (size bytes), into the ring buffer; a batch that does not fit is lost. */
+static __always_inline void output_batch(struct batch_scratch *b, __u32 size)
+{
+	struct ct_lost_key key = {.pid = b->h.pid, .image = b->h.image, .records = b->h.records};
+	__u32 n = b->h.n;
+
+	if (!bpf_ringbuf_output(&events, b, sizeof(b->h) + size, wakeup_flag()))
+		return;
+	/* Records without a sequence number (dropped by the library) are counted as they are. */
+	count_lost_n(CT_STAT_LOST_BATCHED, b->h.dropped);
+	if (!n)
+		return;
+	key.seq0 = *(__u32 *)(b->rec + CT_RECORD_SEQ_OFF);
+	if (bpf_map_update_elem(&lost_batches, &key, &n, BPF_ANY))
+		count_lost_n(CT_STAT_LOST_BATCHED, n);
+}
+
+/*
  * closure:batch: one thread's buffer of records, copied from the process as one ring-buffer
- * record. A batch that does not fit is counted record by record (CT_STAT_LOST_BATCHED).
+ * record. A batch that does not fit is counted record by record.
  */
 static __always_inline int record_batch(struct pt_regs *ctx)
 {
 	long registry = 0, recs = 0, n = 0, tid = 0, handed = 0, dropped = 0;
+	struct task_struct *task = (void *)bpf_get_current_task();
+	struct thread_buf tb = {}, *known;
 	struct batch_scratch *b;
-	__u32 zero = 0, size;
+	__u32 zero = 0, size, me;
 
 	if (!wanted())
 		return 0;
@@ -225,12 +288,23 @@ static __always_inline int record_batch(struct pt_regs *ctx)
 	bpf_usdt_arg(ctx, 5, &dropped);
 	if (n < 0 || n > CT_BATCH_MAX)
 		n = 0;
+	/* The thread's own buffer (at process exit one thread hands over the others'): remember. */
+	me = (__u32)bpf_get_current_pid_tgid();
+	known = bpf_map_lookup_elem(&thread_bufs, &me);
+	if ((!known || known->records != (__u64)recs || known->registry != (__u64)registry) &&
+	    (__u32)tid == ns_tid(task)) {
+		tb.registry = registry;
+		tb.records = recs;
+		tb.tid = (__u32)tid;
+		bpf_map_update_elem(&thread_bufs, &me, &tb, BPF_ANY);
+	}
 	size = (__u32)n * CT_BATCH_RECORD_SIZE;
 	if (size > sizeof(b->rec))
 		return 0;
 	b->h.kind = CT_BATCH;
-	b->h.pad[0] = b->h.pad[1] = b->h.pad[2] = 0;
-	b->h.pad2 = 0;
+	b->h.why = CT_BATCH_HANDED;
+	b->h.pad[0] = b->h.pad[1] = 0;
+	b->h.image = image_of(task);
 	b->h.registry = registry;
 	b->h.records = recs;
 	b->h.handed = handed;
@@ -240,8 +314,87 @@ static __always_inline int record_batch(struct pt_regs *ctx)
 	b->h.dropped = (__u32)dropped;
 	if (size && bpf_probe_read_user(b->rec, size, (const void *)recs))
 		b->h.n = 0, size = 0, b->h.dropped += (__u32)n; /* unreadable: counted as dropped */
-	if (bpf_ringbuf_output(&events, b, sizeof(b->h) + size, wakeup_flag()))
-		count_lost_n(CT_STAT_LOST_BATCHED, n + dropped);
+	output_batch(b, size);
+	return 0;
+}
+
+/*
+ * The current thread dies (do_exit, before exit_mm: its memory is still there) or its process
+ * execs (before the old image is gone): the records still in its buffer, [0, n), as a batch.
+ * A record whose sequence number is not base + slot was being written when the thread was
+ * stopped: the recorder leaves it out. Records that cannot be read are counted as lost.
+ */
+static __always_inline void drain_thread(__u8 why)
+{
+	struct task_struct *task = (void *)bpf_get_current_task();
+	__u32 me = (__u32)bpf_get_current_pid_tgid(), zero = 0, n, size;
+	struct thread_buf tb, *known = bpf_map_lookup_elem(&thread_bufs, &me);
+	struct batch_scratch *b;
+	struct ct_buf_head head;
+
+	if (!known)
+		return;
+	tb = *known;
+	bpf_map_delete_elem(&thread_bufs, &me);
+	b = bpf_map_lookup_elem(&batch_scratch, &zero);
+	if (!b)
+		return;
+	if (bpf_probe_read_user(&head, sizeof(head), (const void *)(tb.records - CT_BUF_HEAD_SIZE)))
+		return; /* unmapped: nothing the library could have handed over either */
+	if (!head.owner || head.tid != tb.tid)
+		return; /* handed over and given up at the thread's exit: another thread's now */
+	n = head.n < CT_BATCH_MAX ? head.n : CT_BATCH_MAX;
+	if (!n && !head.dropped)
+		return;
+	size = n * CT_BATCH_RECORD_SIZE;
+	b->h.kind = CT_BATCH;
+	b->h.why = why;
+	b->h.pad[0] = b->h.pad[1] = 0;
+	b->h.image = image_of(task);
+	b->h.registry = tb.registry;
+	b->h.records = tb.records;
+	b->h.handed = 0; /* not handed over: the library's total is unchanged */
+	b->h.pid = bpf_get_current_pid_tgid() >> 32;
+	b->h.tid = tb.tid;
+	b->h.n = n;
+	b->h.dropped = head.dropped;
+	if (size > sizeof(b->rec))
+		return;
+	if (size && bpf_probe_read_user(b->rec, size, (const void *)tb.records)) {
+		count_lost_n(CT_STAT_LOST_BATCHED, n); /* not resident: counted, never silent */
+		b->h.n = 0, size = 0;
+	}
+	output_batch(b, size);
+}
+
+/*
+ * A thread ends: sched_process_exit fires in do_exit before exit_mm since Linux 6.16 (with its
+ * group_dead argument), so its memory is still there; on older kernels the read fails and the
+ * records are lost as before. (fentry on do_exit is refused: noreturn; kprobes may be absent.)
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_thread_exit, struct task_struct *p)
+{
+	drain_thread(CT_BATCH_THREAD_EXIT);
+	return 0;
+}
+
+/*
+ * An exec starts: the thread still runs the old image (the other threads are killed later, each
+ * through do_exit with the old memory). An exec that fails leaves the records in the buffer:
+ * handed over later, they are received twice, and written once.
+ */
+SEC("tracepoint/syscalls/sys_enter_execve")
+int on_execve(void *ctx)
+{
+	drain_thread(CT_BATCH_EXEC);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_execveat")
+int on_execveat(void *ctx)
+{
+	drain_thread(CT_BATCH_EXEC);
 	return 0;
 }
 

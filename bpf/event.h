@@ -20,7 +20,7 @@ enum ct_probe {
 #define CT_PROBE_ENUM(name, NAME, a4, a5, a6) CT_##NAME,
 	CLOSURE_PROBE_LIST(CT_PROBE_ENUM)
 #undef CT_PROBE_ENUM
-	CT_NR_OPS,	       /* the operation probes above; module below */
+		CT_NR_OPS,     /* the operation probes above; module below */
 	CT_MODULE = CT_NR_OPS, /* closure:module(path, base) */
 	CT_LOADER,	       /* the dynamic loader changed the process's objects */
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
@@ -91,29 +91,66 @@ struct ct_exec_event {
 };
 
 /*
- * A closure:batch hit: this header, then n records of lib/include/closure_batch.h's layout
+ * A closure:batch hit, or a thread's buffer drained by BPF when the thread exits or its process
+ * execs: this header, then n records of lib/include/closure_batch.h's layout
  * (CT_BATCH_RECORD_SIZE bytes each), as many as the thread had buffered.
  */
 #define CT_BATCH_RECORD_SIZE 56
 #define CT_BATCH_MAX	     256 /* CLOSURE_BATCH_RECORDS */
+#define CT_RECORD_SEQ_OFF    48	 /* offsetof(struct closure_batch_record, seq) */
+enum ct_batch_why {
+	CT_BATCH_HANDED,      /* the library handed the buffer over */
+	CT_BATCH_THREAD_EXIT, /* drained at the thread's do_exit (SIGKILL, no exit handler) */
+	CT_BATCH_EXEC,	      /* drained as the thread's process execs: the image ends */
+};
 struct ct_batch_event {
 	__u8 kind; /* CT_BATCH */
-	__u8 pad[3];
+	__u8 why;  /* enum ct_batch_why */
+	__u8 pad[2];
 	__u32 pid;	/* the process (tgid) */
 	__u32 tid;	/* arg3: the thread whose buffer this is */
 	__u32 n;	/* arg2 */
 	__u32 dropped;	/* arg5 */
-	__u32 pad2;
+	__u32 image;	/* the process's exec count (task self_exec_id): seqs restart at exec */
 	__u64 registry; /* arg0: the process's struct closure_batch_registry */
 	__u64 records;	/* arg1: the buffer's records in the process (names the buffer) */
 	__u64 handed;	/* arg4: records the process had handed over, these included */
+};
+
+/*
+ * The head of a struct closure_batch_buf (lib/include/closure_batch.h), as BPF reads it at a
+ * thread's exit; its records follow at CT_BUF_HEAD_SIZE.
+ */
+struct ct_buf_head {
+	__u64 next;
+	__u64 base;
+	__u64 first_ts;
+	__u32 owner;
+	__u32 tid;
+	__u32 n;
+	__u32 depth;
+	__u32 dropped;
+	__u32 pad;
+};
+#define CT_BUF_HEAD_SIZE 48
+
+/*
+ * A batch whose records did not reach the ring buffer (full): which sequence numbers, so that
+ * the recorder counts as lost only those it did not get another way (a poll, a drain).
+ */
+struct ct_lost_key {
+	__u32 pid;
+	__u32 image;
+	__u64 records;
+	__u32 seq0; /* the first record's sequence number */
+	__u32 pad;
 };
 
 /* Slots of the per-CPU statistics map. */
 enum ct_stat {
 	CT_STAT_LOST,	      /* operation hits whose record found the ring buffer full */
 	CT_STAT_LOST_MODULES, /* module hits likewise: not events, but symbols may suffer */
-	CT_STAT_LOST_BATCHED, /* records of batches that found the ring buffer full */
+	CT_STAT_LOST_BATCHED, /* batched records lost and not listed in the lost map (full) */
 	CT_NR_STATS,
 };
 

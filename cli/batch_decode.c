@@ -13,12 +13,22 @@ struct held {
 	uint32_t pid;
 };
 
-/* A buffer's next expected sequence number, keyed by (pid, its address in the process). */
+/* Sequence numbers received, [lo, hi), unwrapped to 64 bits. */
+struct span {
+	uint64_t lo, hi;
+};
+
+/*
+ * A stream's received sequence numbers, keyed by (pid, stream key): a few spans, since records
+ * arrive by other paths (a poll, a drain) ahead of batches still in the ring buffer, and a batch
+ * lost in the ring leaves a gap for good.
+ */
 struct thread_seq {
 	uint64_t buf;
 	uint32_t pid;
-	uint32_t next;
-	bool used, started;
+	bool used;
+	uint32_t n, cap;
+	struct span *spans; /* sorted, disjoint, not adjacent */
 };
 
 struct batch_decoder {
@@ -30,6 +40,7 @@ struct batch_decoder {
 	uint64_t order;
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
+	uint64_t dups, forgotten;
 };
 
 struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *emit, void *ctx)
@@ -146,6 +157,76 @@ static void decode(const struct closure_batch_record *r, uint32_t tid, struct ct
 	e->x6 = r->x6;
 }
 
+/* seq as a 64-bit number, next to the stream's newest (numbers wrap at 2^32). */
+static uint64_t unwrap(const struct thread_seq *t, uint32_t seq)
+{
+	uint64_t ref = t->n ? t->spans[t->n - 1].hi : 1ull << 32;
+
+	return ref + (uint64_t)(int64_t)(int32_t)(seq - (uint32_t)ref);
+}
+
+/* The first span whose hi is above v (t->n when none). */
+static uint32_t span_after(const struct thread_seq *t, uint64_t v)
+{
+	uint32_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (t->spans[mid].hi <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Marks v received: false when it was already (a duplicate), or when out of memory. Past
+ * BATCH_SPANS_MAX gaps in one stream, the oldest gap is given up as lost (d->forgotten).
+ */
+static bool take(struct batch_decoder *d, struct thread_seq *t, uint64_t v)
+{
+	uint32_t i = span_after(t, v);
+
+	if (i < t->n && t->spans[i].lo <= v)
+		return false;
+	if (i > 0 && t->spans[i - 1].hi == v) {
+		t->spans[i - 1].hi++;
+		if (i < t->n && t->spans[i].lo == v + 1) { /* the gap is closed */
+			t->spans[i - 1].hi = t->spans[i].hi;
+			memmove(&t->spans[i], &t->spans[i + 1], (t->n - i - 1) * sizeof(*t->spans));
+			t->n--;
+		}
+		return true;
+	}
+	if (i < t->n && t->spans[i].lo == v + 1) {
+		t->spans[i].lo--;
+		return true;
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 4;
+		struct span *v2;
+
+		if (cap > BATCH_SPANS_MAX) {
+			d->forgotten += t->spans[1].lo - t->spans[0].hi;
+			t->spans[1].lo = t->spans[0].lo;
+			memmove(&t->spans[0], &t->spans[1], (t->n - 1) * sizeof(*t->spans));
+			t->n--;
+			i = span_after(t, v);
+		} else if (!(v2 = realloc(t->spans, cap * sizeof(*v2)))) {
+			return false;
+		} else {
+			t->spans = v2;
+			t->cap = cap;
+		}
+	}
+	memmove(&t->spans[i + 1], &t->spans[i], (t->n - i) * sizeof(*t->spans));
+	t->spans[i] = (struct span){v, v + 1};
+	t->n++;
+	return true;
+}
+
 size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, uint64_t buf,
 			  const struct closure_batch_record *recs, uint32_t n)
 {
@@ -156,17 +237,46 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 		const struct closure_batch_record *r = &recs[i];
 		struct held h = {.order = d->order++, .pid = pid};
 
-		/* Seen already (32-bit sequence numbers, compared modulo 2^32). */
-		if (t->started && (int32_t)(r->seq - t->next) < 0)
+		if (!take(d, t, unwrap(t, r->seq))) {
+			d->dups++; /* seen already: handed over and also read by a poll or drain */
 			continue;
-		t->started = true;
-		t->next = r->seq + 1;
+		}
 		if (r->ts < d->not_before || r->op >= CT_NR_OPS)
 			continue;
 		decode(r, tid, &h.e);
 		added += push(d, &h);
 	}
 	return added;
+}
+
+uint32_t batch_decoder_received(struct batch_decoder *d, uint32_t pid, uint64_t buf, uint32_t seq0,
+				uint32_t n)
+{
+	struct thread_seq *t = thread_of(d, pid, buf);
+	uint64_t lo, hi;
+	uint32_t got = 0;
+
+	if (!t || !t->n)
+		return 0;
+	lo = unwrap(t, seq0);
+	hi = lo + n;
+	for (uint32_t i = span_after(t, lo); i < t->n && t->spans[i].lo < hi; i++) {
+		uint64_t a = t->spans[i].lo > lo ? t->spans[i].lo : lo;
+		uint64_t b = t->spans[i].hi < hi ? t->spans[i].hi : hi;
+
+		got += (uint32_t)(b - a);
+	}
+	return got;
+}
+
+uint64_t batch_decoder_forgotten(const struct batch_decoder *d)
+{
+	return d->forgotten;
+}
+
+uint64_t batch_decoder_duplicates(const struct batch_decoder *d)
+{
+	return d->dups;
 }
 
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
@@ -188,6 +298,8 @@ void batch_decoder_free(struct batch_decoder *d)
 	if (!d)
 		return;
 	free(d->heap);
+	for (size_t i = 0; i < d->threads_cap; i++)
+		free(d->threads[i].spans);
 	free(d->threads);
 	free(d);
 }

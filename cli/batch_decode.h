@@ -1,9 +1,9 @@
 /*
  * Decoding batches (lib/include/closure_batch.h records) into the recorder's events, in time
  * order across threads. Each thread's records carry a sequence number: a record seen twice (a
- * batch handed over and also drained at stop) is kept once. Records wait in a heap until they
- * are older than the reorder window behind the newest time the recorder knows, then leave
- * oldest first; see docs/trace-format.md ("Order of events").
+ * batch handed over and also read by a poll, or drained at stop) is kept once. Records wait in a
+ * heap until the clock is a reorder window past them, then leave oldest first; see
+ * docs/probes.md ("Batched events").
  */
 #ifndef CLOSURETRACE_BATCH_DECODE_H
 #define CLOSURETRACE_BATCH_DECODE_H
@@ -15,6 +15,8 @@
 #include "closure_batch.h"
 #include "event.h"
 
+/* Gaps one stream keeps open for late records; past it the oldest gap is given up as lost. */
+#define BATCH_SPANS_MAX 4096
 /* Events a batch decoder holds at most; past it the oldest leave at once. */
 #define BATCH_HELD_MAX (1u << 20)
 /* How long an event waits for earlier events of other threads (ns). */
@@ -29,12 +31,33 @@ typedef void batch_emit_fn(void *ctx, const struct ct_event *e, uint32_t pid);
 struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *emit, void *ctx);
 
 /*
- * Decodes n records of thread tid of process pid (from a batch or a drain), skipping those
- * already seen. buf names the thread's buffer in the process (its records' address), whose
- * sequence numbers only grow. Returns the number of new records.
+ * The key of a buffer's stream of records: its records' address in the process, with the
+ * process's image (exec count) in the bits above user addresses, since an exec'ed image's
+ * buffers start their sequence numbers again, perhaps at the same address.
+ */
+static inline uint64_t batch_stream_key(uint64_t records, uint32_t image)
+{
+	return records ^ (uint64_t)(image & 0xffff) << 48;
+}
+
+/*
+ * Decodes n records of thread tid of process pid (from a batch, a poll or a drain), in any
+ * order, skipping those already received (a record read by two paths is written once). buf is
+ * the stream's key (batch_stream_key), whose sequence numbers only grow. Returns the number of
+ * new records.
  */
 size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, uint64_t buf,
 			  const struct closure_batch_record *recs, uint32_t n);
+
+/* How many of the n sequence numbers from seq0 of stream (pid, buf) were received. */
+uint32_t batch_decoder_received(struct batch_decoder *d, uint32_t pid, uint64_t buf, uint32_t seq0,
+				uint32_t n);
+
+/* Sequence numbers given up as lost past BATCH_SPANS_MAX gaps (never received). */
+uint64_t batch_decoder_forgotten(const struct batch_decoder *d);
+
+/* Records received twice (dropped the second time). */
+uint64_t batch_decoder_duplicates(const struct batch_decoder *d);
 
 /* Emits the events older than now_ns - BATCH_WINDOW_NS. */
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns);

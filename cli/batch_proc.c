@@ -1,11 +1,18 @@
 /* A traced process's batch registry: see batch_proc.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "batch_proc.h"
+
+#define HEAD_SIZE offsetof(struct closure_batch_buf, rec)
+_Static_assert(HEAD_SIZE == CT_BUF_HEAD_SIZE && sizeof(struct ct_buf_head) == CT_BUF_HEAD_SIZE,
+	       "BPF's view of a buffer's head");
+_Static_assert(offsetof(struct closure_batch_record, seq) == CT_RECORD_SEQ_OFF, "seq offset");
 
 static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
@@ -27,32 +34,179 @@ static int poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
 	return n < 0 ? -errno : -EFAULT;
 }
 
-long batch_drain(struct batch_decoder *d, pid_t pid, uint64_t registry)
+static int read_registry(pid_t pid, uint64_t registry, struct closure_batch_registry *reg)
+{
+	int err = peek(pid, registry, reg, sizeof(*reg));
+
+	if (!err && (reg->magic != CLOSURE_BATCH_MAGIC || reg->version != CLOSURE_BATCH_VERSION ||
+		     reg->record_size != sizeof(struct closure_batch_record)))
+		err = -EPROTO;
+	return err;
+}
+
+/*
+ * The records [0, n) of the buffer at addr that are whole, fed to d (*fed: how many were new):
+ * the thread may be writing one as we read, so the buffer is read twice and a record is taken
+ * only when both copies agree and its sequence number is base + slot (the library stores it
+ * last). a and b: room for a buffer each. Returns the records taken, or -errno.
+ */
+static long take_whole(struct batch_decoder *d, pid_t pid, uint64_t addr, uint32_t image,
+		       uint32_t n, struct closure_batch_buf *a, struct closure_batch_buf *b,
+		       long *fed)
+{
+	size_t len = HEAD_SIZE + (size_t)n * sizeof(a->rec[0]);
+	uint32_t k = 0;
+	int err = peek(pid, addr, a, len);
+
+	if (!err)
+		err = peek(pid, addr, b, len);
+	if (err)
+		return err;
+	if (a->base != b->base || a->tid != b->tid)
+		return 0; /* handed over in between: the batch has them */
+	if (a->n < n)
+		n = a->n;
+	for (uint32_t i = 0; i < n; i++)
+		if (!memcmp(&a->rec[i], &b->rec[i], sizeof(a->rec[i])) &&
+		    a->rec[i].seq == (uint32_t)(a->base + i))
+			a->rec[k++] = a->rec[i];
+	*fed += (long)batch_decoder_feed(d, (uint32_t)pid, a->tid,
+					 batch_stream_key(addr + HEAD_SIZE, image), a->rec, k);
+	return k;
+}
+
+long batch_drain(struct batch_decoder *d, pid_t pid, uint64_t registry, uint32_t image)
 {
 	struct closure_batch_registry reg;
-	struct closure_batch_buf *b = malloc(sizeof(*b));
+	struct closure_batch_buf *a = malloc(2 * sizeof(*a)), head;
 	uint64_t addr;
 	long added = 0;
-	int err = b ? peek(pid, registry, &reg, sizeof(reg)) : -ENOMEM;
+	int err = a ? read_registry(pid, registry, &reg) : -ENOMEM;
 
-	if (!err && (reg.magic != CLOSURE_BATCH_MAGIC || reg.version != CLOSURE_BATCH_VERSION ||
-		     reg.record_size != sizeof(struct closure_batch_record)))
-		err = -EPROTO;
-	addr = (uint64_t)(uintptr_t)reg.head;
+	addr = err ? 0 : (uint64_t)(uintptr_t)reg.head;
 	for (unsigned i = 0; !err && addr && i < BATCH_DRAIN_MAX_BUFFERS; i++) {
-		uint32_t n;
+		long got = 0;
 
-		err = peek(pid, addr, b, sizeof(*b));
+		err = peek(pid, addr, &head, HEAD_SIZE);
 		if (err)
 			break;
-		n = b->n < CLOSURE_BATCH_RECORDS ? b->n : CLOSURE_BATCH_RECORDS;
-		added += (long)batch_decoder_feed(d, (uint32_t)pid, b->tid,
-						  addr + offsetof(struct closure_batch_buf, rec),
-						  b->rec, n);
-		addr = (uint64_t)(uintptr_t)b->next;
+		if (head.n)
+			got = take_whole(d, pid, addr, image,
+					 head.n < CLOSURE_BATCH_RECORDS ? head.n
+									: CLOSURE_BATCH_RECORDS,
+					 a, a + 1, &added);
+		if (got < 0)
+			err = (int)got;
+		addr = (uint64_t)(uintptr_t)head.next;
 	}
-	free(b);
+	free(a);
 	return err ? err : added;
+}
+
+/* Adds the buffers listed since the last poll (the list grows at its head only). */
+static int learn_buffers(struct batch_poll *p, pid_t pid, uint64_t head)
+{
+	size_t fresh = 0;
+	uint64_t addr = head;
+	int err = 0;
+
+	while (addr && addr != p->head && p->n + fresh < BATCH_DRAIN_MAX_BUFFERS) {
+		struct closure_batch_buf h;
+
+		if (p->n + fresh == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 16;
+			uint64_t *v = realloc(p->bufs, cap * sizeof(*v));
+			uint64_t *t = v ? realloc(p->taken, cap * sizeof(*t)) : NULL;
+
+			if (v)
+				p->bufs = v;
+			if (!t)
+				return -ENOMEM;
+			p->taken = t;
+			p->cap = cap;
+		}
+		p->bufs[p->n + fresh] = addr;
+		p->taken[p->n + fresh] = 0;
+		fresh++;
+		err = peek(pid, addr, &h, HEAD_SIZE);
+		if (err)
+			break;
+		addr = (uint64_t)(uintptr_t)h.next;
+	}
+	if (!err) {
+		p->head = head;
+		p->n += fresh;
+	}
+	return err;
+}
+
+long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64_t registry,
+		uint32_t image, uint64_t idle_before_ns)
+{
+	struct closure_batch_registry reg;
+	struct closure_batch_buf *a = NULL, *heads = NULL;
+	struct iovec *local = NULL, *remote = NULL;
+	long added = 0;
+	int err = read_registry(pid, registry, &reg);
+
+	if (!err)
+		err = learn_buffers(p, pid, (uint64_t)(uintptr_t)reg.head);
+	for (size_t i = 0; !err && i < p->n; i += IOV_MAX) {
+		size_t m = p->n - i < IOV_MAX ? p->n - i : IOV_MAX;
+		ssize_t got;
+
+		if (!local) {
+			local = calloc(IOV_MAX, sizeof(*local));
+			remote = calloc(IOV_MAX, sizeof(*remote));
+			heads = calloc(IOV_MAX, HEAD_SIZE);
+			if (!local || !remote || !heads) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		for (size_t k = 0; k < m; k++) {
+			local[k] = (struct iovec){(char *)heads + k * HEAD_SIZE, HEAD_SIZE};
+			remote[k] = (struct iovec){(void *)(uintptr_t)p->bufs[i + k], HEAD_SIZE};
+		}
+		got = process_vm_readv(pid, local, m, remote, m, 0);
+		if (got != (ssize_t)(m * HEAD_SIZE)) {
+			err = got < 0 ? -errno : -EFAULT;
+			break;
+		}
+		for (size_t k = 0; k < m && !err; k++) {
+			const struct closure_batch_buf *h =
+				(const void *)((char *)heads + k * HEAD_SIZE);
+			uint32_t n = h->n < CLOSURE_BATCH_RECORDS ? h->n : CLOSURE_BATCH_RECORDS;
+			uint64_t mark = h->base << 9 | n;
+			long took;
+
+			/* Empty, taken already, or recent (its thread hands it over itself). */
+			if (!h->owner || !n || p->taken[i + k] == mark ||
+			    h->first_ts >= idle_before_ns)
+				continue;
+			if (!a && !(a = malloc(2 * sizeof(*a)))) {
+				err = -ENOMEM;
+				break;
+			}
+			took = take_whole(d, pid, p->bufs[i + k], image, n, a, a + 1, &added);
+			if (took < 0)
+				err = (int)took;
+			else if (took == n) /* else a record was being written: again next time */
+				p->taken[i + k] = mark;
+		}
+	}
+	free(a);
+	free(heads);
+	free(local);
+	free(remote);
+	return err ? err : added;
+}
+
+void batch_poll_free(struct batch_poll *p)
+{
+	free(p->bufs);
+	free(p->taken);
+	*p = (struct batch_poll){0};
 }
 
 int batch_ack(pid_t pid, uint64_t registry, uint64_t handed)

@@ -1,24 +1,44 @@
 /*
  * The recorder's side of a traced process's batch registry (lib/include/closure_batch.h): read
- * with process_vm_readv at stop to drain what is still buffered, written with process_vm_writev
- * to make the library wait for the recorder (lossless mode).
+ * with process_vm_readv while recording (a poll takes the records an idle thread holds) and at
+ * stop (a drain takes what is still buffered), written with process_vm_writev to make the library
+ * wait for the recorder (lossless mode). Reads never write into the process.
  */
 #ifndef CLOSURETRACE_BATCH_PROC_H
 #define CLOSURETRACE_BATCH_PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "batch_decode.h"
 
-/* The most buffers a drain reads (a registry list is only ever appended to). */
+/* The most buffers a drain or poll reads (a registry list is only ever appended to). */
 #define BATCH_DRAIN_MAX_BUFFERS 65536
 
+/* What a poll knows of a process's buffers between polls. */
+struct batch_poll {
+	uint64_t head;	 /* the registry's list head when last read */
+	uint64_t *bufs;	 /* every buffer's address, newest first */
+	uint64_t *taken; /* per buffer: base << 9 | n of the records last taken */
+	size_t n, cap;
+};
+
 /*
- * Feeds every record still in the buffers of process pid, whose registry is at registry, to d.
- * Returns the number of new records, or -errno (the process is gone: -ESRCH).
+ * Feeds every record still in the buffers of process pid (image image), whose registry is at
+ * registry, to d. Returns the number of new records, or -errno (the process is gone: -ESRCH).
  */
-long batch_drain(struct batch_decoder *d, pid_t pid, uint64_t registry);
+long batch_drain(struct batch_decoder *d, pid_t pid, uint64_t registry, uint32_t image);
+
+/*
+ * Feeds to d the records of every buffer of pid whose oldest record is older than
+ * idle_before_ns (CLOCK_MONOTONIC): threads that sit idle with records buffered. Returns the
+ * number of new records, or -errno.
+ */
+long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64_t registry,
+		uint32_t image, uint64_t idle_before_ns);
+
+void batch_poll_free(struct batch_poll *p);
 
 /* Tells the library of pid that the recorder received everything up to handed. 0 or -errno. */
 int batch_ack(pid_t pid, uint64_t registry, uint64_t handed);

@@ -66,6 +66,7 @@ static int open_and_load(struct session *s, size_t buffer_size)
 	skel->rodata->wakeup_bytes = buffer_size / 8;
 	skel->rodata->stop_on_load = s->stop_on_load;
 	err = procset_setup(s);
+	session_batch_setup(s);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
 	if (!err)
@@ -109,6 +110,7 @@ int session_load(struct session *s, size_t buffer_size)
 		err = procset_attach(s);
 	if (err)
 		return err;
+	session_batch_attach(s);
 	if (bpf_map__value_size(s->skel->maps.__bpf_usdt_specs) != sizeof(struct usdt_spec))
 		return -EPROTO; /* libbpf's usdt.bpf.h changed its layout */
 	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);

@@ -82,6 +82,7 @@ struct session {
 	struct batch_process *batch_procs;
 	size_t n_batch_procs;
 	uint64_t batch_dropped;
+	uint64_t batch_polled; /* when idle threads' buffers were last read */
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */

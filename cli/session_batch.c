@@ -1,7 +1,14 @@
 /* The batched transport in a session: see session_batch.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "closuretrace.skel.h"
 
 #include "batch_decode.h"
 #include "batch_proc.h"
@@ -32,19 +39,51 @@ int session_batch_init(struct session *s, uint64_t not_before_ns)
 	return s->batch ? 0 : -ENOMEM;
 }
 
-static struct batch_process *process_for(struct session *s, uint32_t pid, uint64_t registry)
+/* The entry of (pid, image); a new image of a process ends its earlier ones. */
+void session_batch_setup(struct session *s)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		bpf_program__set_autoload(s->skel->progs.on_thread_exit, false);
+		bpf_program__set_autoload(s->skel->progs.on_execve, false);
+		bpf_program__set_autoload(s->skel->progs.on_execveat, false);
+	}
+}
+
+void session_batch_attach(struct session *s)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_thread_exit, s->skel->progs.on_execve,
+				       s->skel->progs.on_execveat};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *link;
+
+		if (!bpf_program__autoload(progs[i]))
+			continue;
+		link = bpf_program__attach(progs[i]);
+		if ((!link || session_add_link(s, link)) && s->verbose) /* add_link frees it */
+			fprintf(stderr, "closuretrace: %s not attached: %s\n",
+				bpf_program__name(progs[i]), strerror(errno));
+	}
+}
+
+static struct batch_process *process_for(struct session *s, uint32_t pid, uint32_t image,
+					 uint64_t registry)
 {
 	struct batch_process *v;
 
 	for (size_t i = 0; i < s->n_batch_procs; i++)
-		if (s->batch_procs[i].pid == pid && s->batch_procs[i].registry == registry)
+		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == image &&
+		    s->batch_procs[i].registry == registry)
 			return &s->batch_procs[i];
+	for (size_t i = 0; i < s->n_batch_procs; i++)
+		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image != image)
+			s->batch_procs[i].gone = true;
 	v = realloc(s->batch_procs, (s->n_batch_procs + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
 	s->batch_procs = v;
 	v = &v[s->n_batch_procs++];
-	*v = (struct batch_process){.pid = pid, .registry = registry};
+	*v = (struct batch_process){.pid = pid, .image = image, .registry = registry};
 	/*
 	 * Lossless: the library may have half the ring buffer in flight, then waits. A ring that
 	 * cannot hold two full batches in half of it would make every handover wait in vain.
@@ -65,25 +104,45 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	if (s->closing || !s->batch || size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
 		return true;
 	s->batch_dropped += h->dropped;
-	p = process_for(s, h->pid, h->registry);
+	p = process_for(s, h->pid, h->image, h->registry);
 	if (p && h->handed > p->handed)
 		p->handed = h->handed;
-	batch_decoder_feed(s->batch, h->pid, h->tid, h->records,
+	/*
+	 * After an exec the next image has its own registry, perhaps at this address: never write
+	 * there. A batch handed over afterwards by this image means the exec failed.
+	 */
+	if (p && h->why != CT_BATCH_THREAD_EXIT)
+		p->gone = h->why == CT_BATCH_EXEC;
+	batch_decoder_feed(s->batch, h->pid, h->tid, batch_stream_key(h->records, h->image),
 			   (const struct closure_batch_record *)(h + 1), h->n);
 	return true;
 }
 
 void session_batch_tick(struct session *s)
 {
+	uint64_t now;
+
 	if (!s->batch)
 		return;
+	now = session_now_ns();
 	for (size_t i = 0; s->launched && i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
-		if (p->handed != p->acked && !batch_ack((pid_t)p->pid, p->registry, p->handed))
+		if (!p->gone && p->handed != p->acked &&
+		    !batch_ack((pid_t)p->pid, p->registry, p->handed))
 			p->acked = p->handed;
 	}
-	batch_decoder_release(s->batch, session_now_ns());
+	if (now - s->batch_polled >= BATCH_POLL_NS) {
+		s->batch_polled = now;
+		for (size_t i = 0; i < s->n_batch_procs; i++) {
+			struct batch_process *p = &s->batch_procs[i];
+
+			if (!p->gone && batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry,
+						   p->image, now - BATCH_IDLE_NS) == -ESRCH)
+				p->gone = true;
+		}
+	}
+	batch_decoder_release(s->batch, now);
 }
 
 void session_batch_stop(struct session *s)
@@ -93,21 +152,50 @@ void session_batch_stop(struct session *s)
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
+		if (p->gone)
+			continue;
 		batch_set_wait_limit((pid_t)p->pid, p->registry, 0); /* never wait for us again */
-		batch_drain(s->batch, (pid_t)p->pid, p->registry);
+		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->image);
 	}
 	batch_decoder_flush(s->batch);
 }
 
+/* The records of batches lost in the ring buffer that no poll or drain got either. */
+static uint64_t lost_in_ring(struct session *s)
+{
+	struct ct_lost_key key, next;
+	uint64_t lost = 0;
+	int fd;
+	__u32 n;
+
+	if (!s->skel)
+		return 0;
+	fd = bpf_map__fd(s->skel->maps.lost_batches);
+	for (int err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &n))
+			continue;
+		lost += n - batch_decoder_received(s->batch, key.pid,
+						   batch_stream_key(key.records, key.image),
+						   key.seq0, n);
+	}
+	return lost;
+}
+
 uint64_t session_batch_lost(struct session *s)
 {
-	return s->batch_dropped;
+	if (!s->batch)
+		return s->batch_dropped;
+	return s->batch_dropped + lost_in_ring(s) + batch_decoder_forgotten(s->batch);
 }
 
 void session_batch_free(struct session *s)
 {
 	batch_decoder_free(s->batch);
 	s->batch = NULL;
+	for (size_t i = 0; i < s->n_batch_procs; i++)
+		batch_poll_free(&s->batch_procs[i].poll);
 	free(s->batch_procs);
 	s->batch_procs = NULL;
 }

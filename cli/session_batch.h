@@ -11,29 +11,54 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "batch_proc.h"
+
 struct session;
 
-/* A traced process that handed over batches: where its registry is. */
+/* How often the buffers of idle threads are read while recording, and how old they must be. */
+#define BATCH_POLL_NS (20 * 1000 * 1000ull)
+#define BATCH_IDLE_NS (10 * 1000 * 1000ull)
+
+/* A traced process's image (until it execs) that handed over batches: where its registry is. */
 struct batch_process {
 	uint32_t pid;
+	uint32_t image; /* its exec count: records of another image are another stream */
+	bool gone;	/* exec'ed or exited: its registry is not there to read or write any more */
 	uint64_t registry;
 	uint64_t handed; /* the highest total received */
 	uint64_t acked;	 /* what the process was last told */
+	struct batch_poll poll;
 };
 
 /* Prepares s for batches (events not before not_before_ns). 0, or -ENOMEM. */
 int session_batch_init(struct session *s, uint64_t not_before_ns);
 
+/*
+ * Before the programs load: the drains at thread exit and exec need the kernel's BTF (CO-RE);
+ * without it they are left out (records a killed thread holds are then lost).
+ */
+void session_batch_setup(struct session *s);
+
+/* After load: attaches the drains at thread exit and exec (a failure leaves them out). */
+void session_batch_attach(struct session *s);
+
 /* A ring-buffer record of kind CT_BATCH: false when it is not one. */
 bool session_batch_record(struct session *s, const void *data, size_t size);
 
-/* Once per loop: tells waiting processes what was received; writes events out of the window. */
+/*
+ * Once per loop: tells waiting processes what was received; every BATCH_POLL_NS takes the
+ * records idle threads hold (so that they are in time order with the others'); writes events
+ * out of the window.
+ */
 void session_batch_tick(struct session *s);
 
 /* At stop: drains the buffers of the processes still alive and writes every event held. */
 void session_batch_stop(struct session *s);
 
-/* Records lost on the way: dropped by the library or by BPF (ring buffer full). */
+/*
+ * Records lost on the way: dropped by the library, or handed over and never received (a batch
+ * that found the ring buffer full, less what a poll or drain got of it). After session_batch_stop.
+ */
 uint64_t session_batch_lost(struct session *s);
 
 void session_batch_free(struct session *s);

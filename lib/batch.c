@@ -195,10 +195,15 @@ void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, u
 	e->x5 = x5;
 	e->count = r & CLOSURE_BATCH_COUNT_MASK;
 	e->flags = r & ~CLOSURE_BATCH_COUNT_MASK;
-	e->seq = (uint32_t)(b->base + i);
 	e->op = (uint8_t)op;
 	e->x6 = (uint8_t)x6;
 	e->pad = 0;
+	/*
+	 * The sequence number last: a reader of a running or dying thread's buffer (the recorder's
+	 * poll and drain, BPF at thread exit) trusts a record only once its seq is base + slot.
+	 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->seq = (uint32_t)(b->base + i);
 	if (!i)
 		b->first_ts = ts;
 	else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS)

@@ -7,16 +7,26 @@
  *                           its records still buffered (fewer than a buffer, no blocking call)
  *   bt_prog pingpong N      two threads alternate: A gets, B puts, N times, handing over with a
  *                           semaphore (no closure call blocks, so their records leave late)
- *   bt_prog held N          waits until a tracer takes batches, does N get/put pairs, prints
- *                           "done" and sleeps without a closure call: the records stay buffered
+ *   bt_prog held N          prints "ready", waits for SIGUSR1 (its tracer is attached), does N
+ *                           get/put pairs, prints "done" and sleeps without a closure call: the
+ *                           records stay buffered
  *   bt_prog fork N          a child does N pairs and exits, another execs "loop N", then
  *                           the parent does N pairs: 3 closures in 3 processes
  *   bt_prog killed N        N pairs, a get, a closure_sync that sleeps until another thread
- *                           puts it (both handed over), N more pairs, then SIGKILL
+ *                           puts it (both handed over), N more pairs, then SIGKILL: those and
+ *                           the sync's end are still buffered when the process dies
+ *   bt_prog exec N          init and N pairs (never returned), still buffered, then execs
+ *                           "loop N": 2 inits, 2N pairs, 1 closure that finishes
+ *   bt_prog execfail N      init and N pairs, an exec that fails, N more pairs, return
+ *   bt_prog idle N          thread A inits a closure and takes a ref, then blocks in read() with
+ *                           both buffered while thread B does N pairs 1 ms apart on its own;
+ *                           then A puts and both return: 2 closures, N + 1 pairs
+ *   bt_prog burst T N       as held: "ready", SIGUSR1, then "threads T N", "done", sleeps
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,13 +109,29 @@ static int pingpong(long n)
 	return 0;
 }
 
+/*
+ * Prints "ready" and waits for SIGUSR1: the test sends it once its recorder is attached. (Waiting
+ * for the batch semaphore is not enough: another tracer of the same libclosure, system-wide,
+ * raises it too, and the records would then precede this recording.)
+ */
+static int wait_go(void)
+{
+	sigset_t usr1;
+	int sig;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	printf("ready\n");
+	fflush(stdout);
+	return sigwait(&usr1, &sig) || !*closure_batch_active ? 3 : 0;
+}
+
 static int held(long n)
 {
 	struct closure cl;
 
-	for (int i = 0; i < 3000 && !*closure_batch_active; i++) /* 30 s at most */
-		usleep(10000);
-	if (!*closure_batch_active)
+	if (wait_go())
 		return 3;
 	closure_init(&cl, NULL); /* SITE init */
 	pairs(&cl, n);
@@ -162,6 +188,77 @@ static int killed(long n)
 	return 1;
 }
 
+/* Records still buffered at an exec: the old image's last ones. */
+static int exec_buffered(const char *self, long n, bool fail)
+{
+	struct closure cl;
+	char arg[32];
+
+	closure_init(&cl, NULL); /* SITE init */
+	pairs(&cl, n);
+	snprintf(arg, sizeof(arg), "%ld", n);
+	if (!fail) {
+		execl(self, self, "loop", arg, (char *)NULL);
+		return 127;
+	}
+	execl("/nonexistent/bt_prog", "bt_prog", (char *)NULL); /* fails: the buffer stays */
+	pairs(&cl, n);
+	closure_return(&cl); /* SITE return */
+	return 0;
+}
+
+static int idle_pipe[2];
+static sem_t idle_ready;
+
+static void *idler(void *arg)
+{
+	struct closure *cl = arg;
+	char c;
+
+	closure_get(cl); /* SITE get */
+	sem_post(&idle_ready);
+	if (read(idle_pipe[0], &c, 1) != 1) /* blocks outside libclosure: nothing handed over */
+		return NULL;
+	closure_put(cl); /* SITE put */
+	return NULL;
+}
+
+static int idle(long n)
+{
+	struct closure a, b;
+	pthread_t t;
+
+	if (pipe(idle_pipe))
+		return 1;
+	sem_init(&idle_ready, 0, 0);
+	closure_init(&a, NULL); /* SITE init */
+	pthread_create(&t, NULL, idler, &a);
+	sem_wait(&idle_ready);
+	closure_init(&b, NULL); /* SITE init */
+	for (long i = 0; i < n; i++) {
+		closure_get(&b); /* SITE get */
+		closure_put(&b); /* SITE put */
+		usleep(1000);
+	}
+	closure_return(&b); /* SITE return */
+	if (write(idle_pipe[1], "x", 1) != 1)
+		return 1;
+	pthread_join(t, NULL);
+	closure_return(&a); /* SITE return */
+	return 0;
+}
+
+static int burst(int t, long n)
+{
+	if (wait_go())
+		return 3;
+	threads(t, n);
+	printf("done\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[argc - 1]) : 0;
@@ -178,6 +275,13 @@ int main(int argc, char **argv)
 		return forked(argv[0], n);
 	if (argc == 3 && !strcmp(argv[1], "killed"))
 		return killed(n);
-	fprintf(stderr, "usage: bt_prog loop|pingpong|held|fork|killed N | threads T N\n");
+	if (argc == 3 && (!strcmp(argv[1], "exec") || !strcmp(argv[1], "execfail")))
+		return exec_buffered(argv[0], n, !strcmp(argv[1], "execfail"));
+	if (argc == 3 && !strcmp(argv[1], "idle"))
+		return idle(n);
+	if (argc == 4 && !strcmp(argv[1], "burst"))
+		return burst(atoi(argv[2]), n);
+	fprintf(stderr, "usage: bt_prog loop|pingpong|held|fork|killed|exec|execfail|idle N | "
+			"threads|burst T N\n");
 	return 2;
 }
