@@ -1,0 +1,263 @@
+/*
+ * Reading the sink's directory: see sink_read.h. Files are named PID.T (an image's stream) and
+ * PID.T.K (its thread buffer K). The buffers are read after their image's stream: a record there
+ * is whole when its seq is the buffer's base plus its slot (the library writes seq last), and the
+ * batch decoder keeps once a record that also reached the stream (a kill between the write and
+ * the buffer's reset).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch_decode.h"
+#include "closure_batch.h"
+#include "session.h"
+#include "sink_read.h"
+
+/* A chunk larger than a full batch is not libclosure's: the file is damaged. */
+#define CHUNK_MAX (sizeof(struct closure_sink_batch) + CLOSURE_BATCH_RECORDS * 56 + 8)
+#define HEADER	  sizeof(struct closure_sink_file)
+
+struct entry {
+	uint32_t pid, k; /* k: 0 for the stream, else the buffer's number */
+	uint64_t image;
+	char name[64];
+};
+
+/* The image's key for the batch decoder; buf is the buffer's K. */
+static uint64_t buffer_key(unsigned image, uint32_t buf, uint32_t tid)
+{
+	return (uint64_t)image << 32 | (buf ? buf : 1u << 31 | tid);
+}
+
+/* PID.T or PID.T.K: false for any other name. */
+static bool parse_name(const char *name, struct entry *e)
+{
+	unsigned long long pid, image, k = 0;
+	int end = 0;
+
+	if (strlen(name) >= sizeof(e->name) ||
+	    (sscanf(name, "%llu.%llu%n.%llu%n", &pid, &image, &end, &k, &end) < 2) || name[end] ||
+	    !pid || pid > UINT32_MAX || k > UINT32_MAX)
+		return false;
+	*e = (struct entry){.pid = (uint32_t)pid, .image = image, .k = (uint32_t)k};
+	strcpy(e->name, name);
+	return true;
+}
+
+static int by_image(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->image != b->image)
+		return a->image < b->image ? -1 : 1;
+	return a->k < b->k ? -1 : a->k > b->k;
+}
+
+static bool header_ok(const struct closure_sink_file *h, const struct entry *e)
+{
+	return h->magic == CLOSURE_BATCH_MAGIC && h->version == CLOSURE_SINK_VERSION &&
+	       h->kind == (e->k ? CLOSURE_SINK_BUFFER : CLOSURE_SINK_STREAM) && h->pid == e->pid &&
+	       h->image == e->image && h->index == e->k;
+}
+
+/* One chunk of a stream into the session. */
+static void take_chunk(struct session *s, const struct closure_sink_chunk *h, const uint8_t *p,
+		       unsigned image)
+{
+	if (h->kind == CLOSURE_SINK_MODULE && h->size > 8) {
+		char path[4096];
+		uint64_t bias;
+		size_t len = h->size - 8 < sizeof(path) - 1 ? h->size - 8 : sizeof(path) - 1;
+
+		memcpy(&bias, p, 8);
+		memcpy(path, p + 8, len);
+		path[len] = '\0';
+		session_on_module(s, path, bias);
+	} else if (h->kind == CLOSURE_SINK_BATCH && h->size >= sizeof(struct closure_sink_batch)) {
+		const struct closure_sink_batch *b = (const void *)p;
+
+		if (h->size != sizeof(*b) + (size_t)b->n * sizeof(struct closure_batch_record))
+			return;
+		s->batch_dropped += b->dropped;
+		batch_decoder_feed(s->batch, h->pid, b->tid, buffer_key(image, b->buf, b->tid),
+				   (const struct closure_batch_record *)(b + 1), b->n);
+	}
+}
+
+/* An image's stream. false: it does not say that the image ran its exit handlers. */
+static bool take_stream(struct session *s, FILE *f, const char *path, const struct entry *e,
+			unsigned image, struct sink_totals *t)
+{
+	uint8_t *buf = malloc(CHUNK_MAX);
+	struct closure_sink_file fh;
+	struct closure_sink_chunk h;
+	bool ended = false, cut = false;
+
+	if (!buf || fread(&fh, sizeof(fh), 1, f) != 1 || !header_ok(&fh, e)) {
+		fprintf(stderr, "closuretrace: warning: %s: not a stream of the sink\n", path);
+		t->damaged++;
+		free(buf);
+		return false;
+	}
+	t->lost += fh.lost;
+	ended = fh.exited;
+	for (;;) {
+		size_t got = fread(&h, 1, sizeof(h), f);
+
+		if (!got)
+			break;
+		cut = got != sizeof(h) || h.magic != CLOSURE_BATCH_MAGIC ||
+		      h.version != CLOSURE_SINK_VERSION || h.pid != e->pid || h.size > CHUNK_MAX ||
+		      fread(buf, 1, h.size, f) != h.size;
+		if (cut)
+			break;
+		ended |= h.kind == CLOSURE_SINK_END;
+		take_chunk(s, &h, buf, image);
+	}
+	/* A write that failed (a full disk, counted in fh.lost) may have left part of a chunk. */
+	if ((cut || ferror(f)) && !fh.failed) {
+		fprintf(stderr, "closuretrace: warning: %s: damaged; read up to byte %ld\n", path,
+			ftell(f));
+		t->damaged++;
+	}
+	free(buf);
+	return ended;
+}
+
+/*
+ * What a thread buffer still held. Its slots [0, n) were reserved since its last handover; one
+ * whose seq is not base + slot was being written when the process died (at most one per append
+ * in progress, depth), unless the process died inside the handover after base moved on.
+ */
+static void take_buffer(struct session *s, FILE *f, const struct entry *e, unsigned image,
+			struct sink_totals *t)
+{
+	static struct {
+		struct closure_sink_file h;
+		struct closure_batch_buf b;
+	} file;
+	struct closure_batch_record keep[CLOSURE_BATCH_RECORDS];
+	struct closure_batch_buf *b = &file.b;
+	uint32_t n, valid = 0, torn = 0;
+	size_t added;
+
+	_Static_assert(sizeof(file) == HEADER + sizeof(struct closure_batch_buf), "buffer file");
+	if (fread(&file, sizeof(file), 1, f) != 1 || !header_ok(&file.h, e) || b->sink != e->k) {
+		fprintf(stderr, "closuretrace: warning: %s: not a buffer file of the sink\n",
+			e->name);
+		t->damaged++;
+		return;
+	}
+	n = b->n < CLOSURE_BATCH_RECORDS ? b->n : CLOSURE_BATCH_RECORDS;
+	for (uint32_t i = 0; i < n; i++) {
+		if (b->rec[i].seq == (uint32_t)(b->base + i))
+			keep[valid++] = b->rec[i];
+		else
+			torn++;
+	}
+	added = batch_decoder_feed(s->batch, e->pid, b->tid, buffer_key(image, e->k, 0), keep,
+				   valid);
+	t->recovered += added;
+	if (valid && !added)
+		return; /* the batch reached the stream, its dropped count with it */
+	s->batch_dropped += b->dropped;
+	if (torn <= b->depth)
+		t->lost += torn;
+	/* Past the buffer's end: appends that found it full and had not counted themselves. */
+	if (b->n > CLOSURE_BATCH_RECORDS + b->dropped) {
+		uint32_t over = b->n - CLOSURE_BATCH_RECORDS - b->dropped;
+
+		t->lost += over < b->depth ? over : b->depth;
+	}
+}
+
+/* One file into the session; returns whether a stream ended with its exit handlers. */
+static bool take_file(struct session *s, const char *dir, const struct entry *e, unsigned image,
+		      struct sink_totals *t)
+{
+	char path[4096];
+	bool ended = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, e->name);
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "closuretrace: warning: %s: %s\n", path, strerror(errno));
+		t->damaged++;
+	} else if (e->k) {
+		take_buffer(s, f, e, image, t);
+	} else {
+		ended = take_stream(s, f, path, e, image, t);
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	return ended;
+}
+
+/* The sink's files of dir, sorted by process, image and buffer; *n of them. */
+static struct entry *list_dir(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct entry *v = NULL, e;
+	size_t cap = 0;
+	struct dirent *de;
+
+	*n = 0;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (!parse_name(de->d_name, &e)) {
+			fprintf(stderr, "closuretrace: warning: %s/%s: not the sink's; removed\n",
+				dir, de->d_name);
+			unlinkat(dirfd(d), de->d_name, 0);
+			continue;
+		}
+		if (*n == cap) {
+			struct entry *w = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+			if (!w)
+				break;
+			v = w;
+		}
+		v[(*n)++] = e;
+	}
+	if (d)
+		closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_image);
+	return v;
+}
+
+void sink_read_dir(struct session *s, const char *dir, struct sink_totals *t)
+{
+	size_t n, i = 0;
+	struct entry *v = list_dir(dir, &n);
+	unsigned image = 0;
+
+	while (i < n) {
+		uint32_t pid = v[i].pid;
+		bool ended = false;
+
+		t->processes++;
+		while (i < n && v[i].pid == pid) { /* its images, oldest first */
+			uint64_t ts = v[i].image;
+
+			ended = false;
+			image++;
+			for (; i < n && v[i].pid == pid && v[i].image == ts; i++)
+				ended |= take_file(s, dir, &v[i], image, t);
+		}
+		t->abrupt += !ended; /* its last image */
+	}
+	free(v);
+}
