@@ -123,8 +123,11 @@ static bool take_stream(struct session *s, FILE *f, const char *path, const stru
 		ended |= h.kind == CLOSURE_SINK_END;
 		take_chunk(s, &h, buf, image);
 	}
-	/* A write that failed (a full disk, counted in fh.lost) may have left part of a chunk. */
-	if ((cut || ferror(f)) && !fh.failed) {
+	/*
+	 * A write that failed (a full disk, counted in fh.lost) may leave part of a chunk, and so
+	 * may a kill in the middle of a write: its records are still in their buffer file then.
+	 */
+	if ((cut && !fh.failed && ended) || ferror(f)) {
 		fprintf(stderr, "closuretrace: warning: %s: damaged; read up to byte %ld\n", path,
 			ftell(f));
 		t->damaged++;
