@@ -216,6 +216,9 @@ static struct entry *list_dir(const char *dir, size_t *n)
 	struct dirent *de;
 
 	*n = 0;
+	if (!d)
+		fprintf(stderr, "closuretrace: warning: the sink folder %s: %s: no events\n", dir,
+			strerror(errno));
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;

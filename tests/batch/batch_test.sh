@@ -281,6 +281,18 @@ sink_full)
 		fail "check: $(cat err)"
 	echo "ok: full sink folder counted exactly"
 	;;
+sink_vanished)
+	# The command removes the sink folder before the traced program starts: nothing to read,
+	# said plainly (then as for a command without probes: exit 3), no crash; it runs untraced.
+	rc=0
+	"$ct" record --no-bpf -o t.json -- sh -c 'rm -r "$CLOSURETRACE_SINK" && exec "$0" threads 2 1000' \
+		"$prog" >/dev/null 2>err || rc=$?
+	[ "$rc" = 3 ] || fail "record exit $rc: $(cat err)"
+	grep -qE "^closuretrace: warning: the sink folder [^ ]*/closuretrace-sink\.[^ ]*: No such file or directory: no events$" err ||
+		fail "message: $(cat err)"
+	grep -qx "closuretrace: no closure probes in sh or the programs it ran; .*" err || fail "message: $(cat err)"
+	echo "ok: $(head -1 err)"
+	;;
 sink_pid_refused)
 	# A running process was not started with the sink: -p keeps needing BPF, and says so.
 	rc=0
