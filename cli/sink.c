@@ -50,7 +50,7 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 	batch_decoder_flush(s->batch);
 	session_retry_pending(s);
 	res->events = end.events = s->events;
-	res->lost = end.lost = s->batch_dropped + t.lost;
+	res->lost = end.lost = s->batch_dropped + t.lost + t.cut;
 	res->end = RECORDER_EXIT;
 	end.duration_ns = res->duration_ns;
 	end.reason = recorder_end_name(res->end);
@@ -60,6 +60,11 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 			"closuretrace: warning: %" PRIu64 " events could not be kept in %s (a full "
 			"file system?): free space there, or name another folder with TMPDIR\n",
 			t.lost, dir);
+	if (t.cut)
+		fprintf(stderr,
+			"closuretrace: warning: %" PRIu64 " events were being recorded when their "
+			"process died: lost\n",
+			t.cut);
 	trace_write_end(s->out, &end);
 }
 

@@ -24,6 +24,14 @@
 #define CHUNK_MAX (sizeof(struct closure_sink_batch) + CLOSURE_BATCH_RECORDS * 56 + 8)
 #define HEADER	  sizeof(struct closure_sink_file)
 
+/* The image being read. */
+struct image {
+	unsigned no;	  /* its number in the batch decoder's keys */
+	unsigned files;	  /* buffer files found */
+	uint32_t buffers; /* buffer files its stream says it made */
+	bool ended;	  /* it ran its exit handlers */
+};
+
 struct entry {
 	uint32_t pid, k; /* k: 0 for the stream, else the buffer's number */
 	uint64_t image;
@@ -93,9 +101,9 @@ static void take_chunk(struct session *s, const struct closure_sink_chunk *h, co
 	}
 }
 
-/* An image's stream. false: it does not say that the image ran its exit handlers. */
-static bool take_stream(struct session *s, FILE *f, const char *path, const struct entry *e,
-			unsigned image, struct sink_totals *t)
+/* An image's stream. */
+static void take_stream(struct session *s, FILE *f, const char *path, const struct entry *e,
+			struct image *im, struct sink_totals *t)
 {
 	uint8_t *buf = malloc(CHUNK_MAX);
 	struct closure_sink_file fh;
@@ -106,9 +114,10 @@ static bool take_stream(struct session *s, FILE *f, const char *path, const stru
 		fprintf(stderr, "closuretrace: warning: %s: not a stream of the sink\n", path);
 		t->damaged++;
 		free(buf);
-		return false;
+		return;
 	}
 	t->lost += fh.lost;
+	im->buffers = fh.buffers;
 	ended = fh.exited;
 	for (;;) {
 		size_t got = fread(&h, 1, sizeof(h), f);
@@ -121,7 +130,7 @@ static bool take_stream(struct session *s, FILE *f, const char *path, const stru
 		if (cut)
 			break;
 		ended |= h.kind == CLOSURE_SINK_END;
-		take_chunk(s, &h, buf, image);
+		take_chunk(s, &h, buf, im->no);
 	}
 	/*
 	 * A write that failed (a full disk, counted in fh.lost) may leave part of a chunk, and so
@@ -133,7 +142,7 @@ static bool take_stream(struct session *s, FILE *f, const char *path, const stru
 		t->damaged++;
 	}
 	free(buf);
-	return ended;
+	im->ended = ended;
 }
 
 /*
@@ -174,21 +183,20 @@ static void take_buffer(struct session *s, FILE *f, const struct entry *e, unsig
 		return; /* the batch reached the stream, its dropped count with it */
 	s->batch_dropped += b->dropped;
 	if (torn <= b->depth)
-		t->lost += torn;
+		t->cut += torn;
 	/* Past the buffer's end: appends that found it full and had not counted themselves. */
 	if (b->n > CLOSURE_BATCH_RECORDS + b->dropped) {
 		uint32_t over = b->n - CLOSURE_BATCH_RECORDS - b->dropped;
 
-		t->lost += over < b->depth ? over : b->depth;
+		t->cut += over < b->depth ? over : b->depth;
 	}
 }
 
-/* One file into the session; returns whether a stream ended with its exit handlers. */
-static bool take_file(struct session *s, const char *dir, const struct entry *e, unsigned image,
+/* One file of an image into the session. */
+static void take_file(struct session *s, const char *dir, const struct entry *e, struct image *im,
 		      struct sink_totals *t)
 {
 	char path[4096];
-	bool ended = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, e->name);
@@ -197,14 +205,14 @@ static bool take_file(struct session *s, const char *dir, const struct entry *e,
 		fprintf(stderr, "closuretrace: warning: %s: %s\n", path, strerror(errno));
 		t->damaged++;
 	} else if (e->k) {
-		take_buffer(s, f, e, image, t);
+		im->files++;
+		take_buffer(s, f, e, im->no, t);
 	} else {
-		ended = take_stream(s, f, path, e, image, t);
+		take_stream(s, f, path, e, im, t);
 	}
 	if (f)
 		fclose(f);
 	unlink(path);
-	return ended;
 }
 
 /* The sink's files of dir, sorted by process, image and buffer; *n of them. */
@@ -252,18 +260,24 @@ void sink_read_dir(struct session *s, const char *dir, struct sink_totals *t)
 
 	while (i < n) {
 		uint32_t pid = v[i].pid;
-		bool ended = false;
+		struct image im = {0};
 
 		t->processes++;
 		while (i < n && v[i].pid == pid) { /* its images, oldest first */
 			uint64_t ts = v[i].image;
 
-			ended = false;
-			image++;
+			im = (struct image){.no = ++image};
 			for (; i < n && v[i].pid == pid && v[i].image == ts; i++)
-				ended |= take_file(s, dir, &v[i], image, t);
+				take_file(s, dir, &v[i], &im, t);
+			if (im.files < im.buffers) {
+				fprintf(stderr,
+					"closuretrace: warning: %s/%" PRIu32 ".%" PRIu64
+					": %u of its %" PRIu32 " buffer files missing\n",
+					dir, pid, ts, im.buffers - im.files, im.buffers);
+				t->damaged++;
+			}
 		}
-		t->abrupt += !ended; /* its last image */
+		t->abrupt += !im.ended; /* its last image */
 	}
 	free(v);
 }

@@ -14,7 +14,8 @@ struct sink_totals {
 	unsigned processes; /* processes that left files */
 	unsigned abrupt;    /* of them, those whose last image did not run its exit handlers */
 	unsigned damaged;   /* files that did not read to their end (said on stderr) */
-	uint64_t lost;	    /* records the library could not keep, and appends cut by a kill */
+	uint64_t lost;	    /* records the library could not keep (a full file system) */
+	uint64_t cut;	    /* records a kill interrupted while they were being written */
 	uint64_t recovered; /* records taken from the buffer files (never handed over) */
 };
 
