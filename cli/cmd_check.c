@@ -275,9 +275,11 @@ static int verdict(const struct check_options *o, const struct recorder_result *
 			(unsigned long long)r->lost);
 	else if (r->lost)
 		fprintf(stderr,
-			"closuretrace: %llu events were lost: the verdict is incomplete; rerun "
-			"with a larger --buffer-size, or accept it with --allow-lost\n",
-			(unsigned long long)r->lost);
+			"closuretrace: %llu events were lost: the verdict is incomplete; %s, or "
+			"accept it with --allow-lost\n",
+			(unsigned long long)r->lost,
+			r->sink ? "free space in $TMPDIR (the sink's folder)"
+				: "rerun with a larger --buffer-size");
 	if (r->exit_code > 0)
 		return r->exit_code;
 	if (r->lost && !o->allow_lost)

@@ -62,6 +62,7 @@ struct recorder_result {
 	int stop_signal;  /* the signal that stopped the recording; 0 when none */
 	int write_errno;  /* RECORDER_WRITE: why */
 	bool probes;	  /* some process had closure probes attached */
+	bool sink;	  /* the in-process sink carried the events (no BPF) */
 	pid_t pid;	  /* the process recorded (the command's first) */
 	size_t n_running; /* processes of the command still running at the end */
 	pid_t running[RECORDER_MAX_RUNNING];

@@ -326,5 +326,7 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		fprintf(f, ",\"signal\":%d", end->signal);
 	if (end->cut_short)
 		fputs(",\"cut_short\":true", f);
+	if (end->abrupt)
+		fprintf(f, ",\"abrupt\":%u", end->abrupt);
 	fputs("}\n", f);
 }

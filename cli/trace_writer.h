@@ -17,6 +17,7 @@ struct trace_end {
 	int exit_code;	    /* -1: none */
 	int signal;	    /* 0: none */
 	bool cut_short;	    /* the recorder ended a launched command before it finished */
+	unsigned abrupt;    /* processes that ended without their exit handlers (the sink) */
 };
 
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);

@@ -108,8 +108,8 @@ static void hand_over(struct closure_batch_buf *b, uint32_t n)
 	STAP_PROBE6(closure, batch, &closure_batch_registry, b->rec, n, b->tid, handed, b->dropped);
 #endif
 	closure_batch_sink_write(b, n);
+	b->dropped = 0; /* before base moves: the sink's reader (cli/sink_read.c) relies on it */
 	b->base += n;
-	b->dropped = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	b->n = 0;
 }
@@ -129,7 +129,10 @@ static void make_exit_key(void)
 	pthread_key_create(&exit_key, at_thread_exit);
 }
 
-/* A buffer for this thread: a free one from the registry, or a new one (mmap: signal safe). */
+/*
+ * A buffer for this thread: a free one from the registry, or a new one (mmap: signal safe; in a
+ * file of the in-process sink's when it is on).
+ */
 static struct closure_batch_buf *claim_buffer(void)
 {
 	struct closure_batch_registry *g = &closure_batch_registry;
@@ -143,9 +146,12 @@ static struct closure_batch_buf *claim_buffer(void)
 			break;
 	}
 	if (!b) {
-		b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			 0);
-		if (b == MAP_FAILED)
+		if (closure_batch_sink_on)
+			b = closure_batch_sink_buffer();
+		else if ((b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED)
+			b = NULL;
+		if (!b)
 			return NULL;
 		b->owner = 1;
 		b->next = __atomic_load_n(&g->head, __ATOMIC_RELAXED);
@@ -172,8 +178,10 @@ void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, u
 	uint64_t ts;
 	uint32_t i, outer;
 
-	if (!b && !(b = claim_buffer()))
+	if (!b && !(b = claim_buffer())) {
+		closure_batch_sink_lost(1); /* counted when the sink is on */
 		return;
+	}
 	ts = now_ns();
 	outer = !b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -200,7 +208,8 @@ void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, u
 	e->pad = 0;
 	/*
 	 * The sequence number last: a reader of a running or dying thread's buffer (the recorder's
-	 * poll and drain, BPF at thread exit) trusts a record only once its seq is base + slot.
+	 * poll and drain, BPF at thread exit) trusts a record only once its seq is base + slot;
+	 * so does the tool reading a dead process's sink buffer file.
 	 */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e->seq = (uint32_t)(b->base + i);
@@ -225,17 +234,21 @@ void closure_batch_flush(void)
 static void in_child(void)
 {
 	struct closure_batch_registry *g = &closure_batch_registry;
+	struct closure_batch_buf *was = my_buf;
 
-	for (struct closure_batch_buf *b = g->head; b; b = b->next) {
-		b->n = 0;
-		b->dropped = 0;
-		if (b != my_buf)
-			b->owner = 0; /* its thread is not in this process */
-	}
+	/* The sink's buffers are shared with the parent: it gives the child its own first. */
+	if (!closure_batch_sink_forked(&my_buf))
+		for (struct closure_batch_buf *b = g->head; b; b = b->next) {
+			b->n = 0;
+			b->dropped = 0;
+			if (b != my_buf)
+				b->owner = 0; /* its thread is not in this process */
+		}
+	if (was && !my_buf)
+		pthread_setspecific(exit_key, NULL);
 	if (my_buf)
 		my_buf->tid = (uint32_t)syscall(SYS_gettid);
 	g->handed = g->consumed = 0;
-	closure_batch_sink_forked();
 }
 
 __attribute__((constructor)) static void batch_init(void)

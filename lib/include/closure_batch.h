@@ -3,7 +3,7 @@
  * The batched event format (version 1): what libclosure hands over in one closure:batch probe
  * hit, what it writes to an in-process sink, and the registry a recorder reads at stop to drain
  * what is still buffered. docs/probes.md ("Batched events") is the reference; a change to any
- * layout here is a new version.
+ * layout here is a new version (the in-process sink's files have a version of their own).
  */
 #ifndef CLOSURE_BATCH_H
 #define CLOSURE_BATCH_H
@@ -34,12 +34,12 @@ struct closure_batch_buf {
 	struct closure_batch_buf *next;
 	uint64_t base;	   /* sequence number of rec[0] */
 	uint64_t first_ts; /* ts of rec[0] */
-	uint32_t owner;	   /* 1 while a thread owns it */
+	uint32_t owner;	   /* 1 while a thread owns it; 2 retired (never claimed again) */
 	uint32_t tid;
 	uint32_t n;	  /* records reserved (may briefly exceed CLOSURE_BATCH_RECORDS) */
 	uint32_t depth;	  /* appends in progress in this thread (a signal handler nests) */
 	uint32_t dropped; /* records a nested append found no room for, since the last handover */
-	uint32_t pad;
+	uint32_t sink;	  /* the in-process sink's K of this buffer (its file), else 0 */
 	struct closure_batch_record rec[CLOSURE_BATCH_RECORDS];
 };
 
@@ -56,22 +56,46 @@ struct closure_batch_registry {
 };
 
 /*
- * The in-process sink: CLOSURETRACE_SINK=DIR in the environment at start-up makes libclosure
- * write DIR/PID (one file per process, appended; an exec'ed image appends to its process's file)
- * as a sequence of chunks, each a header and size bytes of payload.
+ * The in-process sink (version 2, its own): CLOSURETRACE_SINK=DIR in the environment at start-up
+ * makes libclosure write, for each process image (an exec starts a new one), files named by the
+ * process id and the image's start time T (CLOCK_MONOTONIC ns, decimal) that outlive the process:
+ *
+ *   DIR/PID.T     the stream: a struct closure_sink_file, then chunks appended, each a header and
+ *                 size bytes of payload
+ *   DIR/PID.T.K   thread buffer number K (1, 2, ...): a struct closure_sink_file, then the
+ *                 struct closure_batch_buf itself, mapped shared, so that what a killed process
+ *                 had not handed over is still there
  */
-#define CLOSURE_SINK_ENV "CLOSURETRACE_SINK"
+#define CLOSURE_SINK_ENV     "CLOSURETRACE_SINK"
+#define CLOSURE_SINK_VERSION 2u
 enum closure_sink_kind {
-	CLOSURE_SINK_START = 1,	 /* u64 ts, then the executable's path (no NUL) */
+	CLOSURE_SINK_START = 1,	 /* u64 ts (T), then the executable's path (no NUL) */
 	CLOSURE_SINK_MODULE = 2, /* u64 load bias, then the object's path (no NUL) */
 	CLOSURE_SINK_BATCH = 3,	 /* struct closure_sink_batch, then n records */
-	CLOSURE_SINK_END = 4,	 /* u64 ts: the process ran its exit handlers */
+	CLOSURE_SINK_END = 4,	 /* u64 ts: the image ran its exit handlers */
+	CLOSURE_SINK_STREAM = 5, /* a file: the stream */
+	CLOSURE_SINK_BUFFER = 6, /* a file: a thread buffer */
+};
+
+/* The first 64 bytes of every sink file. The library updates the counters through a mapping. */
+struct closure_sink_file {
+	uint32_t magic;	  /* CLOSURE_BATCH_MAGIC */
+	uint16_t kind;	  /* CLOSURE_SINK_STREAM or CLOSURE_SINK_BUFFER */
+	uint16_t version; /* CLOSURE_SINK_VERSION */
+	uint32_t pid;
+	uint32_t index;	  /* BUFFER: K */
+	uint64_t image;	  /* T */
+	uint64_t lost;	  /* STREAM: records not kept (a write failed; no buffer could be made) */
+	uint32_t failed;  /* STREAM: a write failed: the stream ends there, maybe inside a chunk */
+	uint32_t buffers; /* STREAM: buffer files made */
+	uint32_t exited;  /* STREAM: 1 once the image ran its exit handlers (END may not fit) */
+	uint8_t reserved[20];
 };
 
 struct closure_sink_chunk {
 	uint32_t magic; /* CLOSURE_BATCH_MAGIC */
 	uint16_t kind;
-	uint16_t version; /* CLOSURE_BATCH_VERSION */
+	uint16_t version; /* CLOSURE_SINK_VERSION */
 	uint32_t size;	  /* payload bytes after this header */
 	uint32_t pid;
 };
@@ -80,7 +104,7 @@ struct closure_sink_batch {
 	uint32_t tid;
 	uint32_t n;
 	uint32_t dropped;
-	uint32_t pad;
+	uint32_t buf; /* the buffer's K (0: a buffer outside the sink's files) */
 };
 
 #endif

@@ -8,6 +8,8 @@
   batch_check.py alternate TRACE N       the closure first initialised: get and put alternate
                                          2, 1, 2, 1 ... N times each, in the trace's order
   batch_check.py end TRACE               the trailer as key=value lines
+  batch_check.py perpid TRACE            per process: "inits gets puts", one line each, sorted
+  batch_check.py lines TRACE             the number of event lines
 """
 import collections
 import json
@@ -71,6 +73,12 @@ def main(argv):
             first = next((i for i, (x, y) in enumerate(zip(seq, want)) if x != y), min(len(seq), len(want)))
             sys.exit(f"{path}: {len(seq)} gets and puts, not alternating from #{first + 1}: "
                      f"{seq[first:first + 4]}")
+    elif cmd == "perpid":
+        c = collections.Counter((e["pid"], e["ev"]) for e in events(recs))
+        rows = sorted(f"{c[p, 'init']} {c[p, 'get']} {c[p, 'put']}" for p in {e["pid"] for e in events(recs)})
+        print("\n".join(rows))
+    elif cmd == "lines":
+        print(len(events(recs)))
     elif cmd == "end":
         for k, v in recs[-1].items():
             print(f"{k}={v}")

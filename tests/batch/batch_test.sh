@@ -13,6 +13,7 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	! mountpoint -q "$tmp/tiny" || umount "$tmp/tiny"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -248,6 +249,110 @@ sink_nobody_leak | sink_nobody_clean)
 		grep -qE "^closuretrace: no leaks; [1-9][0-9]* events, 0 lost$" err || fail "verdict: $(cat err)"
 	fi
 	echo "ok: as nobody, exit $rc"
+	;;
+sink_killed)
+	# The sink keeps what a SIGKILLed process still had buffered: its buffers are files.
+	# killed 1000: 1000 pairs (buffers handed over when full), a get and closure_sync (handed
+	# over), 1000 more pairs still buffered, then SIGKILL.
+	rc=0
+	"$ct" check --no-bpf --keep-trace t.json -- "$prog" killed 1000 >/dev/null 2>err || rc=$?
+	[ "$rc" = 137 ] || fail "check exit $rc, not 137: $(cat err)"
+	grep -qx "closuretrace: $prog was killed by signal 9 (Killed); its closures were not checked" err ||
+		fail "message: $(cat err)"
+	check counts t.json >got.txt
+	printf '%s\n' "init 1" "get 2001" "put 2001" "sub 0" "continue_at 0" "run 0" "finish 0" \
+		"destructor 0" "wait 0" "wake 0" "sync_begin 1" "sync_end 1" >want.txt
+	diff -u want.txt got.txt || fail "records of the killed process"
+	check end t.json >end.txt
+	grep -qx "lost=0" end.txt && grep -qx "signal=9" end.txt && grep -qx "abrupt=1" end.txt ||
+		fail "trailer: $(paste -sd' ' end.txt)"
+	# 4 threads and the main one, each a closure of 1000 pairs, all alive when killed.
+	"$ct" record --no-bpf -o a.json -- "$prog" abrupt 4 1000 >/dev/null 2>err || fail "record: $(cat err)"
+	pairs_counts 1000 5 >want.txt
+	check counts a.json >got.txt
+	diff -u want.txt got.txt || fail "threads alive at the kill"
+	check end a.json >end.txt
+	grep -qx "lost=0" end.txt && grep -qx "abrupt=1" end.txt || fail "trailer: $(paste -sd' ' end.txt)"
+	echo "ok: 4005 and 10015 events of killed processes, 0 lost"
+	;;
+sink_killed_nobody)
+	# The same without privileges (check picks the sink by itself), as user nobody.
+	command -v setpriv >/dev/null || fail "setpriv missing (util-linux)"
+	mkdir out
+	chmod 755 .
+	chmod 777 out
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$ct" check --keep-trace out/t.json -- "$prog" killself 1000 >/dev/null 2>err </dev/null || rc=$?
+	[ "$rc" = 137 ] || fail "exit $rc, not 137: $(cat err)"
+	pairs_counts 1000 1 >want.txt
+	check counts out/t.json >got.txt
+	diff -u want.txt got.txt || fail "records of the killed process, as nobody"
+	check end out/t.json >end.txt
+	grep -qx "lost=0" end.txt && grep -qx "signal=9" end.txt && grep -qx "abrupt=1" end.txt ||
+		fail "trailer: $(paste -sd' ' end.txt)"
+	echo "ok: as nobody, 2003 events of a killed process"
+	;;
+sink_fork_exec_killed)
+	# A closure still buffered when the parent forks (the child must not write that buffer: it
+	# is a shared mapping), a child that is killed, a child whose records are buffered when it
+	# execs an image that is killed, the parent killed: every process and image apart, complete.
+	"$ct" record --no-bpf -o t.json -- "$prog" forkkill 100 >/dev/null 2>err || fail "record: $(cat err)"
+	pairs_counts 100 5 >want.txt
+	check counts t.json >got.txt
+	diff -u want.txt got.txt || fail "fork and exec, killed"
+	printf '%s\n' "1 100 100" "2 200 200" "2 200 200" >want.txt
+	check perpid t.json >got.txt
+	diff -u want.txt got.txt || fail "per process"
+	check end t.json >end.txt
+	grep -qx "lost=0" end.txt && grep -qx "signal=9" end.txt && grep -qx "abrupt=3" end.txt ||
+		fail "trailer: $(paste -sd' ' end.txt)"
+	echo "ok: 5 closures in 3 processes, 4 images, 3 killed"
+	;;
+sink_full)
+	# A sink folder that fills up: what cannot be kept is counted exactly, nothing crashes.
+	mkdir tiny
+	mount -t tmpfs -o size=128k,mode=1777 tmpfs tiny
+	# killed 20000: 4 x 20000 + 5 records; threads 4 5000: 4 closures of 2 x 5000 + 3.
+	for run in "killed 20000:80005" "threads 4 5000:40012"; do
+		rc=0
+		TMPDIR=$tmp/tiny "$ct" record --no-bpf -o t.json -- "$prog" ${run%:*} >/dev/null 2>err || rc=$?
+		[ "$rc" = 0 ] || fail "${run%:*}: record exit $rc: $(cat err)"
+		lines=$(check lines t.json)
+		check end t.json >end.txt
+		lost=$(sed -n 's/^lost=//p' end.txt)
+		grep -qx "events=$lines" end.txt || fail "${run%:*}: $lines lines: $(paste -sd' ' end.txt)"
+		[ "$lost" -gt 0 ] && [ $((lines + lost)) = "${run#*:}" ] ||
+			fail "${run%:*}: $lines events + $lost lost, not ${run#*:}"
+		grep -q "^closuretrace: warning: $lost events could not be kept in $tmp/tiny/closuretrace-sink\.[^ ]* (a full file system?): free space there, or name another folder with TMPDIR$" err ||
+			fail "${run%:*}: warning: $(cat err)"
+		[ -z "$(ls tiny)" ] || fail "left in the sink folder: $(ls -R tiny)"
+		echo "${run%:*}: $lines events + $lost lost"
+	done
+	grep -q "^exit_code=0$" end.txt && ! grep -q "^abrupt=" end.txt || fail "threads: $(paste -sd' ' end.txt)"
+	rc=0
+	TMPDIR=$tmp/tiny "$ct" check --no-bpf --keep-trace c.json -- "$prog" threads 4 5000 >/dev/null 2>err || rc=$?
+	[ "$rc" = 1 ] || fail "check exit $rc, not 1: $(cat err)"
+	grep -qE "^closuretrace: [1-9][0-9]* events were lost: the verdict is incomplete; free space in \\\$TMPDIR \(the sink's folder\), or accept it with --allow-lost$" err ||
+		fail "check: $(cat err)"
+	echo "ok: full sink folder counted exactly"
+	;;
+sink_vanished)
+	# The command removes the sink folder before the traced program starts: nothing to read,
+	# said plainly (then as for a command without probes: exit 3), no crash; it runs untraced.
+	rc=0
+	"$ct" record --no-bpf -o t.json -- sh -c 'rm -r "$CLOSURETRACE_SINK" && exec "$0" threads 2 1000' \
+		"$prog" >/dev/null 2>err || rc=$?
+	[ "$rc" = 3 ] || fail "record exit $rc: $(cat err)"
+	grep -qE "^closuretrace: warning: the sink folder [^ ]*/closuretrace-sink\.[^ ]*: No such file or directory: no events$" err ||
+		fail "message: $(cat err)"
+	grep -qx "closuretrace: no closure probes in sh or the programs it ran; .*" err || fail "message: $(cat err)"
+	# A buffer file removed behind the tool's back: its records cannot be counted, said so.
+	"$ct" record --no-bpf -o t.json -- sh -c '"$0" killself 1000; rm "$CLOSURETRACE_SINK"/*.*.1' \
+		"$prog" >/dev/null 2>err2 || fail "record: $(cat err2)"
+	grep -qE "^closuretrace: warning: [^ ]*/closuretrace-sink\.[^ /]*/[0-9]+\.[0-9]+: 1 of its 1 buffer files missing$" err2 ||
+		fail "message: $(cat err2)"
+	echo "ok: $(head -1 err); $(head -1 err2)"
 	;;
 sink_pid_refused)
 	# A running process was not started with the sink: -p keeps needing BPF, and says so.

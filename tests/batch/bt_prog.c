@@ -22,6 +22,14 @@
  *                           both buffered while thread B does N pairs 1 ms apart on its own;
  *                           then A puts and both return: 2 closures, N + 1 pairs
  *   bt_prog burst T N       as held: "ready", SIGUSR1, then "threads T N", "done", sleeps
+ *   bt_prog killself N      a closure of N pairs, then SIGKILL: its records still buffered
+ *   bt_prog abrupt T N      T threads each do a closure of N pairs and stay (no closure call);
+ *                           then the main thread does one and SIGKILLs the process: T + 1
+ *                           closures, each with records still buffered
+ *   bt_prog forkkill N      a closure (N < 126: still buffered), then a child that does one and
+ *                           SIGKILLs itself, a child that does one and execs "killself N", then
+ *                           the parent's second one and SIGKILL: 5 closures in 3 processes
+ *                           (1 in the first child, 2 in the second: one per image, 2 in the parent)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -259,6 +267,58 @@ static int burst(int t, long n)
 		pause();
 }
 
+static sem_t stayed;
+
+static void *stay(void *arg)
+{
+	one_closure((long)arg);
+	sem_post(&stayed);
+	for (;;)
+		pause(); /* alive, its records in its buffer */
+	return NULL;
+}
+
+static int abrupt(int t, long n)
+{
+	pthread_t tid;
+
+	sem_init(&stayed, 0, 0);
+	for (int i = 0; i < t; i++)
+		pthread_create(&tid, NULL, stay, (void *)n);
+	for (int i = 0; i < t; i++)
+		while (sem_wait(&stayed))
+			;
+	one_closure(n);
+	raise(SIGKILL);
+	return 1;
+}
+
+/* The first closure is in the buffer a child's fork shares: the child must not write it. */
+static int forkkill(const char *self, long n)
+{
+	char arg[32];
+	pid_t a, b;
+
+	one_closure(n);
+	a = fork();
+	if (a == 0) {
+		one_closure(n);
+		raise(SIGKILL);
+	}
+	snprintf(arg, sizeof(arg), "%ld", n);
+	b = fork();
+	if (b == 0) {
+		one_closure(n); /* still buffered at the exec */
+		execl(self, self, "killself", arg, (char *)NULL);
+		_exit(127);
+	}
+	one_closure(n);
+	if (a < 0 || b < 0 || waitpid(a, NULL, 0) != a || waitpid(b, NULL, 0) != b)
+		return 1;
+	raise(SIGKILL);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[argc - 1]) : 0;
@@ -281,7 +341,14 @@ int main(int argc, char **argv)
 		return idle(n);
 	if (argc == 4 && !strcmp(argv[1], "burst"))
 		return burst(atoi(argv[2]), n);
-	fprintf(stderr, "usage: bt_prog loop|pingpong|held|fork|killed|exec|execfail|idle N | "
-			"threads|burst T N\n");
+	if (argc == 3 && !strcmp(argv[1], "killself"))
+		return one_closure(n), raise(SIGKILL), 1;
+	if (argc == 4 && !strcmp(argv[1], "abrupt"))
+		return abrupt(atoi(argv[2]), n);
+	if (argc == 3 && !strcmp(argv[1], "forkkill"))
+		return forkkill(argv[0], n);
+	fprintf(stderr,
+		"usage: bt_prog loop|pingpong|held|fork|killed|killself|forkkill|exec|execfail|"
+		"idle N | threads|burst|abrupt T N\n");
 	return 2;
 }
