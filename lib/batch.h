@@ -46,10 +46,11 @@ extern unsigned short closure_batch_semaphore;
 #pragma GCC visibility pop
 
 #ifdef CLOSURE_NO_BATCH /* the benchmarks' baseline: the library as it was before batching */
-#define CLOSURE_BATCH_ON() 0
+#define CLOSURE_BATCH_WORD() 0
 #else
-#define CLOSURE_BATCH_ON() __builtin_expect(*(volatile unsigned short *)&closure_batch_semaphore, 0)
+#define CLOSURE_BATCH_WORD() (*(volatile unsigned short *)&closure_batch_semaphore)
 #endif
+#define CLOSURE_BATCH_ON() __builtin_expect(CLOSURE_BATCH_WORD(), 0)
 
 /* Append when batching is on; a statement. */
 #define CLOSURE_BATCH(op, cl, r, ip, x4, x5, x6)                                                   \

@@ -536,18 +536,13 @@ void closure_wake_up(struct closure_waitlist *list)
 /* The longest timeout honoured as such (31 years): longer is no limit, and no overflow. */
 #define SYNC_TIMEOUT_MAX_MS (1000ll * 1000 * 1000 * 1000)
 
-static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
+/* Sleeps until only the running reference is left (r: more than that is outstanding). */
+static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
+						uintptr_t ip)
 {
 	uint64_t deadline = 0; /* none */
-	uint32_t r;
 	int ret = 0;
 
-	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
-	r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
-	if ((r & CLOSURE_REMAINING_MASK) <= 1) {
-		probe_op1(sync_begin, cl, r, ip, timeout_ms);
-		goto out;
-	}
 	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
 		deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
@@ -573,10 +568,36 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 		break;
 	}
 	closure_debug_sync_end(cl);
-out:
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	probe_op1(sync_end, cl, r, ip, (long)ret);
 	return ret;
+}
+
+/* Nothing outstanding, and traced: both probes. */
+static __attribute__((noinline)) int sync_nothing_traced(struct closure *cl, uint32_t r,
+							 long timeout_ms, uintptr_t ip)
+{
+	probe_op1(sync_begin, cl, r, ip, timeout_ms);
+	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	probe_op1(sync_end, cl, r, ip, 0L);
+	return 0;
+}
+
+/*
+ * With nothing outstanding (the common case: kernel code syncs on fast paths too), untraced, a
+ * sync is a load and two branches; the rest is out of line, called last so that nothing has to
+ * be kept across it.
+ */
+static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
+{
+	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+
+	if ((r & CLOSURE_REMAINING_MASK) > 1)
+		return sync_sleep(cl, r, timeout_ms, ip);
+	if (PROBE_TRACED2(sync_begin, sync_end))
+		return sync_nothing_traced(cl, r, timeout_ms, ip);
+	return 0;
 }
 
 void closure_sync(struct closure *cl)
