@@ -31,7 +31,8 @@ struct sub_result {
 };
 
 static void settle(struct closure *cl, struct sub_result res, const char *name, uintptr_t ip);
-static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
+static inline __attribute__((always_inline)) struct sub_result
+sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
 
 /*
  * The funnel: drop v, fire the operation's own probe (a statement that may use r, the value
@@ -53,8 +54,8 @@ extern const char closure_modules_anchor;
 __attribute__((used)) static const char *const keep_modules = &closure_modules_anchor;
 
 /* The rules, checked on the value about to be published. */
-static void check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name,
-			uintptr_t ip)
+static inline __attribute__((always_inline)) void
+check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, uintptr_t ip)
 {
 	if ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1)))
 		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, name, old, ip, "count would go below zero");
@@ -173,7 +174,8 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 	workqueue_queue(wq, cl);
 }
 
-static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
+static inline __attribute__((always_inline)) struct sub_result
+sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
 {
 	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 	struct sub_result res;
