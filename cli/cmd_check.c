@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "check_diag.h"
 #include "check_sarif.h"
 #include "check_supp.h"
@@ -79,19 +80,68 @@ static void usage(FILE *out)
 		"128+N check was stopped by signal N.\n");
 }
 
+enum {
+	OPT_EXITCODE = 256,
+	OPT_SUPP,
+	OPT_SARIF,
+	OPT_KEEP,
+	OPT_LOST,
+	OPT_TIMEOUT,
+	OPT_NO_BPF,
+	OPT_PER_OP
+};
+
+/* One option getopt returned (c) into *o: -1 to go on, or an exit status. */
+static int take_option(int c, char **argv, struct check_options *o)
+{
+	char *end;
+	long v;
+
+	switch (c) {
+	case OPT_EXITCODE:
+		v = strtol(optarg, &end, 10);
+		if (*end || end == optarg || v < 0 || v > 255)
+			return usage_error("check", "--error-exitcode needs a number from 0 to 255",
+					   optarg);
+		o->error_exitcode = (int)v;
+		return -1;
+	case OPT_SUPP:
+		o->suppressions[o->n_suppressions++] = optarg;
+		return -1;
+	case OPT_SARIF:
+		o->sarif = optarg;
+		return -1;
+	case OPT_KEEP:
+		if (!strcmp(optarg, "-")) /* standard output is the command's */
+			return usage_error("check", "--keep-trace needs a file", optarg);
+		o->keep_trace = optarg;
+		return -1;
+	case OPT_LOST:
+		o->allow_lost = true;
+		return -1;
+	case OPT_NO_BPF:
+		o->no_bpf = true;
+		return -1;
+	case OPT_PER_OP:
+		o->per_op = true;
+		return -1;
+	case OPT_TIMEOUT:
+		return seconds_arg("check", "--timeout", optarg, &o->timeout_ns) ? EXIT_USAGE : -1;
+	case 'b':
+		return buffer_size_arg("check", optarg, &o->buffer_size) ? EXIT_USAGE : -1;
+	case 'h':
+		usage(stdout);
+		return EXIT_OK;
+	default:
+		return usage_error("check",
+				   optopt ? "an option is missing its argument" : "unknown option",
+				   argv[optind - 1]);
+	}
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	enum {
-		OPT_EXITCODE = 256,
-		OPT_SUPP,
-		OPT_SARIF,
-		OPT_KEEP,
-		OPT_LOST,
-		OPT_TIMEOUT,
-		OPT_NO_BPF,
-		OPT_PER_OP
-	};
 	static const struct option longopts[] = {
 		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
 		{"suppressions", required_argument, NULL, OPT_SUPP},
@@ -105,9 +155,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *end;
-	long v;
-	int c;
+	int c, ret;
 
 	*o = (struct check_options){.error_exitcode = EXIT_LEAKS,
 				    .buffer_size = DEFAULT_BUFFER_SIZE};
@@ -116,59 +164,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		return EXIT_ENVIRONMENT;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_EXITCODE:
-			v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 0 || v > 255)
-				return usage_error("check",
-						   "--error-exitcode needs a number from 0 to 255",
-						   optarg);
-			o->error_exitcode = (int)v;
-			break;
-		case OPT_SUPP:
-			o->suppressions[o->n_suppressions++] = optarg;
-			break;
-		case OPT_SARIF:
-			o->sarif = optarg;
-			break;
-		case OPT_KEEP:
-			if (!strcmp(optarg, "-")) /* standard output is the command's */
-				return usage_error("check", "--keep-trace needs a file", optarg);
-			o->keep_trace = optarg;
-			break;
-		case OPT_LOST:
-			o->allow_lost = true;
-			break;
-		case OPT_NO_BPF:
-			o->no_bpf = true;
-			break;
-		case OPT_PER_OP:
-			o->per_op = true;
-			break;
-		case OPT_TIMEOUT:
-			if (parse_seconds(optarg, &o->timeout_ns))
-				return usage_error("check",
-						   "--timeout needs a positive number of seconds",
-						   optarg);
-			break;
-		case 'b':
-			if (parse_size(optarg, &o->buffer_size))
-				return usage_error(
-					"check",
-					"--buffer-size must be a power of two from 4K to 2G",
-					optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return usage_error("check",
-					   optopt ? "an option is missing its argument"
-						  : "unknown option",
-					   argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1)
+		if ((ret = take_option(c, argv, o)) >= 0)
+			return ret;
 	if (optind == argc)
 		return usage_error(
 			"check", "give the command to check: closuretrace check -- COMMAND", NULL);
@@ -239,8 +237,8 @@ static void summary(const struct check_diags *d, const struct recorder_result *r
 		(unsigned long long)r->lost);
 	if (d->in_flight)
 		fprintf(stderr,
-			"closuretrace: note: the recording stopped before the command exited: %lu "
-			"closure%s in flight then %s not judged\n",
+			"closuretrace: note: the recording was cut short: %lu closure%s in "
+			"flight then %s not judged\n",
 			d->in_flight, d->in_flight == 1 ? "" : "s",
 			d->in_flight == 1 ? "was" : "were");
 	if (d->late)
@@ -248,26 +246,6 @@ static void summary(const struct check_diags *d, const struct recorder_result *r
 			"closuretrace: note: %lu closure%s seen again after finishing, without an "
 			"init (an event that reached the trace late): not judged\n",
 			d->late, d->late == 1 ? " was" : "s were");
-}
-
-/*
- * A recording cut short (--timeout, or a signal to check): what was still in flight is no leak,
- * only what was stuck is said. Keeps the stuck diagnostics; counts the others dropped.
- */
-static void keep_stuck(struct check_diags *d)
-{
-	size_t kept = 0;
-
-	for (size_t i = 0; i < d->n; i++) {
-		if (d->v[i].rule == CHECK_STUCK) {
-			d->v[kept++] = d->v[i];
-			continue;
-		}
-		d->closures -= d->v[i].count;
-		free((char *)d->v[i].closure);
-		free(d->v[i].key);
-	}
-	d->n = kept;
 }
 
 /* Says why the recording was cut short; the exit status for it. */
@@ -326,7 +304,7 @@ static int run_command(const struct check_options *o, struct check_out *out,
 	else if (o->keep_trace ? trace_out_commit(&out->kept, true) : fclose(out->f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n",
 			o->keep_trace ? o->keep_trace : out->temp, strerror(errno));
-		ret = EXIT_ENVIRONMENT;
+		ret = EXIT_USAGE; /* as record's: an output that cannot be written */
 	}
 	return ret;
 }
@@ -398,8 +376,6 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (cut)
-		keep_stuck(diags);
 	check_diags_suppress(diags, &supp);
 	for (size_t i = 0; i < diags->n; i++)
 		shown += !diags->v[i].suppressed;

@@ -2,8 +2,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "args.h"
 #include "commands.h"
-#include "out_file.h"
 #include "viewer.h"
 #include "viz.h"
 
@@ -20,6 +20,11 @@ static void usage(FILE *out)
 		"  -i, --input TRACE   the trace to read ('-': standard input)\n");
 }
 
+static int show(struct viz_input *in, FILE *out, void *id)
+{
+	return render_explain(in, id, out);
+}
+
 int cmd_explain(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -28,10 +33,8 @@ int cmd_explain(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "closuretrace.json";
-	struct viz_input in;
-	struct out_file out;
 	struct model_id id;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
@@ -40,33 +43,17 @@ int cmd_explain(int argc, char **argv)
 			input = optarg;
 			break;
 		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(usage, c);
 		}
 	}
-	if (optind + 1 != argc) {
-		usage(stderr);
+	if (optind + 1 != argc)
+		return help_or_usage(usage, '?');
+	if (viewer_closure_arg("explain", "want", argv[optind], &id))
 		return EXIT_USAGE;
-	}
-	if (viz_parse_closure(argv[optind], &id)) {
-		fprintf(stderr,
-			"closuretrace explain: want a closure as " VIZ_CLOSURE_SYNTAX
-			", not '%s'\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (viewer_load(input, false, &id, &in))
-		return EXIT_USAGE;
-	if (out_open(&out, "closuretrace explain", NULL)) {
-		viz_unload(&in);
-		return EXIT_USAGE;
-	}
-	rc = render_explain(&in, &id, out.f);
-	viz_unload(&in);
-	if (out_commit(&out))
-		return EXIT_USAGE;
-	return rc ? EXIT_USAGE : EXIT_OK;
+	return viewer_show(&(struct viewer_job){.cmd = "closuretrace explain",
+						.input = input,
+						.watch = &id,
+						.render = show,
+						.ctx = &id});
 }

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
-#include "out_file.h"
 #include "viewer.h"
 #include "viz.h"
 
@@ -70,6 +70,16 @@ static int format_of(const char *output, const char **format)
 	return 0;
 }
 
+static int show(struct viz_input *in, FILE *out, void *opts)
+{
+	struct viz_error err;
+
+	if (!render_graph(in, opts, out, &err))
+		return 0;
+	fprintf(stderr, "closuretrace graph: %s\n", err.text);
+	return -1;
+}
+
 int cmd_graph(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -80,10 +90,7 @@ int cmd_graph(int argc, char **argv)
 	};
 	struct render_graph_opts opts = {.format = NULL};
 	const char *input = "closuretrace.json", *output = NULL;
-	struct viz_input in;
-	struct out_file out;
-	struct viz_error err;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:T:o:h", options, NULL)) != -1) {
@@ -104,26 +111,16 @@ int cmd_graph(int argc, char **argv)
 			opts.no_fold = true;
 			break;
 		case 'r':
-			if (viz_parse_closure(optarg, &opts.root)) {
-				fprintf(stderr,
-					"closuretrace graph: --root wants a closure "
-					"as " VIZ_CLOSURE_SYNTAX ", not '%s'\n",
-					optarg);
+			if (viewer_closure_arg("graph", "--root wants", optarg, &opts.root))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(usage, c);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "closuretrace graph: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return extra_arg("graph", argv[optind]);
 	if (!opts.format && format_of(output, &opts.format))
 		return EXIT_USAGE;
 	if (!known_format(opts.format)) {
@@ -131,18 +128,10 @@ int cmd_graph(int argc, char **argv)
 			opts.format);
 		return EXIT_USAGE;
 	}
-	if (viewer_load(input, true, NULL, &in))
-		return EXIT_USAGE;
-	if (out_open(&out, "closuretrace graph", output)) {
-		viz_unload(&in);
-		return EXIT_USAGE;
-	}
-	rc = render_graph(&in, &opts, out.f, &err);
-	viz_unload(&in);
-	if (rc) {
-		fprintf(stderr, "closuretrace graph: %s\n", err.text);
-		out_abort(&out);
-		return EXIT_USAGE;
-	}
-	return out_commit(&out) ? EXIT_USAGE : EXIT_OK;
+	return viewer_show(&(struct viewer_job){.cmd = "closuretrace graph",
+						.input = input,
+						.output = output,
+						.keep_finished = true,
+						.render = show,
+						.ctx = &opts});
 }

@@ -2,16 +2,19 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "closure_probes.h"
 #include "commands.h"
 #include "elf_probes.h"
 #include "objects.h"
+#include "record_shared.h"
 
 #define MAX_OBJECTS 256
 
@@ -97,7 +100,7 @@ static size_t list_object(const char *path, bool verbose)
 
 static int list_binary(const char *file, bool verbose)
 {
-	char *objs[MAX_OBJECTS];
+	char *objs[MAX_OBJECTS], what[PATH_MAX + 32];
 	size_t n, found = 0;
 
 	if (access(file, R_OK) || !elf_is_elf(file)) {
@@ -112,28 +115,23 @@ static int list_binary(const char *file, bool verbose)
 	}
 	if (found)
 		return EXIT_OK;
-	fprintf(stderr,
-		"closuretrace: no closure probes in %s or the libraries it loads; link it with "
-		"libclosure built with probes (CLOSURE_PROBES=ON)\n",
-		file);
-	return EXIT_ENVIRONMENT;
+	snprintf(what, sizeof(what), "%s or the libraries it loads", file);
+	return no_probes_error(what);
 }
 
 static int list_pid(pid_t pid, bool verbose)
 {
 	struct objects objs = {0};
 	size_t found = 0;
+	char what[32];
 
 	if (objects_scan_maps(&objs, pid) < 0) {
 		if (kill(pid, 0) && errno == ESRCH)
-			fprintf(stderr,
-				"closuretrace: no process with pid %d; check the pid (ps -p %d)\n",
-				(int)pid, (int)pid);
-		else
-			fprintf(stderr,
-				"closuretrace: not permitted to read the maps of process %d; "
-				"run as root or as its owner\n",
-				(int)pid);
+			return no_process_error(pid);
+		fprintf(stderr,
+			"closuretrace: not permitted to read the maps of process %d; "
+			"run as root or as its owner\n",
+			(int)pid);
 		return EXIT_ENVIRONMENT;
 	}
 	for (size_t i = 0; i < objs.n; i++)
@@ -142,11 +140,8 @@ static int list_pid(pid_t pid, bool verbose)
 	objects_free(&objs);
 	if (found)
 		return EXIT_OK;
-	fprintf(stderr,
-		"closuretrace: no closure probes in process %d; link it with libclosure built with "
-		"probes (CLOSURE_PROBES=ON)\n",
-		(int)pid);
-	return EXIT_ENVIRONMENT;
+	snprintf(what, sizeof(what), "process %d", (int)pid);
+	return no_probes_error(what);
 }
 
 int cmd_list(int argc, char **argv)
@@ -158,8 +153,7 @@ int cmd_list(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	bool verbose = false;
-	long pid = 0;
-	char *end;
+	pid_t pid = 0;
 	int c;
 
 	opterr = 0;
@@ -167,12 +161,8 @@ int cmd_list(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = strtol(optarg, &end, 10);
-			if (*end || end == optarg || pid <= 0 || pid > 0x3fffffff) {
-				fprintf(stderr, "closuretrace list: not a process id: %s\n",
-					optarg);
+			if (pid_arg("list", optarg, &pid))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'v':
 			verbose = true;
@@ -181,18 +171,11 @@ int cmd_list(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr,
-				"closuretrace list: unknown option %s; see 'closuretrace list "
-				"--help'\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return unknown_option("list", argv[optind - 1]);
 		}
 	}
-	if (!pid == (optind + 1 != argc)) {
-		fprintf(stderr, "closuretrace list: give one BINARY or -p PID; see 'closuretrace "
-				"list --help'\n");
-		return EXIT_USAGE;
-	}
+	if (!pid == (optind + 1 != argc))
+		return usage_error("list", "give one BINARY or -p PID", NULL);
 	errno = 0;
-	return pid ? list_pid((pid_t)pid, verbose) : list_binary(argv[optind], verbose);
+	return pid ? list_pid(pid, verbose) : list_binary(argv[optind], verbose);
 }

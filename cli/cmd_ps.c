@@ -12,10 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "live_list.h"
 #include "objects.h"
 #include "ps_tree.h"
+#include "record_shared.h"
 #include "symbols.h"
 
 static void usage(FILE *out)
@@ -41,9 +43,7 @@ static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
 
 	switch (st) {
 	case LIVE_NO_PROCESS:
-		fprintf(stderr, "closuretrace: no process with pid %d; check the pid (ps -p %d)\n",
-			p, p);
-		break;
+		return no_process_error(pid);
 	case LIVE_NOT_PERMITTED:
 		fprintf(stderr,
 			"closuretrace: not permitted to read the memory of process %d; run as root "
@@ -115,14 +115,17 @@ static int run_ps(pid_t pid, bool json)
 	if (!view.syms) {
 		fprintf(stderr, "closuretrace: out of memory\n");
 		ret = EXIT_ENVIRONMENT;
-	} else if (json) {
-		if (ps_print_json(stdout, &view)) {
-			fprintf(stderr, "closuretrace: cannot write the JSON: %s\n",
-				strerror(errno));
-			ret = EXIT_ENVIRONMENT;
-		}
 	} else {
-		ps_print_text(stdout, &view);
+		int failed = json ? ps_print_json(stdout, &view) : 0;
+
+		if (!json)
+			ps_print_text(stdout, &view);
+		if (failed || fflush(stdout) || ferror(stdout)) {
+			/* as report's: an output that cannot be written (a full disk) */
+			fprintf(stderr, "closuretrace ps: cannot write standard output: %s\n",
+				strerror(errno));
+			ret = EXIT_USAGE;
+		}
 	}
 	symbols_free(view.syms);
 	live_list_free(&list);
@@ -139,8 +142,7 @@ int cmd_ps(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false;
-	long pid = 0;
-	char *end;
+	pid_t pid = 0;
 	int c;
 
 	opterr = 0;
@@ -148,11 +150,8 @@ int cmd_ps(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			pid = strtol(optarg, &end, 10);
-			if (*end || end == optarg || pid <= 0 || pid > 0x3fffffff) {
-				fprintf(stderr, "closuretrace ps: not a process id: %s\n", optarg);
+			if (pid_arg("ps", optarg, &pid))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'j':
 			json = true;
@@ -161,16 +160,10 @@ int cmd_ps(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr,
-				"closuretrace ps: unknown option %s; see 'closuretrace ps "
-				"--help'\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return unknown_option("ps", argv[optind - 1]);
 		}
 	}
-	if (!pid || optind != argc) {
-		fprintf(stderr, "closuretrace ps: give -p PID; see 'closuretrace ps --help'\n");
-		return EXIT_USAGE;
-	}
-	return run_ps((pid_t)pid, json);
+	if (!pid || optind != argc)
+		return usage_error("ps", "give -p PID", NULL);
+	return run_ps(pid, json);
 }

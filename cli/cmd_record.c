@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "record_shared.h"
 #include "recorder.h"
@@ -72,7 +73,6 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	char *end;
 	int c;
 
 	*o = (struct record_options){.output = "closuretrace.json",
@@ -81,29 +81,20 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:o:d:b:vh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'p': {
-			long pid = strtol(optarg, &end, 10);
-
-			if (*end || end == optarg || pid <= 0 || pid > 0x3fffffff)
+		case 'p':
+			if (parse_pid(optarg, &o->pid))
 				return usage_error("record", "not a process id", optarg);
-			o->pid = (pid_t)pid;
 			break;
-		}
 		case 'o':
 			o->output = optarg;
 			break;
 		case 'd':
-			if (parse_seconds(optarg, &o->duration_ns))
-				return usage_error("record",
-						   "--duration needs a positive number of seconds",
-						   optarg);
+			if (seconds_arg("record", "--duration", optarg, &o->duration_ns))
+				return EXIT_USAGE;
 			break;
 		case 'b':
-			if (parse_size(optarg, &o->buffer_size))
-				return usage_error(
-					"record",
-					"--buffer-size must be a power of two from 4K to 2G",
-					optarg);
+			if (buffer_size_arg("record", optarg, &o->buffer_size))
+				return EXIT_USAGE;
 			break;
 		case 'v':
 			o->verbose = true;

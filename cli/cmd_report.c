@@ -2,8 +2,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "args.h"
 #include "commands.h"
-#include "out_file.h"
 #include "viewer.h"
 #include "viz.h"
 
@@ -20,6 +20,11 @@ static void usage(FILE *out)
 		"      --json          one JSON document, for machines\n");
 }
 
+static int show(struct viz_input *in, FILE *out, void *json)
+{
+	return render_report(in, out, *(bool *)json);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -30,9 +35,7 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *input = "closuretrace.json";
 	bool json = false;
-	struct viz_input in;
-	struct out_file out;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
@@ -44,26 +47,12 @@ int cmd_report(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			usage(stdout);
-			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(usage, c);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "closuretrace report: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (viewer_load(input, false, NULL, &in))
-		return EXIT_USAGE;
-	if (out_open(&out, "closuretrace report", NULL)) {
-		viz_unload(&in);
-		return EXIT_USAGE;
-	}
-	rc = render_report(&in, out.f, json);
-	viz_unload(&in);
-	if (out_commit(&out))
-		return EXIT_USAGE;
-	return rc ? EXIT_USAGE : EXIT_OK;
+	if (optind < argc)
+		return extra_arg("report", argv[optind]);
+	return viewer_show(&(struct viewer_job){
+		.cmd = "closuretrace report", .input = input, .render = show, .ctx = &json});
 }

@@ -1,17 +1,14 @@
 /* closuretrace timeline: a trace as Chrome trace-event JSON, for Perfetto and chrome://tracing. */
-#define _GNU_SOURCE /* asprintf */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
+#include "out_file.h"
 #include "timeline.h"
+#include "viewer.h"
 #include "viz.h"
 
 static void usage(FILE *out)
@@ -35,70 +32,7 @@ static void usage(FILE *out)
 		"                         (ID: ADDR, ADDR#N or PID:ADDR#N)\n");
 }
 
-/*
- * Everything into a temporary file beside FILE, renamed over it only when complete. A FILE that
- * is not a regular file (/dev/null, a pipe) is written in place: renaming over it would replace it.
- */
-static FILE *open_output(const char *path, char **tmp)
-{
-	struct stat st;
-	int fd;
-	FILE *f;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		*tmp = NULL;
-		if (!(f = fopen(path, "w")))
-			fprintf(stderr, "closuretrace timeline: cannot write %s: %s\n", path,
-				strerror(errno));
-		return f;
-	}
-	if (asprintf(tmp, "%s.XXXXXX", path) < 0)
-		return NULL;
-	fd = mkstemp(*tmp);
-	/* mkstemp makes it 0600; the file gets the mode a plain create would give it. */
-	if (fd >= 0) {
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fprintf(stderr, "closuretrace timeline: cannot write %s: %s\n", path,
-			strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	return f;
-}
-
-static int finish_output(FILE *f, const char *path, char *tmp, bool ok)
-{
-	bool written = !ferror(f) && fflush(f) == 0 && (tmp ? fsync(fileno(f)) == 0 : true);
-	int err = errno;
-
-	if (path && !tmp)
-		written = fclose(f) == 0 && written;
-	if (tmp) {
-		written = fclose(f) == 0 && written;
-		if (ok && written && rename(tmp, path))
-			written = false, err = errno;
-		if (!ok || !written)
-			unlink(tmp);
-		free(tmp);
-	}
-	if (ok && !written) {
-		fprintf(stderr, "closuretrace timeline: cannot write %s: %s\n",
-			path ? path : "standard output", strerror(err));
-		return -1;
-	}
-	return 0;
-}
-
+/* Fills *o and *output; returns -1 to go on, or the exit status to stop with (after --help: 0). */
 static int parse_args(int argc, char **argv, struct timeline_opts *o, const char **output)
 {
 	static const struct option options[] = {
@@ -133,57 +67,49 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 			break;
 		case 'c':
 			o->select = true;
-			if (viz_parse_closure(optarg, &o->sel)) {
-				fprintf(stderr,
-					"closuretrace timeline: want a closure "
-					"as " VIZ_CLOSURE_SYNTAX ", not '%s'\n",
-					optarg);
+			if (viewer_closure_arg("timeline", "want", optarg, &o->sel))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'h':
-			usage(stdout);
-			return -1;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return help_or_usage(usage, c);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "closuretrace timeline: unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return extra_arg("timeline", argv[optind]);
 	if (o->from_ns > o->to_ns) {
 		fprintf(stderr, "closuretrace timeline: --from is after --to\n");
 		return EXIT_USAGE;
 	}
-	return 0;
+	return -1;
 }
 
+/* Streams: the trace is never loaded whole, so not a viewer_show job; the output is the same
+ * whole-or-nothing out_file as theirs. */
 int cmd_timeline(int argc, char **argv)
 {
 	struct timeline_opts o = {
 		.path = "closuretrace.json", .from_ns = INT64_MIN, .to_ns = INT64_MAX};
 	struct timeline_stats st;
 	const char *output = NULL;
-	char *tmp = NULL;
-	FILE *out = stdout;
+	struct out_file out;
 	int rc = parse_args(argc, argv, &o, &output);
 
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
-	if (output && !(out = open_output(output, &tmp)))
-		return EXIT_USAGE;
-	rc = render_timeline(&o, out, &st);
-	if (finish_output(out, output, tmp, rc == 0))
-		return EXIT_USAGE;
-	if (rc)
+	if (rc >= 0)
 		return rc;
+	if (out_open(&out, "closuretrace timeline", output))
+		return EXIT_USAGE;
+	rc = render_timeline(&o, out.f, &st);
+	if (rc) {
+		out_abort(&out);
+		return rc;
+	}
+	if (out_commit(&out))
+		return EXIT_USAGE;
 	fprintf(stderr,
 		"closuretrace timeline: wrote %" PRIu64 " events (%" PRIu64
 		" closure slices, %" PRIu64 " operations, %" PRIu64 " closure_sync slices, %" PRIu64
 		" arrows) to %s\n",
-		st.events, st.slices, st.instants, st.syncs, st.flows,
-		output ? output : "standard output");
+		st.events, st.slices, st.instants, st.syncs, st.flows, out.name);
 	return EXIT_OK;
 }

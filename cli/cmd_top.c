@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "recorder.h"
 #include "session.h"
@@ -22,7 +23,7 @@
 #define POLL_MS 25
 
 struct top_opts {
-	long pid;
+	pid_t pid;
 	double interval; /* seconds */
 	long frames;	 /* batch: how many; 0: until the process exits */
 	bool batch;
@@ -61,11 +62,8 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	while ((c = getopt_long(argc, argv, "p:d:bn:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			o->pid = strtol(optarg, &end, 10);
-			if (*end || end == optarg || o->pid <= 0 || o->pid > 0x3fffffff) {
-				fprintf(stderr, "closuretrace top: not a process id: %s\n", optarg);
+			if (pid_arg("top", optarg, &o->pid))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'd':
 			o->interval = strtod(optarg, &end);
@@ -93,17 +91,11 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			fprintf(stderr,
-				"closuretrace top: unknown option %s; see 'closuretrace top "
-				"--help'\n",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return unknown_option("top", argv[optind - 1]);
 		}
 	}
-	if (!o->pid || optind != argc) {
-		fprintf(stderr, "closuretrace top: give -p PID; see 'closuretrace top --help'\n");
-		return EXIT_USAGE;
-	}
+	if (!o->pid || optind != argc)
+		return usage_error("top", "give -p PID", NULL);
 	return -1;
 }
 
@@ -162,12 +154,12 @@ int cmd_top(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	v = top_view_new((pid_t)o.pid, session_now_ns());
+	v = top_view_new(o.pid, session_now_ns());
 	if (!v) {
 		fprintf(stderr, "closuretrace: out of memory\n");
 		return EXIT_ENVIRONMENT;
 	}
-	r = recorder_new(&(struct recorder_opts){.pid = (pid_t)o.pid,
+	r = recorder_new(&(struct recorder_opts){.pid = o.pid,
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,
 						 .on_event = top_view_event,

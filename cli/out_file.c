@@ -90,6 +90,9 @@ int out_commit(struct out_file *o)
 	if (!failed)
 		errno = 0;
 	failed = fflush(o->f) || failed;
+	/* On disk before the rename: a crash then leaves the old file or the new one, never an
+	 * empty one. */
+	failed = failed || (o->tmp && fsync(fileno(o->f)));
 	err = errno ? errno : EIO;
 
 	/* close can report the error of a write that was still pending (NFS, a full disk). */

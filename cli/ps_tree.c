@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "ps_tree.h"
 
 /* Deeper chains continue as roots of their own (the printing recurses). */
@@ -28,57 +29,35 @@ struct tree {
 	long *parent, *first_child, *next_sibling; /* indices into c, -1 for none */
 	size_t *nchildren;
 	bool *done;
-	struct rsym **cache; /* open addressing on addr; addr 0 is never cached */
-	size_t cache_cap, cache_n;
+	struct hashmap cache; /* (addr, 0) -> struct rsym * (they do not move: callers keep them) */
 };
 
 static const struct rsym unknown_sym = {0};
 
-/* Grows the table of pointers (entries do not move: callers keep them). */
-static int cache_grow(struct tree *t)
-{
-	size_t cap = t->cache_cap ? 2 * t->cache_cap : 256, i;
-	struct rsym **c = calloc(cap, sizeof(*c));
-
-	if (!c)
-		return -1;
-	for (size_t k = 0; k < t->cache_cap; k++) {
-		if (!t->cache[k])
-			continue;
-		for (i = t->cache[k]->addr % cap; c[i]; i = (i + 1) % cap)
-			;
-		c[i] = t->cache[k];
-	}
-	free(t->cache);
-	t->cache = c;
-	t->cache_cap = cap;
-	return 0;
-}
-
 static const struct rsym *resolve(struct tree *t, uint64_t addr)
 {
 	struct sym_info info;
-	struct rsym *r;
-	size_t i;
+	struct rsym **r;
+	bool added;
 
-	if (!addr || (2 * (t->cache_n + 1) > t->cache_cap && cache_grow(t)))
+	if (!addr)
 		return &unknown_sym;
-	for (i = addr % t->cache_cap; t->cache[i]; i = (i + 1) % t->cache_cap)
-		if (t->cache[i]->addr == addr)
-			return t->cache[i];
-	r = calloc(1, sizeof(*r));
-	if (!r)
+	r = hashmap_put(&t->cache, addr, 0, &added);
+	if (!added)
+		return *r;
+	*r = calloc(1, sizeof(**r));
+	if (!*r) {
+		hashmap_del(&t->cache, addr, 0);
 		return &unknown_sym;
-	r->addr = addr;
-	if (symbols_resolve(t->v->syms, addr, &info)) {
-		r->obj = info.obj;
-		r->func = info.func ? strdup(info.func) : NULL;
-		r->file = info.file ? strdup(info.file) : NULL;
-		r->line = info.line;
 	}
-	t->cache[i] = r;
-	t->cache_n++;
-	return r;
+	(*r)->addr = addr;
+	if (symbols_resolve(t->v->syms, addr, &info)) {
+		(*r)->obj = info.obj;
+		(*r)->func = info.func ? strdup(info.func) : NULL;
+		(*r)->file = info.file ? strdup(info.file) : NULL;
+		(*r)->line = info.line;
+	}
+	return *r;
 }
 
 /* A call site: the closures store return addresses, so the call is at addr - 1. */
@@ -87,34 +66,13 @@ static const struct rsym *call_site(struct tree *t, uint64_t ret)
 	return ret ? resolve(t, ret - 1) : &unknown_sym;
 }
 
-static int by_addr(const void *a, const void *b, void *arg)
-{
-	const struct live_closure *c = arg;
-	uint64_t x = c[*(const size_t *)a].addr, y = c[*(const size_t *)b].addr;
-
-	return x < y ? -1 : x > y;
-}
-
-static long find(const struct tree *t, const size_t *sorted, uint64_t addr)
-{
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->c[sorted[mid]].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < t->n && t->c[sorted[lo]].addr == addr ? (long)sorted[lo] : -1;
-}
-
 static int tree_build(struct tree *t, const struct ps_view *v)
 {
-	size_t *sorted, n = v->list->n;
+	struct hashmap by_addr; /* (addr, 0) -> index in c: the first closure listed there */
+	size_t n = v->list->n;
 
 	memset(t, 0, sizeof(*t));
+	hashmap_init(&t->cache, sizeof(struct rsym *));
 	t->v = v;
 	t->c = v->list->v;
 	t->n = n;
@@ -123,17 +81,14 @@ static int tree_build(struct tree *t, const struct ps_view *v)
 	t->next_sibling = malloc((n + 1) * sizeof(long));
 	t->nchildren = calloc(n + 1, sizeof(size_t));
 	t->done = calloc(n + 1, sizeof(bool));
-	sorted = malloc((n + 1) * sizeof(size_t));
-	if (!t->parent || !t->first_child || !t->next_sibling || !t->nchildren || !t->done ||
-	    !sorted) {
-		free(sorted);
+	if (!t->parent || !t->first_child || !t->next_sibling || !t->nchildren || !t->done)
 		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = i;
-	qsort_r(sorted, n, sizeof(*sorted), by_addr, (void *)t->c);
+	hashmap_init(&by_addr, sizeof(size_t));
+	for (size_t i = n; i-- > 0;) /* backwards: the first closure listed at an address stays */
+		*(size_t *)hashmap_put(&by_addr, t->c[i].addr, 0, NULL) = i;
 	for (size_t i = 0; i < n; i++) {
-		long p = t->c[i].parent ? find(t, sorted, t->c[i].parent) : -1;
+		const size_t *at = t->c[i].parent ? hashmap_get(&by_addr, t->c[i].parent, 0) : NULL;
+		long p = at ? (long)*at : -1;
 
 		t->parent[i] = p == (long)i ? -1 : p;
 		t->first_child[i] = -1;
@@ -147,20 +102,21 @@ static int tree_build(struct tree *t, const struct ps_view *v)
 		t->first_child[p] = (long)i;
 		t->nchildren[p]++;
 	}
-	free(sorted);
+	hashmap_free(&by_addr);
 	return 0;
 }
 
 static void tree_free(struct tree *t)
 {
-	for (size_t i = 0; i < t->cache_cap; i++) {
-		if (!t->cache[i])
-			continue;
-		free(t->cache[i]->func);
-		free(t->cache[i]->file);
-		free(t->cache[i]);
+	struct rsym **r;
+	size_t pos = 0;
+
+	while ((r = hashmap_next(&t->cache, &pos, NULL, NULL))) {
+		free((*r)->func);
+		free((*r)->file);
+		free(*r);
 	}
-	free(t->cache);
+	hashmap_free(&t->cache);
 	free(t->parent);
 	free(t->first_child);
 	free(t->next_sibling);

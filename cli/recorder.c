@@ -84,6 +84,18 @@ static char process_state(pid_t pid, unsigned long *flags)
 
 #define PF_KTHREAD 0x00200000ul /* linux/sched.h */
 
+/* Whether pid has exited: gone, or a zombie (which kill(pid, 0) and pidfd_open still accept). */
+static bool process_gone(pid_t pid)
+{
+	unsigned long flags;
+	char state;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	state = process_state(pid, &flags);
+	return state == 'Z' || state == 'X';
+}
+
 /* A process whose executable or maps cannot be read: say why, as it is. */
 static int no_user_code(pid_t pid)
 {
@@ -108,6 +120,13 @@ static int no_user_code(pid_t pid)
 	return EXIT_ENVIRONMENT;
 }
 
+static int exited_early(pid_t pid)
+{
+	fprintf(stderr, "closuretrace: process %d exited before recording began; nothing written\n",
+		(int)pid);
+	return EXIT_ENVIRONMENT;
+}
+
 /* Checks that a -p target exists and has probes, before anything is loaded: -1 or a status. */
 static int check_pid(pid_t pid, char **exe)
 {
@@ -127,18 +146,13 @@ static int check_pid(pid_t pid, char **exe)
 	}
 	scanned = has_probes(&objs);
 	objects_free(&objs);
+	if (process_gone(pid)) /* while its objects were read: they may look probe-less */
+		return exited_early(pid);
 	if (!scanned) {
 		snprintf(what, sizeof(what), "process %d", (int)pid);
 		return no_probes_error(what);
 	}
 	return -1;
-}
-
-static int exited_early(pid_t pid)
-{
-	fprintf(stderr, "closuretrace: process %d exited before recording began; nothing written\n",
-		(int)pid);
-	return EXIT_ENVIRONMENT;
 }
 
 /* The command to run, checked and started held: -1, or an exit status after saying why. */
@@ -260,11 +274,12 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	if (!s->launched) {
 		session_scan(s);
 		if (!s->n_links && !s->n_link_fds)
-			return kill(s->pid, 0) && errno == ESRCH ? exited_early(s->pid)
-								 : no_probes_error(r->exe);
+			return process_gone(s->pid) ? exited_early(s->pid)
+						    : no_probes_error(r->exe);
 	}
 	err = session_start(s, r->start_ns);
-	if (err == -ESRCH)
+	/* Gone while it was attached to: a zombie's pidfd would make an empty recording. */
+	if (err == -ESRCH || (!err && !s->launched && process_gone(s->pid)))
 		return exited_early(s->pid);
 	if (err) {
 		fprintf(stderr, "closuretrace: cannot watch process %d: %s\n", (int)s->pid,

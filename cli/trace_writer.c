@@ -30,41 +30,40 @@ const char *trace_event_name(unsigned kind)
 	return kind < CT_NR_OPS ? event_names[kind] : NULL;
 }
 
+/* The short escape of a character, NULL when it has none. */
+static const char *short_escape(unsigned char c)
+{
+	static const char *const escapes[] = {
+		['"'] = "\\\"",
+		['\\'] = "\\\\",
+		['\n'] = "\\n",
+		['\t'] = "\\t",
+	};
+
+	return c < sizeof(escapes) / sizeof(escapes[0]) ? escapes[c] : NULL;
+}
+
 void trace_write_string(FILE *f, const char *s)
 {
 	putc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20) {
-				fprintf(f, "\\u%04x", *p);
-			} else if (*p < 0x80) {
-				putc(*p, f);
-			} else {
-				/* Valid UTF-8 as it is; a byte that is not: \udcXX, read back to
-				 * the byte (docs/trace-format.md, "Strings"). */
-				size_t n = trace_utf8_seq(
-					(const char *)p, (const char *)p + strlen((const char *)p));
+		const char *esc = short_escape(*p);
+		size_t n;
 
-				if (!n) {
-					fprintf(f, "\\u%04x", 0xdc00 | *p);
-					break;
-				}
-				fwrite(p, 1, n, f);
-				p += n - 1;
-			}
+		if (esc) {
+			fputs(esc, f);
+		} else if (*p < 0x20) {
+			fprintf(f, "\\u%04x", *p);
+		} else if (*p < 0x80) {
+			putc(*p, f);
+		} else if ((n = trace_utf8_seq((const char *)p,
+					       (const char *)p + strlen((const char *)p)))) {
+			fwrite(p, 1, n, f); /* valid UTF-8 as it is */
+			p += n - 1;
+		} else {
+			/* A byte that is not UTF-8: \udcXX, read back to the byte
+			 * (docs/trace-format.md, "Strings"). */
+			fprintf(f, "\\u%04x", 0xdc00 | *p);
 		}
 	}
 	putc('"', f);
@@ -188,6 +187,77 @@ static const char *bug_name(uint64_t bug)
 	return "unknown";
 }
 
+/* An operation's own argument names, from the probe contract (closure_probes.h). */
+struct arg_name {
+	const char *s; /* NULL: the operation has no such argument */
+	size_t len;
+};
+
+#define ARG_NAME(n)                                                                                \
+	{                                                                                          \
+		(n), (n) ? sizeof(n) - 1 : 0                                                       \
+	}
+static const struct arg_name arg_names[CT_NR_OPS][3] = {
+#define ARG_NAMES(name, NAME, a4, a5, a6) [CT_##NAME] = {ARG_NAME(a4), ARG_NAME(a5), ARG_NAME(a6)},
+	CLOSURE_PROBE_LIST(ARG_NAMES)
+#undef ARG_NAMES
+};
+#undef ARG_NAME
+
+/* ,"name": */
+static void put_key(struct line *l, const struct arg_name *n)
+{
+	PUT(l, ",\"");
+	memcpy(l->p, n->s, n->len);
+	l->p += n->len;
+	PUT(l, "\":");
+}
+
+static void put_name(struct line *l, const char *s)
+{
+	*l->p++ = '"';
+	put_str(l, s);
+	*l->p++ = '"';
+}
+
+/* The fields of one operation after those every event has: named as the contract names them,
+ * written as what they are (docs/trace-format.md). */
+static void put_args(struct line *l, const struct ct_event *e)
+{
+	const struct arg_name *n = arg_names[e->kind];
+
+	if (n[0].s)
+		put_key(l, &n[0]);
+	switch (e->kind) {
+	case CT_PUT:
+	case CT_DESTROY:
+		break;
+	case CT_GET:
+		put_str(l, e->x4 ? "true" : "false");
+		break;
+	case CT_SUB:
+	case CT_SYNC_BEGIN:
+	case CT_SYNC_END:
+		put_i64(l, (int64_t)e->x4);
+		break;
+	case CT_BUG:
+		put_name(l, bug_name(e->x4));
+		break;
+	default: /* init, continue_at, run, finish, destructor, wait, wake: an address */
+		put_addr(l, e->x4);
+	}
+	if (n[1].s)
+		put_key(l, &n[1]);
+	if (e->kind == CT_INIT)
+		put_str(l, e->x5 ? "true" : "false");
+	else if (n[1].s)
+		put_addr(l, e->x5); /* continue_at, run: the workqueue */
+	if (n[2].s) {
+		put_key(l, &n[2]);
+		put_name(l, how_name(e->x6)); /* continue_at */
+	}
+}
+
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid)
 {
 	const char *name = trace_event_name(e->kind);
@@ -213,64 +283,7 @@ void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uin
 	put_flags(&l, e->flags);
 	PUT(&l, ",\"ip\":");
 	put_addr(&l, e->ip);
-	switch (e->kind) {
-	case CT_INIT:
-		PUT(&l, ",\"parent\":");
-		put_addr(&l, e->x4);
-		if (e->x5)
-			PUT(&l, ",\"stack\":true");
-		else
-			PUT(&l, ",\"stack\":false");
-		break;
-	case CT_GET:
-		if (e->x4)
-			PUT(&l, ",\"not_zero\":true");
-		else
-			PUT(&l, ",\"not_zero\":false");
-		break;
-	case CT_SUB:
-		PUT(&l, ",\"v\":");
-		put_i64(&l, (int64_t)e->x4);
-		break;
-	case CT_CONTINUE_AT:
-	case CT_RUN:
-		PUT(&l, ",\"fn\":");
-		put_addr(&l, e->x4);
-		PUT(&l, ",\"wq\":");
-		put_addr(&l, e->x5);
-		if (e->kind == CT_CONTINUE_AT) {
-			PUT(&l, ",\"how\":\"");
-			put_str(&l, how_name(e->x6));
-			*l.p++ = '"';
-		}
-		break;
-	case CT_FINISH:
-		PUT(&l, ",\"parent\":");
-		put_addr(&l, e->x4);
-		break;
-	case CT_DESTRUCTOR:
-		PUT(&l, ",\"fn\":");
-		put_addr(&l, e->x4);
-		break;
-	case CT_WAIT:
-	case CT_WAKE:
-		PUT(&l, ",\"waitlist\":");
-		put_addr(&l, e->x4);
-		break;
-	case CT_SYNC_BEGIN:
-		PUT(&l, ",\"timeout_ms\":");
-		put_i64(&l, (int64_t)e->x4);
-		break;
-	case CT_SYNC_END:
-		PUT(&l, ",\"ret\":");
-		put_i64(&l, (int64_t)e->x4);
-		break;
-	case CT_BUG:
-		PUT(&l, ",\"bug\":\"");
-		put_str(&l, bug_name(e->x4));
-		*l.p++ = '"';
-		break;
-	}
+	put_args(&l, e);
 	PUT(&l, "}\n");
 	fwrite_unlocked(l.buf, 1, (size_t)(l.p - l.buf), f);
 }

@@ -1,16 +1,17 @@
 /* What the viewers share (viewer.h). */
 #include "viewer.h"
 
-#include <stdio.h>
+#include "commands.h"
+#include "out_file.h"
 
-int viewer_load(const char *path, bool keep_finished, const struct model_id *watch,
-		struct viz_input *in)
+/* viz_load, then the error or the warnings on standard error. Returns 0, or -1 (bad input). */
+static int load(const struct viewer_job *job, struct viz_input *in)
 {
 	char warnings[VIZ_MAX_WARNINGS][256];
 	struct viz_error err;
 	unsigned n;
 
-	if (viz_load(path, keep_finished, watch, in, &err)) {
+	if (viz_load(job->input, job->keep_finished, job->watch, in, &err)) {
 		fprintf(stderr, "%s\n", err.text);
 		return -1;
 	}
@@ -18,4 +19,34 @@ int viewer_load(const char *path, bool keep_finished, const struct model_id *wat
 	for (unsigned i = 0; i < n; i++)
 		fprintf(stderr, "%s\n", warnings[i]);
 	return 0;
+}
+
+int viewer_show(const struct viewer_job *job)
+{
+	struct viz_input in;
+	struct out_file out;
+	int rc;
+
+	if (load(job, &in))
+		return EXIT_USAGE;
+	if (out_open(&out, job->cmd, job->output)) {
+		viz_unload(&in);
+		return EXIT_USAGE;
+	}
+	rc = job->render(&in, out.f, job->ctx);
+	viz_unload(&in);
+	if (rc) {
+		out_abort(&out);
+		return EXIT_USAGE;
+	}
+	return out_commit(&out) ? EXIT_USAGE : EXIT_OK;
+}
+
+int viewer_closure_arg(const char *cmd, const char *want, const char *s, struct model_id *id)
+{
+	if (!viz_parse_closure(s, id))
+		return 0;
+	fprintf(stderr, "closuretrace %s: %s a closure as " VIZ_CLOSURE_SYNTAX ", not '%s'\n", cmd,
+		want, s);
+	return EXIT_USAGE;
 }

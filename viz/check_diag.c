@@ -63,9 +63,10 @@ static void note_parents(struct check_diag *d, struct model *m, const struct mod
 			add_note(d, m, 0, "... and further parents up to its root");
 			return;
 		}
-		add_note(d, m, p->init_ip, "it keeps alive %s parent (%s), initialised here",
+		add_note(d, m, p->init_ip, "it keeps alive %s parent (%s), %s",
 			 n == 1 ? "its" : "that closure's",
-			 model_life_function(m, p, fn, sizeof(fn)));
+			 model_life_function(m, p, fn, sizeof(fn)),
+			 p->init_ip ? "initialised here" : "created before recording began");
 	}
 }
 
@@ -78,6 +79,9 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 	if (l->nblames)
 		snprintf(d->message, sizeof(d->message), "closure leaked: %s",
 			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
+	else if (l->remaining < 0) /* named as a parent only */
+		snprintf(d->message, sizeof(d->message),
+			 "closure leaked: created before recording, its count never seen");
 	else
 		snprintf(d->message, sizeof(d->message),
 			 "closure leaked: %lld references outstanding at exit",
@@ -167,13 +171,17 @@ static int by_place(const void *pa, const void *pb)
 int check_diags_collect(struct model *m, const struct leaks_summary *leaks, struct check_diags *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->in_flight = leaks->in_flight + leaks->suspects;
 	out->late = leaks->late;
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		struct check_diag d = {0}, *same, *v;
 		char fn[256];
 
-		if (l->finished || (!l->stuck && l->verdict != VERDICT_LEAKED))
+		if (l->finished)
+			continue;
+		/* In flight: a recording cut short; told when stuck only. */
+		if (!l->stuck && (l->verdict == VERDICT_IN_FLIGHT || l->verdict == VERDICT_SUSPECT))
+			out->in_flight++;
+		if (!l->stuck && l->verdict != VERDICT_LEAKED)
 			continue;
 		out->closures++;
 		d.init = site_of(m, l->init_ip);
@@ -215,9 +223,8 @@ int check_judge(const char *path, struct check_verdict *v, struct viz_error *err
 		check_verdict_free(v);
 		return -1;
 	}
-	/* check judges processes that exited; a recording stopped before sees closures at work */
-	model_end(v->m, viz_exited(&v->info));
-	leaks_analyze(v->m, &v->leaks);
+	/* Leaks only in a process that exited; a recording cut short has closures in flight. */
+	viz_judge(v->m, &v->info, &v->leaks);
 	if (check_diags_collect(v->m, &v->leaks, &v->diags)) {
 		check_verdict_free(v);
 		return -2;

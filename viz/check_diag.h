@@ -38,7 +38,7 @@ struct check_diags {
 	size_t n;
 	unsigned long closures, suppressed_closures; /* counted with the folded ones */
 	unsigned long late;	 /* lives seen only after their closure finished: not judged */
-	unsigned long in_flight; /* the recording stopped before the process exited: not judged */
+	unsigned long in_flight; /* a recording cut short: in flight, not stuck, not judged */
 };
 
 /* Collects the diagnostics of m (after model_end and leaks_analyze, whose summary is leaks).

@@ -75,10 +75,24 @@ static void detail(struct model *m, const struct trace_event *ev, char *buf, siz
 	}
 }
 
+/* The sites a verdict blames: a root cause's, or what held a closure in flight when its process
+ * was ended (leaks.c). */
+static void blame_lines(struct model *m, const struct model_life *l, FILE *out)
+{
+	char site[TXT], why[2 * TXT];
+
+	for (unsigned i = 0; i < l->nblames; i++)
+		fprintf(out, "  %s %s: %s\n", i ? "also: " : "blame:",
+			model_site_text(m, l->blames[i].site, site, sizeof(site)),
+			leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
+	if (l->nblames)
+		fprintf(out, "  sure: %s (%s)\n", leaks_sure_text(l->sure), l->sure_why);
+}
+
 static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE *out)
 {
 	struct model *m = in->m;
-	char site[TXT], why[2 * TXT], name[64];
+	char why[2 * TXT], name[64];
 
 	if (l->finished) {
 		char d[32];
@@ -93,9 +107,13 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 		return;
 	}
 	if (l->verdict == VERDICT_IN_FLIGHT) {
-		fprintf(out,
-			"verdict: in flight (the recording stopped while the process ran): %s\n",
+		char end[256];
+
+		fprintf(out, "verdict: in flight%s (%s): %s\n",
+			l->stuck ? ", stuck: still waiting when the process ended" : "",
+			viz_end_text(&in->info, end, sizeof(end)),
 			leaks_age_text(l, why, sizeof(why)));
+		blame_lines(m, l, out);
 	} else if (l->verdict == VERDICT_LATE) {
 		fprintf(out,
 			"verdict: set aside: seen without an init after #%u finished (an event "
@@ -108,19 +126,18 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 				fprintf(out, " %s", model_life_name(c, name, sizeof(name)));
 		fputc('\n', out);
 	} else {
-		fprintf(out, "verdict: %s, holds %" PRId64 " reference%s%s\n",
-			l->verdict == VERDICT_SUSPECT ? "suspect" : "leaked", l->remaining,
-			l->remaining == 1 ? "" : "s", l->stuck ? " (stuck)" : "");
+		fprintf(out, "verdict: %s, ", l->verdict == VERDICT_SUSPECT ? "suspect" : "leaked");
+		if (l->remaining < 0) /* named as a parent only */
+			fprintf(out, "its count not known (created before recording)");
+		else
+			fprintf(out, "holds %" PRId64 " reference%s", l->remaining,
+				l->remaining == 1 ? "" : "s");
+		fprintf(out, "%s\n", l->stuck ? " (stuck)" : "");
 		if (l->verdict == VERDICT_SUSPECT)
 			fprintf(out, "  %s\n", leaks_age_text(l, why, sizeof(why)));
 		if (!l->nblames && l->sure_why)
 			fprintf(out, "  blame: no call site (%s)\n", l->sure_why);
-		for (unsigned i = 0; i < l->nblames; i++)
-			fprintf(out, "  %s %s: %s\n", i ? "also: " : "blame:",
-				model_site_text(m, l->blames[i].site, site, sizeof(site)),
-				leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
-		if (l->nblames)
-			fprintf(out, "  sure: %s (%s)\n", leaks_sure_text(l->sure), l->sure_why);
+		blame_lines(m, l, out);
 	}
 	if (viz_incomplete(in))
 		fprintf(out, "  (incomplete: the trace %s)\n",

@@ -135,7 +135,7 @@ static void verdict_line(struct builder *b, const struct model_life *l, int64_t 
 			    l->live_children == 1 ? "" : "ren");
 		return;
 	case VERDICT_IN_FLIGHT:
-		put_text(b, "in flight (the recording stopped first)");
+		put_text(b, "in flight (the recording was cut short)");
 		return;
 	case VERDICT_LATE:
 		put_text(b, "set aside: its events reached the trace late");
@@ -143,8 +143,11 @@ static void verdict_line(struct builder *b, const struct model_life *l, int64_t 
 	default:
 		break;
 	}
-	put(b, "%s: %s%" PRId64 " ref%s", l->verdict == VERDICT_SUSPECT ? "SUSPECT" : "LEAKED",
-	    group ? "" : "holds ", refs, refs == 1 ? "" : "s");
+	put(b, "%s: ", l->verdict == VERDICT_SUSPECT ? "SUSPECT" : "LEAKED");
+	if (refs < 0) /* named as a parent only: created before recording, its count never seen */
+		put_text(b, "count not known");
+	else
+		put(b, "%s%" PRId64 " ref%s", group ? "" : "holds ", refs, refs == 1 ? "" : "s");
 	if (group)
 		put_text(b, " held in all");
 	for (unsigned i = 0; i < (group ? !!l->nblames : l->nblames); i++) {
@@ -199,8 +202,8 @@ static void life_label(struct builder *b, const struct gl *g)
 		put_text(b, leaks_age_text(l, state, sizeof(state)));
 	else
 		put(b, "alive %s at the end",
-		    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)l->start_ts, d,
-					sizeof(d)));
+		    model_duration_text((uint64_t)model_counts(m)->last_ts - (uint64_t)l->start_ts,
+					d, sizeof(d)));
 	newline(b);
 	verdict_line(b, l, l->remaining, false);
 }
@@ -383,7 +386,8 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
 	put(b, "oldest alive %s at the end",
-	    model_duration_text((uint64_t)model_last_ts(m) - (uint64_t)f->oldest_ts, d, sizeof(d)));
+	    model_duration_text((uint64_t)model_counts(m)->last_ts - (uint64_t)f->oldest_ts, d,
+				sizeof(d)));
 	newline(b);
 	verdict_line(b, l, f->refs, true);
 	if (f->below) {

@@ -8,47 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t slot_of(const void *p, size_t mask)
+static uint64_t key_of(const struct model_life *l)
 {
-	uint64_t x = (uint64_t)(uintptr_t)p;
-
-	x ^= x >> 29;
-	x *= 0x9e3779b97f4a7c15ULL;
-	return (size_t)(x >> 32) & mask;
+	return (uint64_t)(uintptr_t)l;
 }
 
-/* Each life's parent as a struct gl, through a table from model lives to their index. */
-static int find_parents(struct gtree *t)
+/* Each life's parent as a struct gl, through the index from model lives to their entries. */
+static void find_parents(struct gtree *t)
 {
-	size_t mask = 1, *table;
-
-	while (mask < 2 * t->n)
-		mask <<= 1;
-	table = calloc(mask, sizeof(*table)); /* index + 1; 0: empty */
-	if (!table)
-		return -1;
-	mask--;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t s = slot_of(t->lives[i].l, mask);
-
-		while (table[s])
-			s = (s + 1) & mask;
-		table[s] = i + 1;
-	}
+	for (size_t i = 0; i < t->n; i++)
+		*(size_t *)hashmap_put(&t->index, key_of(t->lives[i].l), 0, NULL) = i;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct model_life *p = t->lives[i].l->parent;
-		size_t s;
+		const size_t *at = p ? hashmap_get(&t->index, key_of(p), 0) : NULL;
 
-		if (!p)
-			continue;
-		for (s = slot_of(p, mask); table[s]; s = (s + 1) & mask)
-			if (t->lives[table[s] - 1].l == p) {
-				t->lives[i].parent = &t->lives[table[s] - 1];
-				break;
-			}
+		if (at)
+			t->lives[i].parent = &t->lives[*at];
 	}
-	free(table);
-	return 0;
 }
 
 /*
@@ -106,6 +82,7 @@ int gtree_build(struct gtree *t, struct model *m)
 	size_t n = 0;
 
 	memset(t, 0, sizeof(*t));
+	hashmap_init(&t->index, sizeof(size_t));
 	for (struct model_life *l = model_lives(m); l; l = l->next)
 		n++;
 	t->n = n;
@@ -116,8 +93,7 @@ int gtree_build(struct gtree *t, struct model *m)
 	n = 0;
 	for (struct model_life *l = model_lives(m); l; l = l->next)
 		t->lives[n++].l = l;
-	if (find_parents(t))
-		return -1;
+	find_parents(t);
 	cut_cycles(t);
 	link_trees(t);
 	return 0;
@@ -248,15 +224,15 @@ int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
 
 struct gl *gtree_find(struct gtree *t, const struct model_life *l)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (t->lives[i].l == l)
-			return &t->lives[i];
-	return NULL;
+	const size_t *at = hashmap_get(&t->index, key_of(l), 0);
+
+	return at ? &t->lives[*at] : NULL;
 }
 
 void gtree_free(struct gtree *t)
 {
 	free(t->lives);
 	free(t->order);
+	hashmap_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashmap.h"
 #include "model.h"
 
 #define GTREE_FOLD_MIN 3 /* fewer siblings that look alike than this stay apart */
@@ -33,8 +34,9 @@ struct gl {
 };
 
 struct gtree {
-	struct gl *lives;  /* in the model's creation order */
-	struct gl **order; /* parents before their children */
+	struct gl *lives;     /* in the model's creation order */
+	struct gl **order;    /* parents before their children */
+	struct hashmap index; /* (model life, 0) -> its index in lives */
 	size_t n;
 };
 

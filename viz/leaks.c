@@ -214,6 +214,11 @@ static void blame(struct model *m, struct model_life *l)
 	/* A stack closure's running reference is its frame's: leaving the frame ends it. */
 	if (l->held_running && !l->stack)
 		add_blame(l, BLAME_RUNNING, l->running_from, 1, 0, 1);
+	if (l->remaining < 0) { /* named as a parent only: nothing of it was seen */
+		l->sure = SURE_LOW;
+		l->sure_why = "created before recording and never seen: its count is not known";
+		return;
+	}
 	if (l->held_other <= 0) {
 		l->sure = SURE_HIGH;
 		l->sure_why = l->held_waitlist ? "a waitlist holds it and nobody woke it"
@@ -301,7 +306,7 @@ static bool only_children_hold(const struct model_life *l)
 /* The verdict of one unfinished life, counted in out. */
 static void judge(struct model *m, struct model_life *l, struct leaks_summary *out)
 {
-	int64_t end = model_last_ts(m);
+	int64_t end = model_counts(m)->last_ts;
 
 	count_held(l);
 	l->age_ns = end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
@@ -314,9 +319,17 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 		out->late++;
 		return;
 	}
+	/* Still waiting when the process ended: what a hang is, leaked or cut short by a timeout.
+	 */
+	l->stuck = (out->end == LEAKS_EXITED || out->end == LEAKS_CUT_ENDED) &&
+		   (l->state == MODEL_SYNCING || l->on_waitlist);
+	out->stuck += l->stuck;
 	if (!out->exited && !is_suspect(l)) {
 		l->verdict = VERDICT_IN_FLIGHT;
-		out->in_flight++;
+		out->in_flight += !l->stuck; /* the stuck ones are counted apart */
+		/* The process was ended while it ran: who held what is what a hang is made of. */
+		if (out->end == LEAKS_CUT_ENDED && !only_children_hold(l))
+			blame(m, l);
 		return;
 	}
 	if (only_children_hold(l)) {
@@ -331,14 +344,13 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 		out->suspects++;
 		blame(m, l);
 	}
-	l->stuck = out->exited && (l->state == MODEL_SYNCING || l->on_waitlist);
-	out->stuck += l->stuck;
 }
 
-void leaks_analyze(struct model *m, struct leaks_summary *out)
+void leaks_analyze(struct model *m, enum leaks_end end, struct leaks_summary *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->exited = model_exited(m);
+	out->end = end;
+	out->exited = end == LEAKS_EXITED;
 	for (struct model_life *l = model_lives(m); l; l = l->next)
 		if (!l->finished)
 			judge(m, l, out);

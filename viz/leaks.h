@@ -21,19 +21,35 @@
 #define LEAKS_SUSPECT_P99	   10
 #define LEAKS_SUSPECT_MAX	   2
 
+/*
+ * How the recording ended (docs/trace-format.md, "end"; viz_end reads it from the trailer): what
+ * an unfinished closure can be. Only a process that exited on its own, recorded to the end, has
+ * leaks; a recording cut short (check --timeout, --duration, a stop signal, a write error) has
+ * closures in flight, and when the recorder ended the process with it, those waiting in
+ * closure_sync or on a waitlist then are stuck.
+ */
+enum leaks_end {
+	LEAKS_EXITED,	   /* the process exited on its own: unfinished is leaked */
+	LEAKS_CUT_ENDED,   /* cut short, the process ended with it: in flight, stuck when waiting */
+	LEAKS_CUT_RUNNING, /* cut short while the process ran on: in flight */
+	LEAKS_UNKNOWN,	   /* no end record: in flight */
+};
+
 struct leaks_summary {
-	bool exited; /* the process exited before the recording stopped (model_exited) */
+	enum leaks_end end;
+	bool exited; /* end == LEAKS_EXITED: unfinished closures are leaks */
 	uint64_t unfinished;
 	uint64_t leaked, kept_alive, stuck; /* kept_alive: by leaked or suspect children */
-	uint64_t in_flight, suspects;	    /* a recording stopped while the process ran */
+	uint64_t in_flight, suspects;	    /* a recording cut short (in_flight: not stuck) */
 	uint64_t late;			    /* set aside (VERDICT_LATE) */
 };
 
 /*
- * Fill the verdict fields of every unfinished life of m (after model_end). The blamed sites of a
- * root cause (leaked or suspect) are ranked, most likely first, with how sure the ranking is.
+ * Fill the verdict fields of every unfinished life of m (after model_end(m, end ==
+ * LEAKS_EXITED)). The blamed sites of a root cause (leaked or suspect) are ranked, most likely
+ * first, with how sure the ranking is.
  */
-void leaks_analyze(struct model *m, struct leaks_summary *out);
+void leaks_analyze(struct model *m, enum leaks_end end, struct leaks_summary *out);
 
 /* Whether a life is judged a root cause: leaked, or a suspect. */
 static inline bool leaks_is_root_cause(const struct model_life *l)

@@ -19,8 +19,7 @@ int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
 		viz_unload(in);
 		return -1;
 	}
-	model_end(in->m, viz_exited(&in->info));
-	leaks_analyze(in->m, &in->leaks);
+	viz_judge(in->m, &in->info, &in->leaks);
 	return 0;
 }
 
@@ -47,14 +46,61 @@ void viz_unload(struct viz_input *in)
 	trace_info_clear(&in->info);
 }
 
-bool viz_exited(const struct trace_info *info)
+enum leaks_end viz_end(const struct trace_info *info)
 {
-	/* A trace cut short says nothing about the process; the launched command's status does. */
 	if (!info->has_end)
-		return false;
-	/* "timeout": check ended the command itself before it stopped recording */
-	return !info->reason || !strcmp(info->reason, "exit") || !strcmp(info->reason, "timeout") ||
-	       info->has_status;
+		return LEAKS_UNKNOWN;
+	/* No reason: a trace older than the field, written when the process exited. */
+	if (!info->cut_short && (!info->reason || !strcmp(info->reason, "exit")))
+		return LEAKS_EXITED;
+	/* Cut short. A status: the recorder passed the stop on to the command it launched. */
+	return info->has_status ? LEAKS_CUT_ENDED : LEAKS_CUT_RUNNING;
+}
+
+void viz_judge(struct model *m, const struct trace_info *info, struct leaks_summary *out)
+{
+	enum leaks_end end = viz_end(info);
+
+	model_end(m, end == LEAKS_EXITED);
+	leaks_analyze(m, end, out);
+}
+
+/* What cut a recording short, from the trailer's reason. */
+static const char *cut_by(const char *reason, char *buf, size_t len)
+{
+	static const char *const why[][2] = {{"signal", "a stop signal"},
+					     {"duration", "--duration"},
+					     {"timeout", "check --timeout"},
+					     {"write", "a write error"}};
+
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if (reason && !strcmp(reason, why[i][0]))
+			return why[i][1];
+	snprintf(buf, len, "\"%s\"", reason ? reason : "");
+	return buf;
+}
+
+const char *viz_end_text(const struct trace_info *info, char *buf, size_t len)
+{
+	char by[64];
+
+	switch (viz_end(info)) {
+	case LEAKS_EXITED:
+		snprintf(buf, len, "the process exited");
+		break;
+	case LEAKS_CUT_ENDED:
+		snprintf(buf, len,
+			 "the recording was cut short by %s and the process ended with it",
+			 cut_by(info->reason, by, sizeof(by)));
+		break;
+	case LEAKS_CUT_RUNNING:
+		snprintf(buf, len, "the recording was cut short by %s while the process ran on",
+			 cut_by(info->reason, by, sizeof(by)));
+		break;
+	default:
+		snprintf(buf, len, "whether the process exited is not known (no end record)");
+	}
+	return buf;
 }
 
 bool viz_incomplete(const struct viz_input *in)

@@ -14,51 +14,15 @@
 
 /* ---- addresses ---- */
 
-static uint64_t slot_hash(int64_t pid, uint64_t addr)
-{
-	return hash64(addr ^ ((uint64_t)pid * 0x9e3779b97f4a7c15ull));
-}
-
+/* The slot of an address in a process, made on first use; good until the next slot is made. */
 static struct addr_slot *slot_of(struct model *m, int64_t pid, uint64_t addr)
 {
-	size_t mask, i;
-
-	if ((m->used_slots + 1) * 2 > m->nslots) {
-		struct addr_slot *old = m->slots;
-		size_t n = m->nslots;
-
-		m->nslots = n ? n * 2 : 1024;
-		m->slots = viz_xcalloc(m->nslots, sizeof(*m->slots));
-		m->used_slots = 0;
-		for (size_t j = 0; j < n; j++) {
-			if (!old[j].used)
-				continue;
-			*slot_of(m, old[j].pid, old[j].addr) = old[j];
-			m->used_slots++;
-		}
-		free(old);
-	}
-	mask = m->nslots - 1;
-	for (i = slot_hash(pid, addr) & mask; m->slots[i].used; i = (i + 1) & mask)
-		if (m->slots[i].addr == addr && m->slots[i].pid == pid)
-			return &m->slots[i];
-	m->slots[i].used = true;
-	m->slots[i].pid = pid;
-	m->slots[i].addr = addr;
-	m->used_slots++;
-	return &m->slots[i];
+	return hashmap_put(&m->slots, addr, (uint64_t)pid, NULL);
 }
 
 static struct addr_slot *slot_find(struct model *m, int64_t pid, uint64_t addr)
 {
-	size_t mask = m->nslots - 1;
-
-	if (!m->nslots)
-		return NULL;
-	for (size_t i = slot_hash(pid, addr) & mask; m->slots[i].used; i = (i + 1) & mask)
-		if (m->slots[i].addr == addr && m->slots[i].pid == pid)
-			return &m->slots[i];
-	return NULL;
+	return hashmap_get(&m->slots, addr, (uint64_t)pid);
 }
 
 /* ---- lives ---- */
@@ -68,20 +32,18 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 	return model_site_in(&l->sites, &l->nsites, &l->capsites, ip);
 }
 
-static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t ts)
+static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t pid,
+				   uint64_t addr, int64_t ts)
 {
 	struct model_life *l = viz_xcalloc(1, sizeof(*l));
 
-	l->pid = slot->pid;
-	l->addr = slot->addr;
+	l->pid = pid;
+	l->addr = addr;
 	l->nth = ++slot->lives;
-	l->seq = m->nr_lives++;
+	l->seq = m->n.lives++;
 	l->start_ts = l->last_ts = ts;
 	l->prev = m->last;
-	if (m->last)
-		m->last->next = l;
-	else
-		m->first = l;
+	*(m->last ? &m->last->next : &m->first) = l;
 	m->last = l;
 	slot->life = l;
 	return l;
@@ -93,14 +55,8 @@ static void unlink_child(struct model_life *c)
 
 	if (!p)
 		return;
-	if (c->prev_sibling)
-		c->prev_sibling->next_sibling = c->next_sibling;
-	else
-		p->first_child = c->next_sibling;
-	if (c->next_sibling)
-		c->next_sibling->prev_sibling = c->prev_sibling;
-	else
-		p->last_child = c->prev_sibling;
+	*(c->prev_sibling ? &c->prev_sibling->next_sibling : &p->first_child) = c->next_sibling;
+	*(c->next_sibling ? &c->next_sibling->prev_sibling : &p->last_child) = c->prev_sibling;
 	c->parent = c->next_sibling = c->prev_sibling = NULL;
 }
 
@@ -108,10 +64,7 @@ static void link_child(struct model_life *p, struct model_life *c)
 {
 	c->parent = p;
 	c->prev_sibling = p->last_child;
-	if (p->last_child)
-		p->last_child->next_sibling = c;
-	else
-		p->first_child = c;
+	*(p->last_child ? &p->last_child->next_sibling : &p->first_child) = c;
 	p->last_child = c;
 }
 
@@ -128,14 +81,8 @@ static void life_free(struct model *m, struct model_life *l)
 
 		unlink_child(c);
 	}
-	if (l->prev)
-		l->prev->next = l->next;
-	else
-		m->first = l->next;
-	if (l->next)
-		l->next->prev = l->prev;
-	else
-		m->last = l->prev;
+	*(l->prev ? &l->prev->next : &m->first) = l->next;
+	*(l->next ? &l->next->prev : &m->last) = l->prev;
 	free(l->sites);
 	free(l);
 }
@@ -146,7 +93,7 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 	l->end_ts = ts;
 	if (l->state != MODEL_DESTROYED)
 		l->state = MODEL_FINISHED;
-	m->nr_finished++;
+	m->n.finished++;
 	model_kind_add_finished(m, l);
 	if (m->obs && m->obs->finished)
 		m->obs->finished(m->obs_ctx, l);
@@ -209,7 +156,7 @@ static struct model_life *life_for_parent(struct model *m, int64_t pid, uint64_t
 	if (slot->life && !slot->life->finished)
 		return slot->life;
 	/* The parent was set up before recording began. */
-	slot->life = life_new(m, slot, ts);
+	slot->life = life_new(m, slot, pid, addr, ts);
 	slot->life->before_recording = true;
 	slot->life->remaining = -1;
 	return slot->life;
@@ -251,7 +198,7 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 		(*slot)->life = NULL;
 		maybe_free(m, l);
 	}
-	l = life_new(m, *slot, ev->ts);
+	l = life_new(m, *slot, ev->pid, ev->cl, ev->ts);
 	l->init_ip = l->running_from = ev->ip;
 	l->stack = ev->stack;
 	l->parent_addr = ev->parent;
@@ -301,12 +248,12 @@ static struct model_life *life_of_event(struct model *m, struct addr_slot **slot
 	/* Or reported late: a thread preempted between an operation and its probe reports it
 	 * after the put that finished the closure, time stamp and all. */
 	if (again && reported_late(*slot, ev)) {
-		m->nr_late++;
+		m->n.late++;
 		return NULL;
 	}
 	if (l)
 		(*slot)->life = NULL;
-	l = life_new(m, *slot, ev->ts);
+	l = life_new(m, *slot, ev->pid, ev->cl, ev->ts);
 	l->before_recording = true;
 	l->no_init = again;
 	l->first_ip = ev->ip;
@@ -428,7 +375,7 @@ void model_apply(struct model *m, const struct trace_event *ev)
 	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
 	struct model_life *l;
 
-	m->nr_events++;
+	m->n.events++;
 	l = life_of_event(m, &slot, ev);
 	if (!l) {
 		observe(m, ev, NULL); /* set aside */
@@ -455,7 +402,7 @@ bool model_exited(const struct model *m)
 void model_end(struct model *m, bool exited)
 {
 	model_window_drain(m);
-	m->last_ts = m->nr_events ? m->max_seen_ts : 0;
+	m->n.last_ts = m->n.events ? m->max_seen_ts : 0;
 	m->exited = exited;
 	for (struct model_life *l = m->first; exited && l; l = l->next) {
 		settle_stack(m, l);
@@ -478,12 +425,11 @@ struct model *model_new(bool keep_finished)
 	struct model *m = viz_xcalloc(1, sizeof(*m));
 
 	m->keep_finished = keep_finished;
+	hashmap_init(&m->slots, sizeof(struct addr_slot));
+	hashmap_init(&m->syms, sizeof(struct model_sym));
+	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
 	m->max_seen_ts = INT64_MIN;
-	m->held = viz_xcalloc(REORDER_WINDOW, sizeof(*m->held));
-	m->ring = viz_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
-	m->free_slots = viz_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
-	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
-		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
+	model_window_init(m);
 	return m;
 }
 
@@ -514,16 +460,10 @@ void model_free(struct model *m)
 		free(k->sites);
 		free(k);
 	}
-	for (size_t i = 0; i < m->nsyms_slots; i++) {
-		free(m->syms[i].func);
-		free(m->syms[i].file);
-	}
-	free(m->syms);
-	free(m->slots);
-	free(m->kind_slots);
-	free(m->held);
-	free(m->ring);
-	free(m->free_slots);
+	model_syms_free(m);
+	hashmap_free(&m->slots);
+	hashmap_free(&m->kind_index);
+	model_window_free(m);
 	free(m->watched);
 	free(m->watch_out);
 	free(m);
@@ -539,34 +479,9 @@ struct model_kind *model_kinds(struct model *m)
 	return m->kinds;
 }
 
-uint64_t model_nr_lives(struct model *m)
+const struct model_counts *model_counts(const struct model *m)
 {
-	return m->nr_lives;
-}
-
-uint64_t model_nr_finished(struct model *m)
-{
-	return m->nr_finished;
-}
-
-uint64_t model_nr_events(struct model *m)
-{
-	return m->nr_events;
-}
-
-uint64_t model_nr_reordered(struct model *m)
-{
-	return m->nr_reordered;
-}
-
-uint64_t model_nr_late(struct model *m)
-{
-	return m->nr_late;
-}
-
-int64_t model_last_ts(struct model *m)
-{
-	return m->last_ts;
+	return &m->n;
 }
 
 struct model_life *model_find(struct model *m, const struct model_id *id)
@@ -589,13 +504,15 @@ unsigned model_lives_at(struct model *m, int64_t pid, uint64_t addr)
 
 size_t model_processes_at(struct model *m, uint64_t addr, int64_t *pids, size_t max)
 {
-	size_t n = 0;
+	const struct addr_slot *slot;
+	size_t n = 0, pos = 0;
+	uint64_t a, pid;
 
-	for (size_t i = 0; i < m->nslots; i++) {
-		if (!m->slots[i].used || m->slots[i].addr != addr || !m->slots[i].lives)
+	while ((slot = hashmap_next(&m->slots, &pos, &a, &pid))) {
+		if (a != addr || !slot->lives)
 			continue;
 		if (n < max)
-			pids[n] = m->slots[i].pid;
+			pids[n] = (int64_t)pid;
 		n++;
 	}
 	/* Slots lie in hash order: sort the ones returned, for stable messages. */

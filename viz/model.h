@@ -185,13 +185,17 @@ bool model_exited(const struct model *m);
 
 struct model_life *model_lives(struct model *m); /* borrowed: the first life; follow ->next */
 struct model_kind *model_kinds(struct model *m); /* borrowed: follow ->next */
-uint64_t model_nr_lives(struct model *m);	 /* every life seen, freed or not */
-uint64_t model_nr_finished(struct model *m);
-uint64_t model_nr_events(struct model *m);
-uint64_t model_nr_reordered(struct model *m); /* events that arrived out of time order */
-/* Events reported after the finish of the closure they belong to (a preempted thread). */
-uint64_t model_nr_late(struct model *m);
-int64_t model_last_ts(struct model *m); /* the latest event time */
+
+/* What the model counted so far. */
+struct model_counts {
+	uint64_t lives; /* every life seen, freed or not */
+	uint64_t finished;
+	uint64_t events;
+	uint64_t reordered; /* events that arrived out of time order */
+	uint64_t late;	    /* events reported after their closure's finish (a preempted thread) */
+	int64_t last_ts;    /* the latest event time, once model_end() ran */
+};
+const struct model_counts *model_counts(const struct model *m); /* borrowed, kept up to date */
 
 /* The life id names (pid 0: the last in creation order of any process); borrowed, NULL when
  * unknown. viz_find_closure() also says why. */

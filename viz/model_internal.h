@@ -6,6 +6,7 @@
 #ifndef CLOSURETRACE_MODEL_INTERNAL_H
 #define CLOSURETRACE_MODEL_INTERNAL_H
 
+#include "hashmap.h"
 #include "model.h"
 #include "xalloc.h"
 
@@ -13,16 +14,14 @@
 #define REORDER_WINDOW 4096
 
 /*
- * One slot per address of one process: its current life and how many lives it had. A trace of
- * several processes (check follows forks) sees the same addresses in each, so pid is in the key.
+ * One slot per address of one process (key: address, pid): its current life and how many lives it
+ * had. A trace of several processes (check follows forks) sees the same addresses in each, so pid
+ * is in the key (0: the trace names no process per event).
  */
 struct addr_slot {
-	int64_t pid; /* 0: the trace names no process per event */
-	uint64_t addr;
 	struct model_life *life;
 	unsigned lives;
 	uint32_t peak; /* the highest count its latest life reached: tells late events apart */
-	bool used;
 };
 
 struct pending {
@@ -38,17 +37,14 @@ struct watched {
 
 struct model {
 	bool keep_finished;
-	size_t strip; /* leading bytes of absolute file names that site texts leave out */
-	struct addr_slot *slots;
-	size_t nslots, used_slots;
-	struct model_sym *syms;
-	size_t nsyms_slots, nsyms;
-	struct model_kind *kinds;
-	struct model_kind **kind_slots;
-	size_t nkind_slots, nkinds;
+	size_t strip;	      /* leading bytes of absolute file names that site texts leave out */
+	struct hashmap slots; /* (address, pid) -> struct addr_slot */
+	struct hashmap syms;  /* (address, 0) -> struct model_sym */
+	struct hashmap kind_index; /* (init site, first continuation) -> struct model_kind * */
+	struct model_kind *kinds;  /* every kind, newest first */
 	struct model_life *first, *last;
-	uint64_t nr_lives, nr_finished, nr_events, nr_reordered, nr_late;
-	int64_t last_ts, max_seen_ts;
+	struct model_counts n;
+	int64_t max_seen_ts;
 	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
 	struct trace_event *held;
 	uint32_t *free_slots, nfree;
@@ -64,20 +60,17 @@ struct model {
 	void *obs_ctx;
 };
 
-static inline size_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (size_t)x;
-}
-
 /* Apply one event, in time order (the reorder window calls it). */
 void model_apply(struct model *m, const struct trace_event *ev);
+/* The reorder window's memory (model_window.c). */
+void model_window_init(struct model *m);
+void model_window_free(struct model *m);
 /* Drain the reorder window. */
 void model_window_drain(struct model *m);
 /* The sym record sink (model_text.c). */
 void model_on_sym(void *ctx, const struct trace_sym *sym);
+/* Frees the symbols' strings and their table (model_text.c). */
+void model_syms_free(struct model *m);
 /* The event sink: into the reorder window (model_window.c). */
 void model_on_event(void *ctx, const struct trace_event *ev);
 

@@ -9,34 +9,17 @@
 
 struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn)
 {
-	size_t mask, i;
-	struct model_kind *k;
+	bool added;
+	struct model_kind **k = hashmap_put(&m->kind_index, init_ip, fn, &added);
 
-	if ((m->nkinds + 1) * 2 > m->nkind_slots) {
-		size_t n = m->nkind_slots ? m->nkind_slots * 2 : 64;
-
-		free(m->kind_slots);
-		m->kind_slots = viz_xcalloc(n, sizeof(*m->kind_slots));
-		m->nkind_slots = n;
-		for (k = m->kinds; k; k = k->next) {
-			for (i = hash64(k->init_ip * 31 + k->fn) & (n - 1); m->kind_slots[i];
-			     i = (i + 1) & (n - 1))
-				;
-			m->kind_slots[i] = k;
-		}
+	if (added) {
+		*k = viz_xcalloc(1, sizeof(**k));
+		(*k)->init_ip = init_ip;
+		(*k)->fn = fn;
+		(*k)->next = m->kinds;
+		m->kinds = *k;
 	}
-	mask = m->nkind_slots - 1;
-	for (i = hash64(init_ip * 31 + fn) & mask; (k = m->kind_slots[i]); i = (i + 1) & mask)
-		if (k->init_ip == init_ip && k->fn == fn)
-			return k;
-	k = viz_xcalloc(1, sizeof(*k));
-	k->init_ip = init_ip;
-	k->fn = fn;
-	k->next = m->kinds;
-	m->kinds = k;
-	m->kind_slots[i] = k;
-	m->nkinds++;
-	return k;
+	return *k;
 }
 
 static unsigned hist_index(uint64_t v)

@@ -8,37 +8,6 @@
 
 /* ---- symbols ---- */
 
-static struct model_sym *sym_slot(struct model *m, uint64_t addr, bool create)
-{
-	size_t mask, i;
-
-	if (create && (m->nsyms + 1) * 2 > m->nsyms_slots) {
-		struct model_sym *old = m->syms;
-		size_t n = m->nsyms_slots;
-
-		m->nsyms_slots = n ? n * 2 : 256;
-		m->syms = viz_xcalloc(m->nsyms_slots, sizeof(*m->syms));
-		m->nsyms = 0;
-		for (size_t j = 0; j < n; j++) {
-			if (!old[j].addr)
-				continue;
-			*sym_slot(m, old[j].addr, true) = old[j];
-		}
-		free(old);
-	}
-	if (!m->nsyms_slots || !addr)
-		return NULL;
-	mask = m->nsyms_slots - 1;
-	for (i = hash64(addr) & mask; m->syms[i].addr; i = (i + 1) & mask)
-		if (m->syms[i].addr == addr)
-			return &m->syms[i];
-	if (!create)
-		return NULL;
-	m->syms[i].addr = addr;
-	m->nsyms++;
-	return &m->syms[i];
-}
-
 /* A copy with control characters made visible, so that no output carries them raw. */
 static char *clean_dup(const char *s)
 {
@@ -53,10 +22,12 @@ static char *clean_dup(const char *s)
 void model_on_sym(void *ctx, const struct trace_sym *sym)
 {
 	struct model *m = ctx;
-	struct model_sym *s = sym_slot(m, sym->addr, true);
+	struct model_sym *s;
 
-	if (!s)
-		return;
+	if (!sym->addr)
+		return; /* no code lives at 0: nothing would ask */
+	s = hashmap_put(&m->syms, sym->addr, 0, NULL);
+	s->addr = sym->addr;
 	free(s->func);
 	free(s->file);
 	s->func = clean_dup(sym->func);
@@ -66,7 +37,19 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 
 const struct model_sym *model_sym(struct model *m, uint64_t addr)
 {
-	return sym_slot(m, addr, false);
+	return addr ? hashmap_get(&m->syms, addr, 0) : NULL;
+}
+
+void model_syms_free(struct model *m)
+{
+	struct model_sym *s;
+	size_t pos = 0;
+
+	while ((s = hashmap_next(&m->syms, &pos, NULL, NULL))) {
+		free(s->func);
+		free(s->file);
+	}
+	hashmap_free(&m->syms);
 }
 
 /* ---- text ---- */
@@ -79,13 +62,14 @@ static const char *shown_file(struct model *m, const char *file)
 const char *model_common_dir(struct model *m, size_t *len)
 {
 	const char *first = NULL;
-	size_t common = 0;
+	const struct model_sym *s;
+	size_t common = 0, pos = 0;
 
-	for (size_t i = 0; i < m->nsyms_slots; i++) {
-		const char *f = m->syms[i].file;
+	while ((s = hashmap_next(&m->syms, &pos, NULL, NULL))) {
+		const char *f = s->file;
 		size_t n = 0;
 
-		if (!m->syms[i].addr || !f || f[0] != '/')
+		if (!f || f[0] != '/')
 			continue;
 		if (!first) {
 			first = f;

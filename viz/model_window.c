@@ -1,6 +1,24 @@
 /* The reorder window: see model.h. */
 #include "model_internal.h"
 
+#include <stdlib.h>
+
+void model_window_init(struct model *m)
+{
+	m->held = viz_xcalloc(REORDER_WINDOW, sizeof(*m->held));
+	m->ring = viz_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
+	m->free_slots = viz_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
+	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
+		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
+}
+
+void model_window_free(struct model *m)
+{
+	free(m->held);
+	free(m->ring);
+	free(m->free_slots);
+}
+
 /*
  * ---- the reorder window ----
  * Events arrive nearly in time order, so each key is inserted from the newest end of a sorted
@@ -31,7 +49,7 @@ void model_on_event(void *ctx, const struct trace_event *ev)
 	size_t i;
 
 	if (ev->ts < m->max_seen_ts)
-		m->nr_reordered++;
+		m->n.reordered++;
 	else
 		m->max_seen_ts = ev->ts;
 	if (m->pending == REORDER_WINDOW)

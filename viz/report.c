@@ -75,7 +75,7 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 
 static uint64_t age_at_end(struct model *m, const struct model_life *l)
 {
-	int64_t end = model_last_ts(m);
+	int64_t end = model_counts(m)->last_ts;
 
 	return end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
 }
@@ -86,11 +86,11 @@ static void text_header(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
 	const struct trace_info *info = &in->info;
-	char d[64];
+	char d[64], end[256];
 
 	fprintf(out, "# closuretrace report of %s\n", in->path);
 	fprintf(out, "# pid %lld%s%s, %" PRIu64 " events", info->pid, info->exe ? " " : "",
-		info->exe ? info->exe : "", model_nr_events(m));
+		info->exe ? info->exe : "", model_counts(m)->events);
 	if (info->has_end)
 		fprintf(out, ", %s, stopped: %s",
 			model_duration_text((uint64_t)info->duration_ns, d, sizeof(d)),
@@ -106,25 +106,26 @@ static void text_header(struct viz_input *in, FILE *out)
 			info->lost);
 	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
-			"# note: recording stopped (%s) while the process ran: unfinished closures "
-			"are in flight, not leaks; a suspect has lived over %dx the p99 and %dx "
-			"the "
-			"max of the finished closures of its kind (at least %d of them)\n",
-			info->reason ? info->reason : "?", LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX,
-			LEAKS_SUSPECT_MIN_FINISHED);
+			"# note: %s: unfinished closures are in flight, not leaks%s; a suspect "
+			"has lived over %dx the p99 and %dx the max of the finished closures of "
+			"its kind (at least %d of them)\n",
+			viz_end_text(info, end, sizeof(end)),
+			in->leaks.end == LEAKS_CUT_ENDED ? ", and those still waiting are stuck"
+							 : "",
+			LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
 	else if (!in->leaks.exited)
 		fprintf(out, "# note: whether the process exited is not known: unfinished closures "
 			     "are in flight, not leaks\n");
-	if (model_nr_reordered(m))
+	if (model_counts(m)->reordered)
 		fprintf(out,
 			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
 			"put back in order\n",
-			model_nr_reordered(m));
-	if (model_nr_late(m))
+			model_counts(m)->reordered);
+	if (model_counts(m)->late)
 		fprintf(out,
 			"# %" PRIu64 " events were reported after their closure finished (their "
 			"thread was preempted before its probe) and were set aside\n",
-			model_nr_late(m));
+			model_counts(m)->late);
 	if (in->leaks.late)
 		fprintf(out,
 			"# %" PRIu64
@@ -134,7 +135,7 @@ static void text_header(struct viz_input *in, FILE *out)
 			in->leaks.late == 1 ? "its" : "their");
 	fprintf(out, "\n");
 	fprintf(out, "closures: %" PRIu64 " (%" PRIu64 " finished, %" PRIu64 " unfinished: ",
-		model_nr_lives(m), model_nr_finished(m), in->leaks.unfinished);
+		model_counts(m)->lives, model_counts(m)->finished, in->leaks.unfinished);
 	if (in->leaks.exited)
 		fprintf(out,
 			"%" PRIu64 " leaked, %" PRIu64 " kept alive by them; %" PRIu64 " stuck",
@@ -145,6 +146,8 @@ static void text_header(struct viz_input *in, FILE *out)
 			" kept alive by them",
 			in->leaks.in_flight, in->leaks.suspects, in->leaks.suspects == 1 ? "" : "s",
 			in->leaks.kept_alive);
+	if (!in->leaks.exited && in->leaks.stuck)
+		fprintf(out, "; %" PRIu64 " stuck", in->leaks.stuck);
 	if (in->leaks.late)
 		fprintf(out, "; %" PRIu64 " set aside", in->leaks.late);
 	fprintf(out, ")\n\n");
@@ -187,7 +190,12 @@ static void text_held(const struct model_life *l, FILE *out)
 {
 	const char *sep = "";
 
-	fprintf(out, "    holds %" PRId64 " reference%s:", l->remaining < 0 ? 0 : l->remaining,
+	if (l->remaining < 0) { /* named as a parent only */
+		fprintf(out, "    holds references not known (created before recording, its count "
+			     "never seen)\n");
+		return;
+	}
+	fprintf(out, "    holds %" PRId64 " reference%s:", l->remaining,
 		l->remaining == 1 ? "" : "s");
 	if (l->held_running)
 		fprintf(out, "%s running", sep), sep = ",";
@@ -339,6 +347,25 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	fputc('\n', out);
 }
 
+/* What holds the children of a stuck closure that were in flight when the process was ended (a
+ * leaked child is told with the leaks). */
+static void text_children_in_flight(struct model *m, const struct model_life *l, FILE *out)
+{
+	char name[64], site[TXT], why[2 * TXT];
+	unsigned told = 0;
+
+	for (struct model_life *c = l->first_child; c; c = c->next_sibling) {
+		if (c->finished || c->verdict != VERDICT_IN_FLIGHT || !c->nblames)
+			continue;
+		if (told++ == CHAIN_SHOWN)
+			break;
+		fprintf(out, "    child %s in flight: %s: %s\n",
+			model_life_name(c, name, sizeof(name)),
+			site_with_func(m, c->blames[0].site, site, sizeof(site)),
+			leaks_blame_text(m, &c->blames[0], why, sizeof(why)));
+	}
+}
+
 static void text_stuck(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
@@ -367,6 +394,7 @@ static void text_stuck(struct viz_input *in, FILE *out)
 				fprintf(out, ", %" PRId64 " taken with closure_get", l->held_other);
 			fputc('\n', out);
 		}
+		text_children_in_flight(m, l, out);
 	}
 	fputc('\n', out);
 }
@@ -596,9 +624,13 @@ static int json_report(struct viz_input *in, FILE *out)
 	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
 	json_object_set_new(root, "lost", json_integer(in->info.lost));
 	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
-	json_object_set_new(totals, "events", json_integer((json_int_t)model_nr_events(m)));
-	json_object_set_new(totals, "closures", json_integer((json_int_t)model_nr_lives(m)));
-	json_object_set_new(totals, "finished", json_integer((json_int_t)model_nr_finished(m)));
+	json_object_set_new(root, "cut_short",
+			    json_boolean(in->leaks.end == LEAKS_CUT_ENDED ||
+					 in->leaks.end == LEAKS_CUT_RUNNING));
+	json_object_set_new(totals, "events", json_integer((json_int_t)model_counts(m)->events));
+	json_object_set_new(totals, "closures", json_integer((json_int_t)model_counts(m)->lives));
+	json_object_set_new(totals, "finished",
+			    json_integer((json_int_t)model_counts(m)->finished));
 	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
 	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
 	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
@@ -633,18 +665,17 @@ static int json_report(struct viz_input *in, FILE *out)
 		json_array_append_new(warnings, json_string(buf));
 	}
 	if (!in->leaks.exited) {
-		snprintf(
-			buf, sizeof(buf),
-			"%s%s%s: unfinished closures are in flight, not leaks; a suspect has lived "
-			"over %dx the p99 and %dx the max of the finished closures of its kind (at "
-			"least %d of them)",
-			in->info.has_end ? "recording stopped ("
-					 : "whether the process exited is "
-					   "not known",
-			in->info.has_end && in->info.reason ? in->info.reason : "",
-			in->info.has_end ? ") while the process ran" : "", LEAKS_SUSPECT_P99,
-			LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
-		json_array_append_new(warnings, json_string(buf));
+		char end[256];
+
+		snprintf(buf, sizeof(buf),
+			 "%s: unfinished closures are in flight, not leaks%s; a suspect has lived "
+			 "over %dx the p99 and %dx the max of the finished closures of its kind "
+			 "(at least %d of them)",
+			 viz_end_text(&in->info, end, sizeof(end)),
+			 in->leaks.end == LEAKS_CUT_ENDED ? ", and those still waiting are stuck"
+							  : "",
+			 LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
+		json_array_append_new(warnings, json_text(buf));
 	}
 	json_object_set_new(root, "warnings", warnings);
 	json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));

@@ -346,6 +346,16 @@ static void on_finished(void *ctx, struct model_life *l)
 		forget(l);
 }
 
+/* It goes on after a release (it runs, or its sync returns): an arrow from the put that let it go,
+ * when another thread did. woken: the release is what it waited for. */
+static void end_release(struct tl *t, struct tl_life *s, int64_t pid, struct tl_point here,
+			bool woken)
+{
+	if (woken && s->releasing && s->release.tid != here.tid && s->selected)
+		flow(t, "released", pid, s->release, here);
+	s->releasing = false;
+}
+
 /* The steps of a closure that end an arrow: its continuation runs, its sync returns, it ends. */
 static void step(struct tl *t, const struct trace_event *ev, struct model_life *l,
 		 struct tl_life *s)
@@ -359,12 +369,10 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 		s->init = here;
 		break;
 	case TRACE_RUN:
-		if (s->releasing && s->release.tid != ev->tid && s->selected)
-			flow(t, "released", pid, s->release, here);
+		end_release(t, s, pid, here, true);
 		if (!s->ran && s->init_seen && s->init.tid != ev->tid && s->selected)
 			flow(t, "first run", pid, s->init, here);
 		s->ran = true;
-		s->releasing = false;
 		if (s->selected)
 			child_flows(t, l, s, here);
 		break;
@@ -378,11 +386,8 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 	case TRACE_SYNC_END:
 		if (s->syncing && s->selected)
 			write_sync(t, l, s, ev->ts, false);
-		/* The put that woke the sleeper. */
-		if (s->syncing && s->releasing && s->release.tid != ev->tid && s->selected)
-			flow(t, "released", pid, s->release, here);
+		end_release(t, s, pid, here, s->syncing); /* the put that woke the sleeper */
 		s->syncing = false;
-		s->releasing = false;
 		if (s->selected)
 			child_flows(t, l, s, here);
 		break;
@@ -438,7 +443,7 @@ static const struct model_observer observer = {.event = on_event, .finished = on
 /* After the last event: the closures that never finished end at the end of the trace. */
 static void write_unfinished(struct tl *t)
 {
-	int64_t end = model_last_ts(t->m);
+	int64_t end = model_counts(t->m)->last_ts;
 
 	if (t->info.has_end && t->info.duration_ns > end)
 		end = t->info.duration_ns;
@@ -501,7 +506,7 @@ static int find_closure(struct tl *t)
 		fprintf(stderr, "%s\n", rerr.text);
 		rc = 2;
 	} else {
-		model_end(in.m, viz_exited(&t->info));
+		model_end(in.m, viz_end(&t->info) == LEAKS_EXITED);
 		/* A life only ever named as a parent has no event: the finder did not see it. */
 		if (!t->found && (l = viz_find_closure(&in, id, err, sizeof(err))))
 			find_event(t, NULL, l);
@@ -557,8 +562,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 		fprintf(stderr, "%s\n", err.text);
 		rc = 2;
 	} else {
-		model_end(t.m, viz_exited(&t.info));
-		leaks_analyze(t.m, &leaks);
+		viz_judge(t.m, &t.info, &leaks);
 		write_unfinished(&t);
 		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, func_of, t.m);
 		tlo_end(&t.out);

@@ -1,6 +1,7 @@
 /* Trace-event JSON out, one event a line, and the process and thread tracks that name it. */
 #define _GNU_SOURCE /* fwrite_unlocked: one writer, no locking per call */
 #include "timeline_out.h"
+#include "hashmap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -158,7 +159,6 @@ void tlo_end(struct tl_out *o)
 struct tl_thread {
 	int64_t pid, tid;
 	uint64_t seq; /* first seen: names come out in that order */
-	bool used;
 	uint64_t wq;
 	bool mixed_wq;
 	struct {
@@ -167,61 +167,36 @@ struct tl_thread {
 };
 
 struct tl_tracks {
-	struct tl_thread *slots;
-	size_t nslots, n;
+	struct hashmap threads; /* (tid, pid) -> struct tl_thread */
 };
 
 struct tl_tracks *tlt_new(void)
 {
-	return viz_xcalloc(1, sizeof(struct tl_tracks));
+	struct tl_tracks *t = viz_xcalloc(1, sizeof(struct tl_tracks));
+
+	hashmap_init(&t->threads, sizeof(struct tl_thread));
+	return t;
 }
 
 void tlt_free(struct tl_tracks *t)
 {
 	if (!t)
 		return;
-	free(t->slots);
+	hashmap_free(&t->threads);
 	free(t);
-}
-
-static size_t thread_hash(int64_t pid, int64_t tid)
-{
-	uint64_t x = (uint64_t)tid * 0x9e3779b97f4a7c15ull ^ (uint64_t)pid;
-
-	x ^= x >> 31;
-	return (size_t)(x * 0xbf58476d1ce4e5b9ull >> 7);
 }
 
 static struct tl_thread *thread_of(struct tl_tracks *t, int64_t pid, int64_t tid)
 {
-	size_t mask, i;
+	bool added;
+	struct tl_thread *th = hashmap_put(&t->threads, (uint64_t)tid, (uint64_t)pid, &added);
 
-	if ((t->n + 1) * 2 > t->nslots) {
-		struct tl_thread *old = t->slots;
-		size_t n = t->nslots;
-
-		t->nslots = n ? n * 2 : 64;
-		t->slots = viz_xcalloc(t->nslots, sizeof(*t->slots));
-		for (size_t j = 0; j < n; j++) {
-			if (!old[j].used)
-				continue;
-			mask = t->nslots - 1;
-			for (i = thread_hash(old[j].pid, old[j].tid) & mask; t->slots[i].used;
-			     i = (i + 1) & mask)
-				;
-			t->slots[i] = old[j];
-		}
-		free(old);
+	if (added) {
+		th->pid = pid;
+		th->tid = tid;
+		th->seq = hashmap_count(&t->threads) - 1;
 	}
-	mask = t->nslots - 1;
-	for (i = thread_hash(pid, tid) & mask; t->slots[i].used; i = (i + 1) & mask)
-		if (t->slots[i].pid == pid && t->slots[i].tid == tid)
-			return &t->slots[i];
-	t->slots[i].used = true;
-	t->slots[i].pid = pid;
-	t->slots[i].tid = tid;
-	t->slots[i].seq = t->n++;
-	return &t->slots[i];
+	return th;
 }
 
 void tlt_thread_used(struct tl_tracks *t, int64_t pid, int64_t tid)
@@ -288,13 +263,13 @@ void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, co
 		     const char *(*func_of)(void *ctx, uint64_t fn, char *buf, size_t len),
 		     void *ctx)
 {
-	struct tl_thread **v = viz_xcalloc(t->n + 1, sizeof(*v));
-	size_t n = 0;
+	struct tl_thread **v = viz_xcalloc(hashmap_count(&t->threads) + 1, sizeof(*v));
+	struct tl_thread *th;
+	size_t n = 0, pos = 0;
 	char name[600];
 
-	for (size_t i = 0; i < t->nslots; i++)
-		if (t->slots[i].used)
-			v[n++] = &t->slots[i];
+	while ((th = hashmap_next(&t->threads, &pos, NULL, NULL)))
+		v[n++] = th;
 	qsort(v, n, sizeof(*v), cmp_seq);
 	for (size_t i = 0; i < n; i++) {
 		if (!i || v[i - 1]->pid != v[i]->pid) {

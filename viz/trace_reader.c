@@ -37,10 +37,11 @@ struct field {
 /* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
  * so that a record with many unknown fields keeps its known ones. */
 static const char *const known_keys[] = {
-	"type",	 "ts",	     "tid",	"timeout_ms", "ev",	"cl",	 "remaining",	"ret",
-	"flags", "fn",	     "ip",	"parent",     "pid",	"stack", "not_zero",	"v",
-	"wq",	 "waitlist", "how",	"bug",	      "addr",	"line",	 "func",	"file",
-	"obj",	 "format",   "version", "exe",	      "events", "lost",	 "duration_ns", "reason",
+	"type",	    "ts",    "tid",	    "timeout_ms", "ev",	       "cl",	  "remaining",
+	"ret",	    "flags", "fn",	    "ip",	  "parent",    "pid",	  "stack",
+	"not_zero", "v",     "wq",	    "waitlist",	  "how",       "bug",	  "addr",
+	"line",	    "func",  "file",	    "obj",	  "format",    "version", "exe",
+	"events",   "lost",  "duration_ns", "reason",	  "exit_code", "signal",  "cut_short",
 };
 
 static bool known_key(const char *key)
@@ -386,122 +387,128 @@ static enum trace_how how_from(const struct field *f)
 	return TRACE_HOW_CONTINUE_AT;
 }
 
+static int want_i64(struct reader *r, const struct field *f, int64_t *out)
+{
+	long long v = 0;
+	int rc = want_int(r, f, &v);
+
+	*out = v;
+	return rc;
+}
+
+/* The fields an event must have (error messages name them in this order after "ev"). */
+enum { HAVE_EV = 1, HAVE_TS = 2, HAVE_CL = 4, HAVE_REMAINING = 8 };
+
+/*
+ * The fields every event has (docs/trace-format.md) into ev; 1 when f is none of them. Both this
+ * and event_arg() dispatch on the first letter: they run for every field of a big trace.
+ */
+static int event_common(struct reader *r, const struct field *f, struct trace_event *ev,
+			unsigned *have)
+{
+	switch (f->key[0]) {
+	case 't':
+		if (key_is(f, "type"))
+			return 0;
+		if (key_is(f, "tid"))
+			return want_i64(r, f, &ev->tid);
+		if (!key_is(f, "ts"))
+			break;
+		*have |= HAVE_TS;
+		return want_i64(r, f, &ev->ts);
+	case 'p':
+		if (key_is(f, "pid"))
+			return want_i64(r, f, &ev->pid);
+		break;
+	case 'e':
+		if (!key_is(f, "ev"))
+			break;
+		*have |= HAVE_EV;
+		ev->op = op_from(f);
+		return f->kind == V_STR ? 0 : fail(r, "\"ev\" must be a string");
+	case 'c':
+		if (!key_is(f, "cl"))
+			break;
+		*have |= HAVE_CL;
+		return want_addr(r, f, &ev->cl);
+	case 'r':
+		if (!key_is(f, "remaining"))
+			break;
+		*have |= HAVE_REMAINING;
+		if (want_i64(r, f, &ev->remaining))
+			return -1;
+		return ev->remaining < 0 ? fail(r, "\"remaining\" must not be negative") : 0;
+	case 'f':
+		if (!key_is(f, "flags"))
+			break;
+		if (f->kind != V_STR)
+			return fail(r, "\"flags\" must be a string of letters");
+		ev->flags = flags_from(f);
+		return 0;
+	case 'i':
+		if (key_is(f, "ip"))
+			return want_addr(r, f, &ev->ip);
+		break;
+	}
+	return 1;
+}
+
+/* The fields of each operation's own (closure_probes.h) into ev; others are ignored. */
+static int event_arg(struct reader *r, const struct field *f, struct trace_event *ev)
+{
+	switch (f->key[0]) {
+	case 'p':
+		return key_is(f, "parent") ? want_addr(r, f, &ev->parent) : 0;
+	case 's':
+		return key_is(f, "stack") ? want_bool(r, f, &ev->stack) : 0;
+	case 'n':
+		return key_is(f, "not_zero") ? want_bool(r, f, &ev->not_zero) : 0;
+	case 'v':
+		return key_is(f, "v") ? want_i64(r, f, &ev->v) : 0;
+	case 'f':
+		return key_is(f, "fn") ? want_addr(r, f, &ev->fn) : 0;
+	case 'w':
+		if (key_is(f, "wq"))
+			return want_addr(r, f, &ev->wq);
+		return key_is(f, "waitlist") ? want_addr(r, f, &ev->waitlist) : 0;
+	case 'h':
+		if (key_is(f, "how"))
+			ev->how = how_from(f);
+		return 0;
+	case 't':
+		return key_is(f, "timeout_ms") ? want_i64(r, f, &ev->timeout_ms) : 0;
+	case 'r':
+		return key_is(f, "ret") ? want_i64(r, f, &ev->ret) : 0;
+	case 'b':
+		if (key_is(f, "bug") && f->kind == V_STR)
+			snprintf(ev->bug, sizeof(ev->bug), "%.*s", (int)f->slen, f->s);
+		return 0;
+	}
+	return 0;
+}
+
 static int decode_event(struct reader *r, const struct field *fields, int n)
 {
 	struct trace_event ev = {.remaining = -1, .timeout_ms = -1};
-	bool have_ts = false, have_ev = false, have_cl = false, have_remaining = false;
-	long long v = 0;
-	int rc = 0;
+	unsigned have = 0;
 
-	for (int i = 0; i < n && !rc; i++) {
-		const struct field *f = &fields[i];
+	for (int i = 0; i < n; i++) {
+		int rc = event_common(r, &fields[i], &ev, &have);
 
-		/* Dispatch on the first letter: this runs for every event of a big trace. */
-		switch (f->key[0]) {
-		case 't':
-			if (key_is(f, "ts")) {
-				rc = want_int(r, f, &v);
-				ev.ts = v;
-				have_ts = true;
-			} else if (key_is(f, "tid")) {
-				rc = want_int(r, f, &v);
-				ev.tid = v;
-			} else if (key_is(f, "timeout_ms")) {
-				rc = want_int(r, f, &v);
-				ev.timeout_ms = v;
-			} else if (key_is(f, "type")) {
-				continue;
-			}
-			break;
-		case 'e':
-			if (key_is(f, "ev")) {
-				if (f->kind != V_STR)
-					rc = fail(r, "\"ev\" must be a string");
-				ev.op = op_from(f);
-				have_ev = true;
-			}
-			break;
-		case 'c':
-			if (key_is(f, "cl")) {
-				rc = want_addr(r, f, &ev.cl);
-				have_cl = true;
-			}
-			break;
-		case 'r':
-			if (key_is(f, "remaining")) {
-				rc = want_int(r, f, &v);
-				if (!rc && v < 0)
-					rc = fail(r, "\"remaining\" must not be negative");
-				ev.remaining = v;
-				have_remaining = true;
-			} else if (key_is(f, "ret")) {
-				rc = want_int(r, f, &v);
-				ev.ret = v;
-			}
-			break;
-		case 'f':
-			if (key_is(f, "flags")) {
-				if (f->kind != V_STR)
-					rc = fail(r, "\"flags\" must be a string of letters");
-				else
-					ev.flags = flags_from(f);
-			} else if (key_is(f, "fn")) {
-				rc = want_addr(r, f, &ev.fn);
-			}
-			break;
-		case 'i':
-			if (key_is(f, "ip"))
-				rc = want_addr(r, f, &ev.ip);
-			break;
-		case 'p':
-			if (key_is(f, "parent")) {
-				rc = want_addr(r, f, &ev.parent);
-			} else if (key_is(f, "pid")) {
-				rc = want_int(r, f, &v);
-				ev.pid = v;
-			}
-			break;
-		case 's':
-			if (key_is(f, "stack"))
-				rc = want_bool(r, f, &ev.stack);
-			break;
-		case 'n':
-			if (key_is(f, "not_zero"))
-				rc = want_bool(r, f, &ev.not_zero);
-			break;
-		case 'v':
-			if (key_is(f, "v")) {
-				rc = want_int(r, f, &v);
-				ev.v = v;
-			}
-			break;
-		case 'w':
-			if (key_is(f, "wq"))
-				rc = want_addr(r, f, &ev.wq);
-			else if (key_is(f, "waitlist"))
-				rc = want_addr(r, f, &ev.waitlist);
-			break;
-		case 'h':
-			if (key_is(f, "how"))
-				ev.how = how_from(f);
-			break;
-		case 'b':
-			if (key_is(f, "bug") && f->kind == V_STR)
-				snprintf(ev.bug, sizeof(ev.bug), "%.*s", (int)f->slen, f->s);
-			break;
-		}
+		if (rc == 1)
+			rc = event_arg(r, &fields[i], &ev);
+		if (rc)
+			return -1;
 	}
-	if (rc)
-		return rc;
-	if (!have_ev)
+	if (!(have & HAVE_EV))
 		return fail(r, "event without \"ev\"");
 	if (ev.op == TRACE_NR_OPS)
 		return 0; /* an operation added later: not ours to judge */
-	if (!have_ts)
+	if (!(have & HAVE_TS))
 		return fail(r, "event without \"ts\"");
-	if (!have_cl)
+	if (!(have & HAVE_CL))
 		return fail(r, "event without \"cl\"");
-	if (!have_remaining)
+	if (!(have & HAVE_REMAINING))
 		return fail(r, "event without \"remaining\"");
 	ev.seq = r->seq++;
 	ev.line = r->line;
@@ -585,6 +592,8 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 	free(info->reason);
 	info->reason = dup_field(find(fields, n, "reason"));
 	info->has_status = find(fields, n, "exit_code") || find(fields, n, "signal");
+	if ((f = find(fields, n, "cut_short")) && want_bool(r, f, &info->cut_short))
+		return -1;
 	return 0;
 }
 

@@ -24,7 +24,7 @@ enum trace_op {
 #define TRACE_OP_ENUM(name, NAME, a4, a5, a6) TRACE_##NAME,
 	CLOSURE_PROBE_LIST(TRACE_OP_ENUM)
 #undef TRACE_OP_ENUM
-	TRACE_NR_OPS,
+		TRACE_NR_OPS,
 };
 /* clang-format on */
 
@@ -87,6 +87,7 @@ struct trace_info {
 	long long end_events, lost, duration_ns;
 	char *reason;	 /* owned; NULL when not given */
 	bool has_status; /* the end record gives the launched command's exit_code or signal */
+	bool cut_short;	 /* the end record says the recording was cut short */
 	uint64_t events_read;
 	uint64_t lines;
 };

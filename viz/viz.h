@@ -36,11 +36,17 @@ unsigned viz_warnings(const struct viz_input *in, char lines[VIZ_MAX_WARNINGS][2
 void viz_unload(struct viz_input *in);
 
 /*
- * Whether the traced process exited before the recording stopped (the end record's reason is
- * "exit", or it gives the launched command's status): then unfinished closures are leaks, else
- * they are in flight (leaks.h).
+ * How the recording ended, from the trailer (docs/trace-format.md, "end"): the one rule for what
+ * an unfinished closure can be, used by every presentation and by check. The recording was cut
+ * short when its reason is not "exit" (or cut_short says so); the process ended with it when the
+ * trailer gives the launched command's status. A trace without a trailer says nothing.
  */
-bool viz_exited(const struct trace_info *info);
+enum leaks_end viz_end(const struct trace_info *info);
+/* After the last event: settle the model and judge its unfinished closures by viz_end(info). */
+void viz_judge(struct model *m, const struct trace_info *info, struct leaks_summary *out);
+/* How the recording ended, in words: "the recording was cut short (timeout) and the process
+ * ended with it" and its like. Writes into buf (caller-owned), returns it. */
+const char *viz_end_text(const struct trace_info *info, char *buf, size_t len);
 
 /* Whether the verdicts are incomplete (lost events or a truncated trace). */
 bool viz_incomplete(const struct viz_input *in);

@@ -13,6 +13,7 @@
 
 #include "check_diag.h"
 #include "check_sarif.h"
+#include "viz.h"
 
 /* The SARIF log, through a temporary file, after the diagnostics on standard output. */
 static int write_sarif(const struct check_diags *d)
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
 	struct viz_error err;
 	bool sarif = false;
 	size_t shown = 0;
+	char end[256];
 	int rc;
 
 	if (argc < 2) {
@@ -74,9 +76,9 @@ int main(int argc, char **argv)
 		shown += !v.diags.v[i].suppressed;
 	check_diags_print(&v.diags, stdout);
 	printf("%zu shown, %lu closures leaked or stuck (%lu suppressed), %lu in flight, %lu set "
-	       "aside; the process %s\n",
+	       "aside; %s\n",
 	       shown, v.diags.closures, v.diags.suppressed_closures, v.diags.in_flight,
-	       v.diags.late, v.leaks.exited ? "exited" : "was still running");
+	       v.diags.late, viz_end_text(&v.info, end, sizeof(end)));
 	if (sarif && write_sarif(&v.diags))
 		rc = 2;
 	check_verdict_free(&v);

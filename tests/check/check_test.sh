@@ -4,6 +4,8 @@
 # BPF cases print SKIP and exit 77 (a failure when CLOSURETRACE_NO_SKIP=1).
 set -u
 CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-}
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
 SOURCE=$SRC/ck_prog.c
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -15,19 +17,6 @@ fail() {
 	echo "FAIL [$CASE]: $*"
 	[ -f err ] && { echo "--- stderr:"; cat err; }
 	exit 1
-}
-
-skip_without_bpf() {
-	local why=
-	[ "$(id -u)" = 0 ] || why="not root"
-	[ -e /sys/kernel/btf/vmlinux ] || why="no kernel BTF"
-	[ -e /sys/bus/event_source/devices/uprobe ] || why="no uprobes"
-	[ -z "$why" ] && return
-	if [ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ]; then
-		fail "BPF unavailable ($why) and CLOSURETRACE_NO_SKIP=1"
-	fi
-	echo "SKIP: $why"
-	exit 77
 }
 
 # The line of SOURCE that carries a marker comment.
@@ -45,9 +34,9 @@ expect_rc() {
 	[ "$RC" = "$1" ] || fail "exit status $RC, expected $1"
 }
 
-# The error lines and notes, summary excluded.
+# The error lines and notes, summary (and its notes) excluded.
 diagnostics() {
-	grep -E '^[^ ]+: (error|note): ' err
+	grep -E '^[^ ]+: (error|note): ' err | grep -v '^closuretrace: note: '
 }
 
 expect_diagnostics() {
@@ -211,6 +200,15 @@ case_timeout() {
 	expect_diagnostics "${HANG_DIAG[@]}"
 	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||
 		fail "no summary"
+	# The child the stuck closure waits for was in flight, not leaked (viz_end: cut short).
+	grep -qx "closuretrace: note: the recording was cut short: 1 closure in flight then was not judged" err ||
+		fail "the closure in flight is not said"
+	# report on the same trace agrees: nothing leaked, the same closure stuck, the child in flight.
+	"$CT" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
+	grep -qx "closures: 2 (0 finished, 2 unfinished: 1 in flight, 0 suspects, 0 kept alive by them; 1 stuck)" report.txt ||
+		fail "report's verdicts differ from check's: $(cat report.txt)"
+	grep -qx "    child [0-9]*:*0x[0-9a-f]*#1 in flight: $SOURCE:$(line_of TAKE_HANG) (hang): took 1 reference, 1 not put back" report.txt ||
+		fail "report does not name the missing put as check does: $(cat report.txt)"
 	# Through a shell that ignores SIGTERM: SIGKILL after the grace period, every process.
 	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang & echo \$! >hang.pid; wait; true"
 	expect_rc 124
@@ -252,6 +250,8 @@ case_sigterm_twice() {
 	grep -qx "closuretrace: check was stopped by signal 15 (Terminated) before sh finished; its closures still in flight are not judged" err ||
 		fail "the cut is not said"
 	expect_diagnostics "${HANG_DIAG[@]}"
+	grep -qx "closuretrace: note: the recording was cut short: 1 closure in flight then was not judged" err ||
+		fail "the closure in flight is not said"
 }
 
 # The command's first process exits at once; a process it left in the background leaks later:
@@ -475,6 +475,9 @@ case_lost_flag() {
 	expect_rc 1
 	grep -qE "^closuretrace: [0-9]+ events were lost: the verdict is incomplete; rerun with a larger --buffer-size, or accept it with --allow-lost$" err ||
 		fail "lost events not said"
+	# Lost events fail the check even when leaks do not (check(1) EXIT STATUS).
+	run --buffer-size 4K --error-exitcode 0 -- "$PROG" many 200000
+	expect_rc 1
 	run --buffer-size 4K --allow-lost --error-exitcode 0 -- "$PROG" many 200000
 	expect_rc 0
 	grep -qE "^closuretrace: warning: [0-9]+ events were lost: the verdict is incomplete$" err ||
@@ -530,6 +533,19 @@ case_no_probes() {
 	run --keep-trace "$WORK/none/t.json" -- sh -c "touch ran"
 	expect_rc 2
 	[ ! -e ran ] || fail "the command ran"
+	# A trace that cannot be written while recording (a full disk): 2, as record.
+	for transport in bpf no-bpf; do
+		local opt=()
+		[ $transport = bpf ] || opt=(--no-bpf)
+		run "${opt[@]}" --keep-trace /dev/full -- "$PROG" clean
+		expect_rc 2
+		grep -qx "closuretrace: writing the trace /dev/full failed: No space left on device" err ||
+			fail "$transport: a full disk is not said"
+	done
+	run -- no-such-command-xyz
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace: cannot run no-such-command-xyz: No such file or directory" ] ||
+		fail "a command that cannot be run"
 	run -- true
 	expect_rc 3
 	[ "$(cat err)" = "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" ] ||

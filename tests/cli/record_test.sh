@@ -6,21 +6,11 @@ set -uo pipefail
 case_name=$1 ct=$2 wdir=$3 plugin=$4 src=$5
 workload=$wdir/ct_workload
 check="python3 $src/trace_check.py"
-tmp=$(mktemp -d)
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 chmod 755 "$tmp"
-cd "$tmp" || exit 1
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+on_exit() { mountpoint -q "$tmp/small" 2>/dev/null && umount "$tmp/small"; }
 skip() {
 	if [ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ]; then
 		fail "would skip: $* (CLOSURETRACE_NO_SKIP=1)"
@@ -32,17 +22,6 @@ needs_bpf() {
 	[ "$(id -u)" = 0 ] || skip "needs root for BPF and uprobes"
 	[ -e /sys/bus/event_source/devices/uprobe ] || skip "kernel without uprobes"
 	[ -e /sys/kernel/btf/vmlinux ] || skip "kernel without BTF"
-}
-# expect STATUS MESSAGE CMD...: exit status and the exact stderr line.
-expect() {
-	local want_status=$1 want_msg=$2 status
-	shift 2
-	"$@" >out.txt 2>err.txt
-	status=$?
-	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
-	if [ -n "$want_msg" ] && [ "$(cat err.txt)" != "$want_msg" ]; then
-		fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
-	fi
 }
 # wait_for FILE PATTERN: until a line of FILE matches (the tests' only synchronisation).
 wait_for() {
@@ -458,6 +437,10 @@ err_no_probes)
 	pids+=($!)
 	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!
 	[ ! -e closuretrace.json ] || fail "a trace was written"
+	# list(1) EXIT STATUS: 3 when no probes are found, in a binary or a process.
+	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" list -p $!
+	sleep_bin=$(command -v sleep)
+	expect 3 "closuretrace: no closure probes in $sleep_bin or the libraries it loads; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" list "$sleep_bin"
 	echo ok
 	;;
 err_not_permitted)
@@ -499,6 +482,40 @@ blockio | blockio_static | blockio_leak)
 	grep -qx "lost=0" end.txt || fail "lost: $(cat end.txt)"
 	$check sites t.json || fail "call sites"
 	echo "ok: $(paste -sd' ' got.txt)"
+	;;
+attach_exit_scan | attach_exit_attached)
+	# The target exits while the recorder attaches (issue 12 item 10): at its first look at
+	# the target, or once the loader is watched and the output is open. Said so, exit 3, and
+	# no file touched: the previous trace keeps its bytes, no .old, no temporary file.
+	needs_bpf
+	when=${case_name#attach_exit_}
+	for reap in zombie reaped; do
+		rm -rf m out ctl pid.txt
+		mkdir m out
+		printf '{"type":"header"} the previous trace\n' >out/t.json
+		cp out/t.json previous.json
+		mkfifo ctl
+		"$wdir/ct_attach_exit" "$when" "$reap" "$tmp/m" <ctl >pid.txt 2>helper.err &
+		helper=$!
+		pids+=($helper)
+		exec 3>ctl
+		wait_for pid.txt '^[0-9][0-9]*$'
+		target=$(cat pid.txt)
+		expect 3 "closuretrace: process $target exited before recording began; nothing written" \
+			"$ct" record -p "$target" -o out/t.json
+		# The race went as meant: the target died inside the recorder's attach.
+		state=$(awk '{print $3}' "/proc/$target/stat" 2>/dev/null)
+		if [ $reap = zombie ]; then
+			[ "$state" = Z ] || fail "$when/$reap: the target is not a zombie (state '$state')"
+		else
+			[ -z "$state" ] || fail "$when/$reap: the target was not reaped (state $state)"
+		fi
+		cmp -s out/t.json previous.json || fail "$when/$reap: the previous trace changed: $(cat out/t.json)"
+		[ "$(ls -A out)" = t.json ] || fail "$when/$reap: files left beside the trace: $(ls -A out)"
+		exec 3>&-
+		wait $helper || fail "$when/$reap: ct_attach_exit: $(cat helper.err)"
+		echo "ok: $when/$reap"
+	done
 	;;
 output_old)
 	needs_bpf

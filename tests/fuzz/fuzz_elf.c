@@ -2,23 +2,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "fuzz_file.h"
 #include "elf_probes.h"
-
-static char path[64];
-
-static void remove_input(void)
-{
-	remove(path);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "/tmp/fuzz_elf.%d.so", (int)getpid());
-	atexit(remove_input);
+	fuzz_file_init("fuzz_elf", ".so");
 	return 0;
 }
 
@@ -26,12 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct elf_probes probes = {0};
 	struct elf_site *sites = NULL;
-	FILE *f = fopen(path, "w");
+	const char *path = fuzz_file_write(data, size);
 
-	if (!f)
-		abort();
-	fwrite(data, 1, size, f);
-	fclose(f);
 	if (!elf_probes_read(path, &probes))
 		elf_probes_free(&probes);
 	if (elf_probe_sites(path, &sites) >= 0)

@@ -2,23 +2,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "fuzz_file.h"
 #include "check_supp.h"
-
-static char path[64];
-
-static void remove_input(void)
-{
-	remove(path);
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "/tmp/fuzz_supp.%d.supp", (int)getpid());
-	atexit(remove_input);
+	fuzz_file_init("fuzz_supp", ".supp");
 	return 0;
 }
 
@@ -31,12 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct check_supp s = {0};
 	struct viz_error err;
-	FILE *f = fopen(path, "w");
+	const char *path = fuzz_file_write(data, size);
 
-	if (!f)
-		abort();
-	fwrite(data, 1, size, f);
-	fclose(f);
 	if (!check_supp_load(&s, path, &err)) {
 		check_supp_match(&s, CHECK_LEAK, sites, 3);
 		check_supp_match(&s, CHECK_STUCK, sites + 1, 2);

@@ -5,24 +5,17 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "fuzz_file.h"
 #include "viz.h"
 
-static char path[64];
-
-static void remove_input(void)
-{
-	remove(path);
-}
 static FILE *null;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "/tmp/fuzz_trace.%d.json", (int)getpid());
-	atexit(remove_input);
+	fuzz_file_init("fuzz_trace", ".json");
 	null = fopen("/dev/null", "w");
 	return 0;
 }
@@ -33,12 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct render_graph_opts opts = {.format = "dot"};
 	struct viz_input in;
 	struct viz_error err;
-	FILE *f = fopen(path, "w");
+	const char *path = fuzz_file_write(data, size);
 
-	if (!f)
-		abort();
-	fwrite(data, 1, size, f);
-	fclose(f);
 	/* The seeds name their closures 0x10, 0x20, ...: explain the first. */
 	if (viz_load(path, true, &first, &in, &err))
 		return 0;

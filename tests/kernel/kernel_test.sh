@@ -4,6 +4,8 @@
 # CLOSURETRACE_NO_SKIP=1). Asserts exit statuses, output and diagnostics exactly.
 set -u
 MODE=$1 PORT=$2 PROG=$3 SRC=$4 CT=$5
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
@@ -14,17 +16,6 @@ fail() {
 		[ -s $f ] && { echo "--- $f:"; cat $f; }
 	done
 	exit 1
-}
-
-skip_without_bpf() {
-	local why=
-	[ "$(id -u)" = 0 ] || why="not root"
-	[ -e /sys/kernel/btf/vmlinux ] || why="no kernel BTF"
-	[ -e /sys/bus/event_source/devices/uprobe ] || why="no uprobes"
-	[ -z "$why" ] && return
-	[ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ] && fail "BPF unavailable ($why) and CLOSURETRACE_NO_SKIP=1"
-	echo "SKIP: $why"
-	exit 77
 }
 
 # The line of a source file that carries a marker comment.

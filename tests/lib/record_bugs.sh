@@ -6,14 +6,9 @@
 #   record_bugs.sh CLOSURETRACE BUG_WORKLOAD BUG_WORKLOAD_SOURCE
 set -uo pipefail
 ct=$1 workload=$2 src=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 [ "$(id -u)" = 0 ] || fail "needs root for BPF and uprobes (BPF tests never skip)"
 
 names=$("$workload" list) || fail "bug_workload list"

@@ -4,30 +4,9 @@
 # Each case prints what it checks and exits 0 (pass) or 1 (fail).
 set -uo pipefail
 case_name=$1 ct=$2 bindir=$3 src=$4 debug=$5 blockio=$6
-tmp=$(mktemp -d)
-cd "$tmp" || exit 1
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-# expect STATUS MESSAGE CMD...: exit status and the exact stderr.
-expect() {
-	local want_status=$1 want_msg=$2 status
-	shift 2
-	"$@" >out.txt 2>err.txt
-	status=$?
-	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
-	if [ "$(cat err.txt)" != "$want_msg" ]; then
-		fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
-	fi
-}
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 # The line number of the marker in ps_hang.c.
 line_of() {
 	grep -n "/\* $1 \*/" "$src/ps_hang.c" | cut -d: -f1
@@ -135,6 +114,14 @@ sync_shared)
 	;;
 json)
 	start "$bindir/ps_hang_debug" sync
+	# ps(1) EXIT STATUS: an output that cannot be written is 2, as report's.
+	for form in --json ""; do
+		"$ct" ps $form -p "$pid" >/dev/full 2>err.txt
+		rc=$?
+		[ $rc = 2 ] || fail "ps $form >/dev/full: exit $rc, expected 2"
+		[ "$(cat err.txt)" = "closuretrace ps: cannot write standard output: No space left on device" ] ||
+			fail "ps $form >/dev/full: $(cat err.txt)"
+	done
 	expect 0 "" "$ct" ps --json -p "$pid"
 	python3 - out.txt "$pid" "$(realpath "$bindir/ps_hang_debug")" "$S" \
 		"$(line_of L_STACK)" "$(line_of L_SYNC)" "$(line_of L_CHILD)" <<'PY' || fail "JSON"

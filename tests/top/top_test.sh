@@ -4,31 +4,12 @@
 # Each case prints what it checks and exits 0 (pass) or 1 (fail).
 set -uo pipefail
 case_name=$1 ct=$2 blockio=$3 src=$4 leaky=$5
-tmp=$(mktemp -d)
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 chmod 755 "$tmp"
-cd "$tmp" || exit 1
-pids=()
 session=ct-top-$$
-cleanup() {
-	tmux kill-session -t "$session" 2>/dev/null
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-# expect STATUS MESSAGE CMD...: exit status and the exact stderr.
-expect() {
-	local want_status=$1 want_msg=$2 status
-	shift 2
-	"$@" >out.txt 2>err.txt </dev/null
-	status=$?
-	[ "$status" = "$want_status" ] || fail "$* exited $status, not $want_status: $(cat err.txt)"
-	[ "$(cat err.txt)" = "$want_msg" ] || fail "$*: stderr was '$(cat err.txt)', expected '$want_msg'"
-}
+on_exit() { tmux kill-session -t "$session" 2>/dev/null; }
 # A blockio that runs far longer than any case (killed at the end).
 start_blockio() {
 	"$blockio" --requests 1000000 >/dev/null &
@@ -97,7 +78,11 @@ no_process)
 	gone=$!
 	wait "$gone"
 	expect 3 "closuretrace: no process with pid $gone; check the pid (ps -p $gone)" "$ct" top -b -n 1 -p "$gone"
-	echo "ok: no process: exit 3"
+	# top(1) EXIT STATUS: 3 for a process without closure probes too.
+	sleep 30 &
+	pids+=($!)
+	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" top -b -n 1 -p $!
+	echo "ok: no process, no probes: exit 3"
 	;;
 no_terminal)
 	start_blockio

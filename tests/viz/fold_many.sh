@@ -4,10 +4,10 @@
 # - 2,000 finished requests: one counted node, whatever the number.
 set -u
 tool=$1 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
 
 "$gen" --closures 60 --fanout 2 --leak-every 1 >"$tmp/leaky.json"
 "$tool" graph -T dot -i "$tmp/leaky.json" >"$tmp/leaky.dot" || fail "graph exit $?"

@@ -6,10 +6,10 @@
 #   hostile.sh CLOSURETRACE GEN_HOSTILE_PY
 set -u
 tool=$1 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
 
 # Peak resident memory (KB) of a command, its exit status in $rc, its stderr in $tmp/err.
 peak() {

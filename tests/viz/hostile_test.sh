@@ -5,13 +5,9 @@
 #   hostile_test.sh CLOSURETRACE FIXTURES
 set -uo pipefail
 ct=$1 fixtures=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 header='{"type":"header","format":"closuretrace","version":1,"pid":1,"exe":"/x","start_ns":0}'
 end='{"type":"end","events":1,"lost":0,"duration_ns":10,"reason":"exit","exit_code":0}'
 

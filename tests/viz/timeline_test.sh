@@ -14,7 +14,7 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 for f in hops leak_under_children stuck_sync lives two_processes truncated sync_timeout \
-	late_event fold hostile_names live_service kernel_patterns; do
+	late_event fold hostile_names live_service kernel_patterns cut_short cycle2 cycle3; do
 	"$tool" timeline -i "$fixtures/$f.json" -o "$tmp/$f.tl.json" 2>"$tmp/err" ||
 		fail "$f: exit $?: $(cat "$tmp/err")"
 	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" >"$tmp/check" ||
@@ -29,7 +29,7 @@ rc=$?
 grep -q '^malformed.json:4: error: invalid JSON' <(sed "s|$fixtures/||" "$tmp/err") ||
 	fail "malformed: no FILE:LINE error: $(cat "$tmp/err")"
 [ "$(cat "$tmp/out.json")" = old ] || fail "malformed: the older output was overwritten"
-leftover=$(find "$tmp" -name 'out.json.*')
+leftover=$(find "$tmp" -name '*out.json.?*')
 [ -z "$leftover" ] || fail "a temporary file was left behind: $leftover"
 "$tool" timeline -i "$fixtures/hops.json" -o "$tmp/out.json" 2>"$tmp/err" || fail "hops -o: exit $?"
 grep -qx "closuretrace timeline: wrote 68 events (5 closure slices, 33 operations, 1 closure_sync slices, 10 arrows) to $tmp/out.json" \
