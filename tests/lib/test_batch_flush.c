@@ -263,8 +263,8 @@ static pid_t worker_tid;
 
 static void learn_tid(struct closure *cl)
 {
-	__atomic_store_n(&worker_tid, gettid_(), __ATOMIC_RELEASE);
 	closure_return(cl);
+	__atomic_store_n(&worker_tid, gettid_(), __ATOMIC_RELEASE); /* after: cl may be reused */
 }
 
 /*
