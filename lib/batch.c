@@ -230,6 +230,13 @@ void closure_batch_flush(void)
 		hand_over(b, b->n);
 }
 
+uint64_t closure_batch_due(void)
+{
+	struct closure_batch_buf *b = my_buf;
+
+	return b && b->n && !b->depth ? b->first_ts + BATCH_MAX_AGE_NS : 0;
+}
+
 /* A forked child starts with empty buffers: the parent hands over its own records. */
 static void in_child(void)
 {

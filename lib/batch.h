@@ -27,8 +27,17 @@ enum {
 void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
 			  uint64_t x5, uint64_t x6);
 
-/* Hands this thread's records over now: before a call that may block. */
+/* Hands this thread's records over now. */
 void closure_batch_flush(void);
+
+/*
+ * Before a call blocks (batching is on: the caller checked): when this thread's records are due,
+ * on CLOCK_MONOTONIC in ns, its oldest record's time plus the age bound; 0 when it holds none (or
+ * a signal handler blocks in the middle of an append, which hands over itself). The call waits
+ * until then at most, hands over (closure_batch_flush) only if still blocked, then blocks on: a
+ * brief block costs no handover, a long one hands over within the bound.
+ */
+uint64_t closure_batch_due(void);
 
 /* The batch probe's semaphore: the kernel raises it (closure.h reads it as closure_batch_active).
  */
@@ -37,10 +46,11 @@ extern unsigned short closure_batch_semaphore;
 #pragma GCC visibility pop
 
 #ifdef CLOSURE_NO_BATCH /* the benchmarks' baseline: the library as it was before batching */
-#define CLOSURE_BATCH_ON() 0
+#define CLOSURE_BATCH_WORD() 0
 #else
-#define CLOSURE_BATCH_ON() __builtin_expect(*(volatile unsigned short *)&closure_batch_semaphore, 0)
+#define CLOSURE_BATCH_WORD() (*(volatile unsigned short *)&closure_batch_semaphore)
 #endif
+#define CLOSURE_BATCH_ON() __builtin_expect(CLOSURE_BATCH_WORD(), 0)
 
 /* Append when batching is on; a statement. */
 #define CLOSURE_BATCH(op, cl, r, ip, x4, x5, x6)                                                   \

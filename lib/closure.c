@@ -31,7 +31,8 @@ struct sub_result {
 };
 
 static void settle(struct closure *cl, struct sub_result res, const char *name, uintptr_t ip);
-static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
+static inline __attribute__((always_inline)) struct sub_result
+sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
 
 /*
  * The funnel: drop v, fire the operation's own probe (a statement that may use r, the value
@@ -53,8 +54,8 @@ extern const char closure_modules_anchor;
 __attribute__((used)) static const char *const keep_modules = &closure_modules_anchor;
 
 /* The rules, checked on the value about to be published. */
-static void check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name,
-			uintptr_t ip)
+static inline __attribute__((always_inline)) void
+check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, uintptr_t ip)
 {
 	if ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1)))
 		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, name, old, ip, "count would go below zero");
@@ -74,6 +75,47 @@ static void check_value(struct closure *cl, uint32_t old, uint32_t new, const ch
 static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
 {
 	return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Sleeps while *word is val, until until_ns on CLOCK_MONOTONIC (0: no limit); 0 or an errno. */
+static int futex_wait_until(uint32_t *word, uint32_t val, uint64_t until_ns)
+{
+	struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
+
+	if (!until_ns)
+		return futex(word, FUTEX_WAIT, val, NULL) ? errno : 0;
+	/* FUTEX_WAIT_BITSET: an absolute time on CLOCK_MONOTONIC. */
+	return syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val, &until, NULL,
+		       FUTEX_BITSET_MATCH_ANY)
+		       ? errno
+		       : 0;
+}
+
+/*
+ * Sleeps while *word is val (the caller re-checks why it woke), until until_ns (0: no limit);
+ * ETIMEDOUT once until_ns has passed, else 0. While batching, the sleep first lasts only until
+ * this thread's records are due (lib/batch.h): still asleep then, it hands them over and sleeps on.
+ */
+static int sleep_on(uint32_t *word, uint32_t val, uint64_t until_ns)
+{
+	for (;;) {
+		uint64_t due = CLOSURE_BATCH_ON() ? closure_batch_due() : 0;
+		bool for_batch = due && (!until_ns || due < until_ns);
+
+		if (futex_wait_until(word, val, for_batch ? due : until_ns) != ETIMEDOUT)
+			return 0; /* woken, *word changed, or a signal */
+		if (!for_batch)
+			return ETIMEDOUT;
+		closure_batch_flush(); /* blocked past the records' due time: hand them over */
+	}
 }
 
 /*
@@ -132,7 +174,8 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 	workqueue_queue(wq, cl);
 }
 
-static struct sub_result sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
+static inline __attribute__((always_inline)) struct sub_result
+sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
 {
 	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 	struct sub_result res;
@@ -398,7 +441,7 @@ static void sleep_while_sleeping(struct closure *cl)
 	uint32_t r;
 
 	while ((r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE)) & CLOSURE_SLEEPING)
-		futex(&cl->remaining, FUTEX_WAIT, r, NULL);
+		sleep_on(&cl->remaining, r, 0);
 }
 
 void closure_return_sync(struct closure *cl)
@@ -492,27 +535,18 @@ void closure_wake_up(struct closure_waitlist *list)
 	}
 }
 
-static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
+/* The longest timeout honoured as such (31 years): longer is no limit, and no overflow. */
+#define SYNC_TIMEOUT_MAX_MS (1000ll * 1000 * 1000 * 1000)
+
+/* Sleeps until only the running reference is left (r: more than that is outstanding). */
+static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
+						uintptr_t ip)
 {
-	struct timespec deadline, left;
-	uint32_t r;
+	uint64_t deadline = 0; /* none */
 	int ret = 0;
 
-	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
-	r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
-	if ((r & CLOSURE_REMAINING_MASK) <= 1) {
-		probe_op1(sync_begin, cl, r, ip, timeout_ms);
-		goto out;
-	}
-	if (timeout_ms >= 0) {
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += timeout_ms / 1000;
-		deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-		if (deadline.tv_nsec >= 1000000000L) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000L;
-		}
-	}
+	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
+		deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
 	/* One step: give up the running reference and ask the last put to wake us. */
 	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
@@ -521,21 +555,7 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 		if (!(r & CLOSURE_SLEEPING))
 			break;
-		if (CLOSURE_BATCH_ON())
-			closure_batch_flush(); /* about to sleep: hand the records over first */
-		if (timeout_ms < 0) {
-			futex(&cl->remaining, FUTEX_WAIT, r, NULL);
-			continue;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &left);
-		left.tv_sec = deadline.tv_sec - left.tv_sec;
-		left.tv_nsec = deadline.tv_nsec - left.tv_nsec;
-		if (left.tv_nsec < 0) {
-			left.tv_sec--;
-			left.tv_nsec += 1000000000L;
-		}
-		if (left.tv_sec >= 0 &&
-		    (futex(&cl->remaining, FUTEX_WAIT, r, &left) == 0 || errno != ETIMEDOUT))
+		if (sleep_on(&cl->remaining, r, deadline) != ETIMEDOUT)
 			continue;
 		/* Timed out: take the running reference back, unless the last put just did. */
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
@@ -550,10 +570,36 @@ static int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 		break;
 	}
 	closure_debug_sync_end(cl);
-out:
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	probe_op1(sync_end, cl, r, ip, (long)ret);
 	return ret;
+}
+
+/* Nothing outstanding, and traced: both probes. */
+static __attribute__((noinline)) int sync_nothing_traced(struct closure *cl, uint32_t r,
+							 long timeout_ms, uintptr_t ip)
+{
+	probe_op1(sync_begin, cl, r, ip, timeout_ms);
+	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	probe_op1(sync_end, cl, r, ip, 0L);
+	return 0;
+}
+
+/*
+ * With nothing outstanding (the common case: kernel code syncs on fast paths too), untraced, a
+ * sync is a load and two branches; the rest is out of line, called last so that nothing has to
+ * be kept across it.
+ */
+static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
+{
+	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+
+	if ((r & CLOSURE_REMAINING_MASK) > 1)
+		return sync_sleep(cl, r, timeout_ms, ip);
+	if (PROBE_TRACED2(sync_begin, sync_end))
+		return sync_nothing_traced(cl, r, timeout_ms, ip);
+	return 0;
 }
 
 void closure_sync(struct closure *cl)

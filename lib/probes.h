@@ -38,33 +38,47 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #include "batch.h"   /* each probe also appends a batch record while batching is on */
 
 /*
+ * Whether an operation is traced at all (batched, or its probe armed): in a file with semaphores,
+ * both are loaded and tested in one branch, so that untraced an operation pays one predictable
+ * branch per probe. The branch is marked very unlikely, so that the traced work (a call into
+ * lib/batch.c, the probe's arguments) is laid out off the untraced path. (Values the operation
+ * needs after that call may still cost it callee-saved registers: closure_sync's untraced path
+ * avoids even that by calling its traced part last.)
+ */
+#if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
+#define PROBE_WORD(name)       (*(volatile unsigned short *)&closure_##name##_semaphore)
+#define PROBE_TRACED_IF(words) __builtin_expect_with_probability((words) != 0, 0, 0.0001)
+#define PROBE_TRACED(name)     PROBE_TRACED_IF(CLOSURE_BATCH_WORD() | PROBE_WORD(name))
+/* Either of two probes (one branch for both). */
+#define PROBE_TRACED2(a, b) PROBE_TRACED_IF(CLOSURE_BATCH_WORD() | PROBE_WORD(a) | PROBE_WORD(b))
+#else
+#define PROBE_TRACED(name)  1
+#define PROBE_TRACED2(a, b) 1
+#endif
+
+/*
  * The common four arguments from a value of remaining, then the extras. While batching is on
  * (lib/batch.c) the operation is also appended as a record; the probe still fires for any other
  * tracer that armed it.
  */
+#define probe_op_(name, cl, r, ip, a, b, c, probe)                                                 \
+	do {                                                                                       \
+		if (PROBE_TRACED(name)) {                                                          \
+			CLOSURE_BATCH(name, cl, r, ip, a, b, c);                                   \
+			PROBE_IF_ARMED(name, probe);                                               \
+		}                                                                                  \
+	} while (0)
 #define probe_op(name, cl, r, ip)                                                                  \
-	do {                                                                                       \
-		CLOSURE_BATCH(name, cl, r, ip, 0, 0, 0);                                           \
-		PROBE_IF_ARMED(name,                                                               \
-			       CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip));      \
-	} while (0)
+	probe_op_(name, cl, r, ip, 0, 0, 0,                                                        \
+		  CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip))
 #define probe_op1(name, cl, r, ip, a)                                                              \
-	do {                                                                                       \
-		CLOSURE_BATCH(name, cl, r, ip, a, 0, 0);                                           \
-		PROBE_IF_ARMED(name,                                                               \
-			       CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a));   \
-	} while (0)
+	probe_op_(name, cl, r, ip, a, 0, 0,                                                        \
+		  CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
 #define probe_op2(name, cl, r, ip, a, b)                                                           \
-	do {                                                                                       \
-		CLOSURE_BATCH(name, cl, r, ip, a, b, 0);                                           \
-		PROBE_IF_ARMED(                                                                    \
-			name, CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b)); \
-	} while (0)
+	probe_op_(name, cl, r, ip, a, b, 0,                                                        \
+		  CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b))
 #define probe_op3(name, cl, r, ip, a, b, c)                                                        \
-	do {                                                                                       \
-		CLOSURE_BATCH(name, cl, r, ip, a, b, c);                                           \
-		PROBE_IF_ARMED(name, CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip,  \
-						    a, b, c));                                     \
-	} while (0)
+	probe_op_(name, cl, r, ip, a, b, c,                                                        \
+		  CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
 
 #endif

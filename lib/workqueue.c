@@ -4,22 +4,46 @@
  * queue twice; it may be queued again from inside its own continuation.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "batch.h"
 #include "internal.h"
 
 struct workqueue {
 	pthread_mutex_t lock;
-	pthread_cond_t more; /* work queued, or draining */
+	pthread_cond_t more; /* work queued, or draining (timed waits on CLOCK_MONOTONIC) */
 	struct closure *head, *tail;
 	bool draining;
 	int nthreads;
 	char name[16]; /* thread names are at most 15 characters */
 	pthread_t threads[];
 };
+
+/*
+ * An idle worker sleeps until work comes. While batching, it first sleeps only until its records
+ * are due (lib/batch.h): work that comes sooner costs no handover; still idle then, it hands them
+ * over (outside the lock) and sleeps on.
+ */
+static void idle(struct workqueue *wq)
+{
+	uint64_t due = CLOSURE_BATCH_ON() ? closure_batch_due() : 0;
+	struct timespec until = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+
+	if (!due) {
+		pthread_cond_wait(&wq->more, &wq->lock);
+		return;
+	}
+	if (pthread_cond_timedwait(&wq->more, &wq->lock, &until) == ETIMEDOUT && !wq->head &&
+	    !wq->draining) {
+		pthread_mutex_unlock(&wq->lock);
+		closure_batch_flush();
+		pthread_mutex_lock(&wq->lock);
+	}
+}
 
 static void *worker(void *arg)
 {
@@ -28,11 +52,8 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
-		while (!wq->head && !wq->draining) {
-			if (CLOSURE_BATCH_ON())
-				closure_batch_flush(); /* about to sleep: hand the records over */
-			pthread_cond_wait(&wq->more, &wq->lock);
-		}
+		while (!wq->head && !wq->draining)
+			idle(wq);
 		cl = wq->head;
 		if (!cl)
 			break; /* draining and empty */
@@ -52,6 +73,7 @@ static void *worker(void *arg)
 struct workqueue *workqueue_create(const char *name, int threads)
 {
 	struct workqueue *wq;
+	pthread_condattr_t attr;
 	int i;
 
 	if (threads < 1)
@@ -60,7 +82,10 @@ struct workqueue *workqueue_create(const char *name, int threads)
 	if (!wq)
 		return NULL;
 	pthread_mutex_init(&wq->lock, NULL);
-	pthread_cond_init(&wq->more, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* the clock of the records' times */
+	pthread_cond_init(&wq->more, &attr);
+	pthread_condattr_destroy(&attr);
 	snprintf(wq->name, sizeof(wq->name), "%s", name ? name : "closure-wq");
 	for (i = 0; i < threads; i++) {
 		if (pthread_create(&wq->threads[i], NULL, worker, wq))
