@@ -49,11 +49,12 @@ static void parse_note(const char *desc, size_t size, uint64_t base_addr, Elf *e
 		return;
 	memcpy(addr, desc, sizeof(addr));
 	provider = desc + sizeof(addr);
+	/* Test for NULL before stepping past the NUL: incrementing a null pointer is undefined. */
 	name = memchr(provider, 0, end - provider);
-	if (!name++ || name >= end)
+	if (!name || ++name >= end)
 		return;
 	args = memchr(name, 0, end - name);
-	if (!args++ || args > end || !memchr(args, 0, end - args))
+	if (!args || ++args > end || !memchr(args, 0, end - args))
 		return;
 	if (strcmp(provider, "closure"))
 		return;
