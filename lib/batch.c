@@ -50,14 +50,6 @@ static __thread struct closure_batch_buf *my_buf;
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* Adds 1 to *p and returns the old value, atomically with respect to this thread's signals. */
 static inline uint32_t reserve_slot(uint32_t *p)
 {
@@ -83,7 +75,7 @@ static void wait_for_recorder(uint32_t n)
 	while (__atomic_load_n(&g->handed, __ATOMIC_RELAXED) + n -
 		       __atomic_load_n(&g->consumed, __ATOMIC_RELAXED) >
 	       limit) {
-		uint64_t t = now_ns();
+		uint64_t t = closure_clock_ns();
 
 		if (!start)
 			start = t;
@@ -182,7 +174,7 @@ void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, u
 		closure_batch_sink_lost(1); /* counted when the sink is on */
 		return;
 	}
-	ts = now_ns();
+	ts = closure_clock_ns();
 	outer = !b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (;;) {

@@ -8,6 +8,7 @@
 #define CLOSURE_LIB_BATCH_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "closure_probes.h"
 
@@ -22,6 +23,15 @@ enum {
 
 /* closure.h's CLOSURE_REMAINING_MASK (lib/probes_unguarded.c checks it): r is count | flags. */
 #define CLOSURE_BATCH_COUNT_MASK 0x00ffffffu
+
+/* Now on CLOCK_MONOTONIC in ns: the records' clock, and the one every timed wait in lib/ uses. */
+static inline uint64_t closure_clock_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
 
 /* Appends one record to this thread's buffer (batching is on: the caller checked). */
 void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,

@@ -37,14 +37,6 @@ static struct closure_sink_file *stream; /* the stream's header, mapped */
 static uint32_t image_pid, next_index;
 static uint64_t image_ts, retry_after;
 
-static uint64_t sink_now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* Appends v in decimal at p (snprintf is not async-signal safe); returns the end. */
 static char *put_u64(char *p, uint64_t v)
 {
@@ -184,7 +176,7 @@ static bool open_image(void)
 	ssize_t n;
 
 	image_pid = (uint32_t)getpid();
-	image_ts = sink_now();
+	image_ts = closure_clock_ns();
 	next_index = 0;
 	retry_after = 0;
 	stream = make_file(0, HEADER, NULL, O_APPEND, &stream_fd);
@@ -226,7 +218,7 @@ static struct closure_batch_buf *buffer_file(void *at)
 
 struct closure_batch_buf *closure_batch_sink_buffer(void)
 {
-	uint64_t t = sink_now();
+	uint64_t t = closure_clock_ns();
 	struct closure_batch_buf *b;
 
 	if (!stream || t < __atomic_load_n(&retry_after, __ATOMIC_RELAXED))
@@ -307,7 +299,7 @@ bool closure_batch_sink_forked(struct closure_batch_buf **mine)
 
 void closure_batch_sink_stop(void)
 {
-	uint64_t ts = sink_now();
+	uint64_t ts = closure_clock_ns();
 
 	if (!closure_batch_sink_on)
 		return;

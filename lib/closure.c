@@ -77,14 +77,6 @@ static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *t
 	return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Sleeps while *word is val, until until_ns on CLOCK_MONOTONIC (0: no limit); 0 or an errno. */
 static int futex_wait_until(uint32_t *word, uint32_t val, uint64_t until_ns)
 {
@@ -546,7 +538,7 @@ static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, 
 	int ret = 0;
 
 	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
-		deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+		deadline = closure_clock_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
 	/* One step: give up the running reference and ask the last put to wake us. */
 	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
