@@ -179,6 +179,46 @@ fork_exec)
 		fail "not three processes"
 	echo "ok: 3 closures in 3 processes"
 	;;
+registry_at_attach)
+	# record -p after an earlier recording: thread W claimed its buffer then (and handed it
+	# over: empty), thread S left records of it in its buffer. In the second recording W does
+	# 50 pairs and sleeps outside libclosure, S does nothing: no batch is handed over, so the
+	# recorder finds the registry through libclosure's exported symbol, reads W's records, and
+	# leaves out S's (older than the recording).
+	start_waiting twice 10 50
+	"$ct" record -v -p "$wpid" -d 600 -o t1.json 2>err1 &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err1 "recording process"
+	kill -USR1 "$wpid"
+	wait_for w.out "^done"
+	kill -INT "$rpid"
+	wait "$rpid" || fail "first record exited $?: $(cat err1)"
+	[ "$(sed -n 2p w.out)" = "buffered 0 21" ] ||
+		fail "W's buffer not handed over, or S's not left with 21 records: $(cat w.out)"
+	"$ct" record -v -p "$wpid" -d 1 -o t2.json 2>err2 &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err2 "recording process"
+	kill -USR1 "$wpid"
+	wait "$rpid" || fail "second record exited $?: $(cat err2)"
+	grep -q "^closuretrace: batch registry of $(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]* at 0x[0-9a-f]*$" err2 ||
+		fail "registry not found at attach: $(cat err2)"
+	grep -qx "closuretrace: 21 buffered records older than the recording left out" err2 ||
+		fail "S's records not read and left out: $(cat err2)"
+	[ "$(grep -c "^done" w.out)" = 2 ] && [ "$(sed -n 5p w.out)" = "buffered 100 21" ] ||
+		fail "W's 100 records not buffered during the second recording: $(cat w.out)"
+	line() { grep -n "SITE twice-$1" "$src/bt_prog.c" | cut -d: -f1; }
+	file=$(realpath "$src/bt_prog.c")
+	printf '%s\n' "get $file:$(line get) 50" "put $file:$(line put) 50" >want.txt
+	check sites t2.json >got.txt
+	diff -u want.txt got.txt || fail "the second recording's events"
+	check end t2.json >end.txt
+	grep -qx "lost=0" end.txt && grep -qx "reason=duration" end.txt ||
+		fail "trailer: $(paste -sd' ' end.txt)"
+	check ordered t2.json || fail "events out of order"
+	echo "ok: the 100 operations of a thread idle since, and none of the earlier recording's"
+	;;
 bpftrace_alongside)
 	# bpftrace counts the inline get and put probes of the program while closuretrace records the
 	# same process batched: both see every operation.
