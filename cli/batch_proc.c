@@ -115,18 +115,14 @@ static int learn_buffers(struct batch_poll *p, pid_t pid, uint64_t head)
 
 		if (p->n + fresh == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 16;
-			uint64_t *v = realloc(p->bufs, cap * sizeof(*v));
-			uint64_t *t = v ? realloc(p->taken, cap * sizeof(*t)) : NULL;
+			struct batch_poll_buf *v = realloc(p->bufs, cap * sizeof(*v));
 
-			if (v)
-				p->bufs = v;
-			if (!t)
+			if (!v)
 				return -ENOMEM;
-			p->taken = t;
+			p->bufs = v;
 			p->cap = cap;
 		}
-		p->bufs[p->n + fresh] = addr;
-		p->taken[p->n + fresh] = 0;
+		p->bufs[p->n + fresh] = (struct batch_poll_buf){.addr = addr};
 		fresh++;
 		err = peek(pid, addr, &h, HEAD_SIZE);
 		if (err)
@@ -173,7 +169,8 @@ long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64
 
 		for (size_t k = 0; k < m; k++) {
 			p->local[k] = (struct iovec){p->heads + k * HEAD_SIZE, HEAD_SIZE};
-			p->remote[k] = (struct iovec){(void *)(uintptr_t)p->bufs[i + k], HEAD_SIZE};
+			p->remote[k] =
+				(struct iovec){(void *)(uintptr_t)p->bufs[i + k].addr, HEAD_SIZE};
 		}
 		got = process_vm_readv(pid, p->local, m, p->remote, m, 0);
 		if (got != (ssize_t)(m * HEAD_SIZE)) {
@@ -183,20 +180,24 @@ long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64
 		for (size_t k = 0; k < m && !err; k++) {
 			const struct closure_batch_buf *h =
 				(const void *)(p->heads + k * HEAD_SIZE);
+			struct batch_poll_buf *b = &p->bufs[i + k];
 			uint32_t n = h->n < CLOSURE_BATCH_RECORDS ? h->n : CLOSURE_BATCH_RECORDS;
+			uint32_t tid = h->owner == 1 ? h->tid : 0;
 			uint64_t mark = h->base << 9 | n;
 			long took;
 
+			if (tid != b->tid && tid && p->on_owner)
+				p->on_owner(p->ctx, pid, registry, tid, b->addr + HEAD_SIZE);
+			b->tid = tid;
 			/* Empty, taken already, or recent (its thread hands it over itself). */
-			if (!h->owner || !n || p->taken[i + k] == mark ||
-			    h->first_ts >= idle_before_ns)
+			if (!h->owner || !n || b->taken == mark || h->first_ts >= idle_before_ns)
 				continue;
-			took = take_whole(d, pid, p->bufs[i + k], image, n, p->copies,
-					  p->copies + 1, &added);
+			took = take_whole(d, pid, b->addr, image, n, p->copies, p->copies + 1,
+					  &added);
 			if (took < 0)
 				err = (int)took;
 			else if (took == n) /* else a record was being written: again next time */
-				p->taken[i + k] = mark;
+				b->taken = mark;
 		}
 	}
 	return err ? err : added;
@@ -204,13 +205,15 @@ long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64
 
 void batch_poll_free(struct batch_poll *p)
 {
+	batch_owner_fn *on_owner = p->on_owner;
+	void *ctx = p->ctx;
+
 	free(p->bufs);
-	free(p->taken);
 	free(p->local);
 	free(p->remote);
 	free(p->heads);
 	free(p->copies);
-	*p = (struct batch_poll){0};
+	*p = (struct batch_poll){.on_owner = on_owner, .ctx = ctx};
 }
 
 int batch_registry_check(pid_t pid, uint64_t registry)

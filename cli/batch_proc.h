@@ -20,12 +20,24 @@
 /* The most buffers a drain or poll reads (a registry list is only ever appended to). */
 #define BATCH_DRAIN_MAX_BUFFERS 65536
 
+/* A buffer as a poll last saw it. */
+struct batch_poll_buf {
+	uint64_t addr;
+	uint64_t taken; /* base << 9 | n of the records last taken */
+	uint32_t tid;	/* its owner thread (0: free) */
+};
+
+/* Called by a poll for each buffer of pid that has a new owner: its thread, its records. */
+typedef void batch_owner_fn(void *ctx, pid_t pid, uint64_t registry, uint32_t tid,
+			    uint64_t records);
+
 /* What a poll knows of a process's buffers between polls. */
 struct batch_poll {
-	uint64_t head;	 /* the registry's list head when last read */
-	uint64_t *bufs;	 /* every buffer's address, newest first */
-	uint64_t *taken; /* per buffer: base << 9 | n of the records last taken */
+	uint64_t head; /* the registry's list head when last read */
+	struct batch_poll_buf *bufs;
 	size_t n, cap;
+	batch_owner_fn *on_owner; /* NULL: none */
+	void *ctx;
 	/* Scratch kept between polls: IOV_MAX buffer heads and their iovecs, two buffer copies. */
 	struct iovec *local, *remote;
 	char *heads;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -67,6 +68,42 @@ void session_batch_attach(struct session *s)
 	}
 }
 
+/* BPF's struct thread_buf (bpf/closuretrace.bpf.c): a thread's buffer, drained at its exit. */
+struct bpf_thread_buf {
+	uint64_t registry;
+	uint64_t records;
+	uint32_t tid;
+	uint32_t pad;
+};
+
+#define PROC_PID_INIT_INO 0xeffffffcu /* linux/proc_ns.h: the first pid namespace */
+
+/*
+ * A thread of a recorded process owns a buffer (as a poll finds it): BPF learns it, unless it
+ * knows it from the thread's batches already, so that what the thread holds when it is killed
+ * or execs is drained, as for a thread that handed a batch over (docs/probes.md).
+ */
+static void seed_thread(void *ctx, pid_t pid, uint64_t registry, uint32_t tid, uint64_t records)
+{
+	struct session *s = ctx;
+	struct bpf_thread_buf tb = {.registry = registry, .records = records, .tid = tid};
+	struct bpf_map *map = s->skel->maps.thread_bufs;
+
+	(void)pid;
+	if (bpf_map__value_size(map) == sizeof(tb))
+		bpf_map__update_elem(map, &tid, sizeof(tid), &tb, sizeof(tb), BPF_NOEXIST);
+}
+
+/* Whether pid numbers its threads as BPF's map does: it lives in the first pid namespace. */
+static bool in_first_pidns(uint32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
+	return !stat(path, &st) && st.st_ino == PROC_PID_INIT_INO;
+}
+
 /*
  * A new entry. Its stream number is that of the entries of the same image (one number per
  * image: lost batches name the image, not the registry); for a first registry found at attach,
@@ -97,6 +134,11 @@ static struct batch_process *add_process(struct session *s, uint32_t pid, uint32
 	v = &v[s->n_batch_procs++];
 	*v = (struct batch_process){
 		.pid = pid, .image = image, .stream = stream, .registry = registry};
+	/* record -p: threads idle since before the recording are known to BPF from no batch. */
+	if (!s->launched && s->skel && in_first_pidns(pid)) {
+		v->poll.on_owner = seed_thread;
+		v->poll.ctx = s;
+	}
 	return v;
 }
 
@@ -151,6 +193,7 @@ static void learn_registries(struct session *s)
 		return;
 	for (size_t i = 0; i < s->objects.n; i++) {
 		struct object *o = &s->objects.v[i];
+		struct batch_process *p;
 		uint32_t image = BATCH_IMAGE_UNKNOWN;
 		uint64_t at;
 		bool known = false;
@@ -164,14 +207,18 @@ static void learn_registries(struct session *s)
 		at += o->bias;
 		/* The image of the process's batches so far, if any (one loaded by dlopen). */
 		for (size_t k = 0; k < s->n_batch_procs; k++) {
-			struct batch_process *p = &s->batch_procs[k];
-
+			p = &s->batch_procs[k];
 			if (p->pid != (uint32_t)s->pid || p->gone)
 				continue;
 			known |= p->registry == at;
 			image = p->image;
 		}
-		if (!known && add_process(s, (uint32_t)s->pid, image, at) && s->verbose)
+		if (known || !(p = add_process(s, (uint32_t)s->pid, image, at)))
+			continue;
+		/* At once: its threads are known to BPF from now on (the message says so). */
+		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
+			   session_now_ns() - BATCH_IDLE_NS);
+		if (s->verbose)
 			fprintf(stderr, "closuretrace: batch registry of %s at 0x%llx\n", o->path,
 				(unsigned long long)at);
 	}

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# usage: batch_test.sh CASE CLOSURETRACE BT_PROG BLOCKIO BLOCKIO_STATIC SRCDIR PYTHON
+# usage: batch_test.sh CASE CLOSURETRACE BT_PROG BLOCKIO BLOCKIO_STATIC SRCDIR PYTHON BT_PROG_STATIC
 # Batched tracing, for real: as root with BPF, and the in-process sink as user nobody.
 # Never "producer | grep -q" under pipefail: grep leaves early, the producer may get SIGPIPE.
 set -euo pipefail
-case_name=$1 ct=$2 prog=$3 blockio=$4 blockio_static=$5 src=$6 py=$7
+case_name=$1 ct=$2 prog=$3 blockio=$4 blockio_static=$5 src=$6 py=$7 prog_static=$8
 check() { "$py" "$src/batch_check.py" "$@"; }
 fail() {
 	echo "FAIL: $case_name: $*" >&2
@@ -179,13 +179,23 @@ fork_exec)
 		fail "not three processes"
 	echo "ok: 3 closures in 3 processes"
 	;;
-registry_at_attach)
+registry_at_attach | registry_at_attach_static | registry_killed)
 	# record -p after an earlier recording: thread W claimed its buffer then (and handed it
 	# over: empty), thread S left records of it in its buffer. In the second recording W does
 	# 50 pairs and sleeps outside libclosure, S does nothing: no batch is handed over, so the
 	# recorder finds the registry through libclosure's exported symbol, reads W's records, and
-	# leaves out S's (older than the recording).
-	start_waiting twice 10 50
+	# leaves out S's (older than the recording). Linked with libclosure.so, the registry is
+	# the library's exported symbol; with libclosure.a, in the program's own symbol table.
+	# registry_killed: the process SIGKILLs itself right after W's 50 pairs, before any poll:
+	# BPF drains W's buffer at its exit, having learnt it from the recorder (no batch told it).
+	object=$(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]*
+	if [ "$case_name" = registry_at_attach_static ]; then
+		prog=$prog_static
+		object=$(realpath "$prog")
+	fi
+	mode=twice
+	[ "$case_name" != registry_killed ] || mode=twicekill
+	start_waiting $mode 10 50
 	"$ct" record -v -p "$wpid" -d 600 -o t1.json 2>err1 &
 	rpid=$!
 	pids+=("$rpid")
@@ -199,13 +209,11 @@ registry_at_attach)
 	"$ct" record -v -p "$wpid" -d 1 -o t2.json 2>err2 &
 	rpid=$!
 	pids+=("$rpid")
-	wait_for err2 "recording process"
+	wait_for err2 "batch registry of" # found, and its threads' buffers known to BPF
 	kill -USR1 "$wpid"
 	wait "$rpid" || fail "second record exited $?: $(cat err2)"
-	grep -q "^closuretrace: batch registry of $(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]* at 0x[0-9a-f]*$" err2 ||
-		fail "registry not found at attach: $(cat err2)"
-	grep -qx "closuretrace: 21 buffered records older than the recording left out" err2 ||
-		fail "S's records not read and left out: $(cat err2)"
+	reason=duration
+	[ "$case_name" != registry_killed ] || reason=exit
 	[ "$(grep -c "^done" w.out)" = 2 ] && [ "$(sed -n 5p w.out)" = "buffered 100 21" ] ||
 		fail "W's 100 records not buffered during the second recording: $(cat w.out)"
 	line() { grep -n "SITE twice-$1" "$src/bt_prog.c" | cut -d: -f1; }
@@ -214,9 +222,13 @@ registry_at_attach)
 	check sites t2.json >got.txt
 	diff -u want.txt got.txt || fail "the second recording's events"
 	check end t2.json >end.txt
-	grep -qx "lost=0" end.txt && grep -qx "reason=duration" end.txt ||
+	grep -qx "lost=0" end.txt && grep -qx "reason=$reason" end.txt ||
 		fail "trailer: $(paste -sd' ' end.txt)"
 	check ordered t2.json || fail "events out of order"
+	grep -q "^closuretrace: batch registry of $object at 0x[0-9a-f]*$" err2 ||
+		fail "registry not found at attach: $(cat err2)"
+	grep -qx "closuretrace: 21 buffered records older than the recording left out" err2 ||
+		fail "S's records not read and left out: $(cat err2)"
 	echo "ok: the 100 operations of a thread idle since, and none of the earlier recording's"
 	;;
 bpftrace_alongside)

@@ -38,6 +38,7 @@
  *                           again (the second recording is attached): W does K pairs at the
  *                           "SITE twice" lines and sleeps in sem_wait; prints "buffered W S" and
  *                           "done"; sleeps. The second recording must see W's 2K records alone.
+ *   bt_prog twicekill M K   as twice, but SIGKILLs itself at once after the second "done"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -376,14 +377,22 @@ static void *twice_s(void *arg)
 	return NULL;
 }
 
+#ifdef BT_STATIC
+extern struct closure_batch_registry closure_batch_registry; /* hidden, but linked in */
+#endif
+
 /*
- * The records in thread tid's buffer, read through the registry libclosure exports (as a
- * recorder attaching finds it; dlsym, since a reference linked in would be a copy), or -1.
+ * The records in thread tid's buffer, read through the registry (dlsym finds the one
+ * libclosure.so exports, as a recorder does; a reference linked in would be a copy), or -1.
  */
 static long buffered(pid_t tid)
 {
+#ifdef BT_STATIC
+	const struct closure_batch_registry *g = &closure_batch_registry;
+#else
 	const struct closure_batch_registry *g =
 		dlsym(RTLD_DEFAULT, "closure_batch_registry_public");
+#endif
 
 	if (!g || g->magic != CLOSURE_BATCH_MAGIC)
 		return -1;
@@ -393,7 +402,7 @@ static long buffered(pid_t tid)
 	return -1;
 }
 
-static int twice(long m, long k)
+static int twice(long m, long k, bool kill)
 {
 	pthread_t w, s;
 	sigset_t usr1;
@@ -419,6 +428,8 @@ static int twice(long m, long k)
 		printf("buffered %ld %ld\ndone\n", buffered(twice_tid[0]), buffered(twice_tid[1]));
 		fflush(stdout);
 	}
+	if (kill)
+		raise(SIGKILL); /* W's records still buffered: no poll has read them yet */
 	for (;;)
 		pause();
 }
@@ -451,10 +462,10 @@ int main(int argc, char **argv)
 		return abrupt(atoi(argv[2]), n);
 	if (argc == 3 && !strcmp(argv[1], "forkkill"))
 		return forkkill(argv[0], n);
-	if (argc == 4 && !strcmp(argv[1], "twice"))
-		return twice(atol(argv[2]), n);
+	if (argc == 4 && (!strcmp(argv[1], "twice") || !strcmp(argv[1], "twicekill")))
+		return twice(atol(argv[2]), n, !strcmp(argv[1], "twicekill"));
 	fprintf(stderr,
 		"usage: bt_prog loop|pingpong|held|fork|killed|killself|forkkill|exec|execfail|"
-		"idle N | threads|burst|abrupt T N | twice M K\n");
+		"idle N | threads|burst|abrupt T N | twice|twicekill M K\n");
 	return 2;
 }
