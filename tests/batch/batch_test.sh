@@ -215,7 +215,7 @@ registry_at_attach | registry_at_attach_static | registry_killed)
 	# the library's exported symbol; with libclosure.a, in the program's own symbol table.
 	# registry_killed: the process SIGKILLs itself right after W's 50 pairs, before any poll:
 	# BPF drains W's buffer at its exit, having learnt it from the recorder (no batch told it).
-	object=$(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]*
+	object="$(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]*" # a grep pattern
 	if [ "$case_name" = registry_at_attach_static ]; then
 		prog=$prog_static
 		object=$(realpath "$prog")
@@ -228,7 +228,7 @@ registry_at_attach | registry_at_attach_static | registry_killed)
 		[ "$attempt" != 3 ] || fail "3 attempts, never the buffers the case needs"
 	done
 	reason=duration
-	[ "$case_name" != registry_killed ] || reason=exit
+	[ "$case_name" != registry_killed ] || reason="exit"
 	line() { grep -n "SITE twice-$1" "$src/bt_prog.c" | cut -d: -f1; }
 	file=$(realpath "$src/bt_prog.c")
 	printf '%s\n' "get $file:$(line get) 50" "put $file:$(line put) 50" >want.txt
