@@ -486,16 +486,19 @@ blockio | blockio_static | blockio_leak)
 attach_exit_scan | attach_exit_attached)
 	# The target exits while the recorder attaches (issue 12 item 10): at its first look at
 	# the target, or once the loader is watched and the output is open. Said so, exit 3, and
-	# no file touched: the previous trace keeps its bytes, no .old, no temporary file.
+	# no file touched: the previous trace keeps its bytes, no .old, no temporary file. The
+	# file the target dies at is mapped below libclosure (libclosure then cannot be read) and
+	# above it (libclosure read, its attach failing): nothing but the one line in each case.
 	needs_bpf
 	when=${case_name#attach_exit_}
-	for reap in zombie reaped; do
+	for run in zombie:below reaped:below zombie:above reaped:above; do
+		reap=${run%:*} place=${run#*:}
 		rm -rf m out ctl pid.txt
 		mkdir m out
 		printf '{"type":"header"} the previous trace\n' >out/t.json
 		cp out/t.json previous.json
 		mkfifo ctl
-		"$wdir/ct_attach_exit" "$when" "$reap" "$tmp/m" <ctl >pid.txt 2>helper.err &
+		"$wdir/ct_attach_exit" "$when" "$reap" "$place" "$tmp/m" <ctl >pid.txt 2>helper.err &
 		helper=$!
 		pids+=($helper)
 		exec 3>ctl
@@ -506,15 +509,51 @@ attach_exit_scan | attach_exit_attached)
 		# The race went as meant: the target died inside the recorder's attach.
 		state=$(awk '{print $3}' "/proc/$target/stat" 2>/dev/null)
 		if [ $reap = zombie ]; then
-			[ "$state" = Z ] || fail "$when/$reap: the target is not a zombie (state '$state')"
+			[ "$state" = Z ] || fail "$when/$reap/$place: the target is not a zombie (state '$state')"
 		else
-			[ -z "$state" ] || fail "$when/$reap: the target was not reaped (state $state)"
+			[ -z "$state" ] || fail "$when/$reap/$place: the target was not reaped (state $state)"
 		fi
-		cmp -s out/t.json previous.json || fail "$when/$reap: the previous trace changed: $(cat out/t.json)"
-		[ "$(ls -A out)" = t.json ] || fail "$when/$reap: files left beside the trace: $(ls -A out)"
+		cmp -s out/t.json previous.json || fail "$when/$reap/$place: the previous trace changed: $(cat out/t.json)"
+		[ "$(ls -A out)" = t.json ] || fail "$when/$reap/$place: files left beside the trace: $(ls -A out)"
 		exec 3>&-
-		wait $helper || fail "$when/$reap: ct_attach_exit: $(cat helper.err)"
-		echo "ok: $when/$reap"
+		wait $helper || fail "$when/$reap/$place: ct_attach_exit: $(cat helper.err)"
+		echo "ok: $when/$reap/$place"
+	done
+	;;
+attach_exit_each_open)
+	# The target dies at each of the recorder's opens of libclosure in turn, once the loader is
+	# watched, up to the one just before the probes' attach (which then fails: the file is gone
+	# with the process): each time the one line, exit 3, nothing written. Past the last open,
+	# recording begins (-d 1 ends it). ct_attach_exit holds each open, so every point is hit.
+	needs_bpf
+	for reap in zombie reaped; do
+		k=1
+		while :; do
+			rm -rf m out ctl pid.txt
+			mkdir m out
+			mkfifo ctl
+			"$wdir/ct_attach_exit" "$k" "$reap" lib "$tmp/m" <ctl >pid.txt 2>helper.err &
+			helper=$!
+			pids+=($helper)
+			exec 3>ctl
+			wait_for pid.txt '^[0-9][0-9]*$'
+			target=$(cat pid.txt)
+			"$ct" record -d 1 -p "$target" -o out/t.json >out.txt 2>err.txt </dev/null
+			status=$?
+			exec 3>&-
+			wait $helper || fail "$reap/$k: ct_attach_exit: $(cat helper.err)"
+			[ $status = 0 ] && break
+			[ $status = 3 ] || fail "$reap/open $k: exit $status: $(cat err.txt)"
+			[ "$(cat err.txt)" = "closuretrace: process $target exited before recording began; nothing written" ] ||
+				fail "$reap/open $k: stderr: $(cat err.txt)"
+			[ -z "$(ls -A out)" ] || fail "$reap/open $k: files written: $(ls -A out)"
+			k=$((k + 1))
+			[ $k -le 40 ] || fail "$reap: recording never began"
+		done
+		# The attach reads libclosure more than once: the last open is the attach's own.
+		[ $k -ge 3 ] || fail "$reap: only $((k - 1)) opens of libclosure before recording"
+		grep -q "written to out/t.json" err.txt || fail "$reap: the last run: $(cat err.txt)"
+		echo "ok: $reap: the target died at each of $((k - 1)) opens"
 	done
 	;;
 output_old)
