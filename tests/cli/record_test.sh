@@ -410,6 +410,24 @@ list_static)
 	list_lines <out.txt >got.txt
 	diff -u want.txt got.txt || fail "list of a static binary"
 	;;
+list_full)
+	# list(1) EXIT STATUS: a listing that cannot be written (a full disk) is 2, said as report
+	# says it, for a binary and for a process.
+	needs_bpf
+	"$workload" spin >w.out &
+	wpid=$!
+	pids+=("$wpid")
+	wait_for w.out spinning
+	for args in "$workload" "-v $workload" "-p $wpid"; do
+		# shellcheck disable=SC2086 # the arguments split as written
+		"$ct" list $args >/dev/full 2>err.txt
+		rc=$?
+		[ $rc = 2 ] || fail "list $args >/dev/full: exit $rc, expected 2: $(cat err.txt)"
+		[ "$(cat err.txt)" = "closuretrace list: cannot write standard output: No space left on device" ] ||
+			fail "list $args >/dev/full: $(cat err.txt)"
+	done
+	echo "ok: list to a full disk: exit 2, one line"
+	;;
 list_pid)
 	needs_bpf
 	"$workload" spin >w.out &

@@ -111,6 +111,18 @@ batch)
 	echo "ok: 2 frames naming blockio's kinds, sorted by closures in flight"
 	cat out.txt
 	;;
+batch_full)
+	# top(1) EXIT STATUS: frames that cannot be written (a full disk, a closed pipe's error) are
+	# 2, said as report says it, and top stops at the first one (no -n here: it would run on).
+	start_blockio
+	timeout 60 "$ct" top -b -d 0.1 -p "$bpid" >/dev/full 2>err.txt
+	rc=$?
+	[ $rc = 2 ] || fail "top -b >/dev/full: exit $rc, expected 2: $(cat err.txt)"
+	[ "$(cat err.txt)" = "closuretrace top: cannot write standard output: No space left on device" ] ||
+		fail "top -b >/dev/full: $(cat err.txt)"
+	kill -0 "$bpid" || fail "blockio is gone"
+	echo "ok: top -b to a full disk: exit 2 at the first frame, one line"
+	;;
 suspect)
 	# One closure of a kind that otherwise lives microseconds keeps a reference: once it has
 	# lived over 10x their p99 and 2x their max, it is the one suspect, marked, on its row.
