@@ -241,6 +241,44 @@ recorder_killed)
 	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
 	echo ok
 	;;
+recorder_killed_at_load)
+	# Issue 12 item 4 as reported: the recorder stopped right after "recording process N", the
+	# command then held (state T) at a loader event (a dlopen) that the recorder cannot answer,
+	# and the recorder SIGKILLed: the guard continues the command, which runs to its end, and
+	# removes the unfinished trace.
+	needs_bpf
+	mkfifo in.fifo
+	setsid "$ct" record -v -o t.json -- "$workload" dlopen_later "$plugin" 100 <in.fifo \
+		>w.out 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	exec 3>in.fifo
+	wait_for err.txt "recording process [0-9]"
+	kill -STOP "$rpid"
+	cmd=$(sed -n 's/.*recording process \([0-9]*\).*/\1/p' err.txt)
+	echo go >&3
+	exec 3>&-
+	state=
+	for _ in $(seq 400); do
+		state=$(awk '{print $3}' "/proc/$cmd/stat" 2>/dev/null)
+		[ "$state" = T ] && break
+		sleep 0.05
+	done
+	[ "$state" = T ] || fail "the command was not held at the dlopen (state '$state')"
+	kill -KILL "$rpid"
+	wait_for w.out '^ran$'
+	for _ in $(seq 200); do
+		[ -e "/proc/$cmd" ] || break
+		sleep 0.05
+	done
+	[ ! -e "/proc/$cmd" ] || fail "the command is still there: $(awk '{print $3}' "/proc/$cmd/stat")"
+	for _ in $(seq 100); do
+		[ -z "$(ls -A | grep 't\.json')" ] && break
+		sleep 0.05
+	done
+	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	echo "ok: held at a dlopen, the recorder killed: the command ran on to its end"
+	;;
 err_zombie_kthread)
 	needs_bpf
 	expect 3 "closuretrace: process 2 is a kernel thread: it runs no user code to record" "$ct" record -p 2
