@@ -67,6 +67,7 @@ static int no_process(pid_t pid)
 /* A process whose executable or maps cannot be read: say why, as it is. */
 static int no_user_code(pid_t pid)
 {
+	int err = errno; /* why the read failed, before /proc/PID/stat is read */
 	unsigned long flags;
 	char state = session_process_state(pid, &flags);
 
@@ -80,11 +81,18 @@ static int no_user_code(pid_t pid)
 			"closuretrace: process %d is a kernel thread: it runs no user code to "
 			"record\n",
 			(int)pid);
-	else if (geteuid() && errno != ENOENT)
+	else if (geteuid() && err != ENOENT)
 		return permission_error();
+	else if (err == EACCES || err == EPERM)
+		/* Root, refused by the kernel's ptrace access check: pid 1 of a container, say. */
+		fprintf(stderr,
+			"closuretrace: process %d cannot be read even by root here: it holds "
+			"capabilities this closuretrace lacks, or belongs to another user "
+			"namespace; run closuretrace where that process was started\n",
+			(int)pid);
 	else
 		fprintf(stderr, "closuretrace: cannot read process %d's executable or maps: %s\n",
-			(int)pid, strerror(errno));
+			(int)pid, strerror(err));
 	return EXIT_ENVIRONMENT;
 }
 

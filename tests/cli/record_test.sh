@@ -205,6 +205,24 @@ out_symlink)
 	$check valid k.json >/dev/null || fail "invalid kept trace"
 	echo ok
 	;;
+not_utf8_argv)
+	# Issue 12 item 6 end to end: an argument that is not UTF-8 makes a valid trace, which report
+	# reads, and which gives the bytes back ("\udcXX" escapes, docs/trace-format.md); check's
+	# verdict on such a command is given.
+	needs_bpf
+	"$ct" record -o t.json -- sh -c "$workload counts 1 >/dev/null; :" sh $'caf\xe9' 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	"$ct" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
+	python3 -c 'import json,sys; h=json.loads(open(sys.argv[1]).readline())
+assert h["cmd"][-1].encode("utf-8", "surrogateescape") == b"caf\xe9", h["cmd"]' t.json ||
+		fail "the argument is not given back: $(head -1 t.json)"
+	"$ct" check -- sh -c "$workload counts 1 >/dev/null; :" sh $'caf\xe9' >out.txt 2>err.txt
+	rc=$?
+	[ $rc = 0 ] || fail "check: exit $rc: $(cat err.txt)"
+	grep -Eqx "closuretrace: no leaks; [0-9]+ events, 0 lost" err.txt || fail "check: $(cat err.txt)"
+	echo ok
+	;;
 out_stdout)
 	# -o -: the trace alone on standard output; the command's output goes to standard error.
 	needs_bpf
