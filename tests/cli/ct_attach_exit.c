@@ -1,6 +1,6 @@
 /*
  * A target for `record -p` that exits while closuretrace attaches to it, at a chosen point, every
- * time (issue 12 items 1 of its follow-up and 10):
+ * time (issue 12 item 10, and the attach errors of a target that is gone):
  *
  *   ct_attach_exit WHEN REAP PLACE DIR
  *
