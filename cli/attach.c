@@ -1,6 +1,7 @@
 /* Probe discovery and attachment: see session.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,44 @@
 #include "session.h"
 
 #define MAX_OBJECTS 256
+
+char session_process_state(pid_t pid, unsigned long *flags)
+{
+	char path[64], buf[1024], *p, state = '?';
+	FILE *f;
+
+	*flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return state;
+	/* After the command name's closing parenthesis: state, then 5 numbers, then flags. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags);
+	fclose(f);
+	return state;
+}
+
+bool session_process_gone(pid_t pid)
+{
+	unsigned long flags;
+	char state;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	state = session_process_state(pid, &flags);
+	return state == 'Z' || state == 'X';
+}
+
+/*
+ * Whether a failure to attach is worth a word: not when the one process recorded (-p) has
+ * exited meanwhile, since its files then vanish from under /proc/PID/root and its pid from the
+ * kernel; the recorder says once that the process exited (issue 12 item 10).
+ */
+static bool attach_error_to_say(struct session *s, int err)
+{
+	return err != -ESRCH && (s->follow || !session_process_gone(s->pid));
+}
 
 /* The probe names of the contract (closure_probes.h), indexed by enum ct_probe. */
 static int probe_kind(const char *name)
@@ -176,7 +215,7 @@ static int attach_libbpf(struct session *s, const char *path)
 						probes.probes[i].name, &opts);
 		if (!link) {
 			err = -errno;
-			if (err == -ESRCH)
+			if (!attach_error_to_say(s, err))
 				break; /* the process is gone */
 			fprintf(stderr, "closuretrace: cannot attach closure:%s in %s: %s\n",
 				probes.probes[i].name, path, strerror(errno));
@@ -207,7 +246,7 @@ int session_attach_path(struct session *s, const char *path)
 		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
 		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->n_link_fds)
 			s->use_libbpf = true;
-		else if (r < 0 && r != -ESRCH)
+		else if (r < 0 && attach_error_to_say(s, r))
 			fprintf(stderr, "closuretrace: cannot attach the probes in %s: %s\n", path,
 				strerror(-r));
 	}

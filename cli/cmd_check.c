@@ -327,6 +327,9 @@ static int nothing_to_judge(const struct check_options *o, const struct recorder
 	}
 	if (run->probes)
 		return -1;
+	/* Stopped before any program with probes ran: the stop is the news (128+N, as said). */
+	if (run->end == RECORDER_SIGNAL)
+		return cut;
 	snprintf(what, sizeof(what), "%s or the programs it ran", o->argv[0]);
 	if (run->exit_code <= 0)
 		return no_probes_error(what);

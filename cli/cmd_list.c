@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "elf_probes.h"
 #include "objects.h"
+#include "out_file.h"
 #include "record_shared.h"
 
 #define MAX_OBJECTS 256
@@ -98,7 +99,7 @@ static size_t list_object(const char *path, bool verbose)
 	return n;
 }
 
-static int list_binary(const char *file, bool verbose)
+static int list_binary(struct out_file *out, const char *file, bool verbose)
 {
 	char *objs[MAX_OBJECTS], what[PATH_MAX + 32];
 	size_t n, found = 0;
@@ -110,7 +111,8 @@ static int list_binary(const char *file, bool verbose)
 	}
 	n = elf_load_order(file, objs, MAX_OBJECTS);
 	for (size_t i = 0; i < n; i++) {
-		found += list_object(objs[i], verbose);
+		if (!out_failed(out)) /* standard output written to the end, or not at all */
+			found += list_object(objs[i], verbose);
 		free(objs[i]);
 	}
 	if (found)
@@ -119,7 +121,7 @@ static int list_binary(const char *file, bool verbose)
 	return no_probes_error(what);
 }
 
-static int list_pid(pid_t pid, bool verbose)
+static int list_pid(struct out_file *out, pid_t pid, bool verbose)
 {
 	struct objects objs = {0};
 	size_t found = 0;
@@ -134,7 +136,7 @@ static int list_pid(pid_t pid, bool verbose)
 			(int)pid);
 		return EXIT_ENVIRONMENT;
 	}
-	for (size_t i = 0; i < objs.n; i++)
+	for (size_t i = 0; i < objs.n && !out_failed(out); i++)
 		if (objs.v[i].has_probes)
 			found += list_object(objs.v[i].file, verbose);
 	objects_free(&objs);
@@ -152,9 +154,10 @@ int cmd_list(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	struct out_file out;
 	bool verbose = false;
 	pid_t pid = 0;
-	int c;
+	int c, status;
 
 	opterr = 0;
 	optind = 1;
@@ -176,6 +179,9 @@ int cmd_list(int argc, char **argv)
 	}
 	if (!pid == (optind + 1 != argc))
 		return usage_error("list", "give one BINARY or -p PID", NULL);
+	out_open(&out, "closuretrace list", NULL); /* standard output: cannot fail */
 	errno = 0;
-	return pid ? list_pid(pid, verbose) : list_binary(argv[optind], verbose);
+	status = pid ? list_pid(&out, pid, verbose) : list_binary(&out, argv[optind], verbose);
+	/* A listing cut short (a full disk, a closed pipe) is an error, whatever was found. */
+	return out_commit(&out) ? EXIT_USAGE : status;
 }

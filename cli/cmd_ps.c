@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "live_list.h"
 #include "objects.h"
+#include "out_file.h"
 #include "ps_tree.h"
 #include "record_shared.h"
 #include "symbols.h"
@@ -116,15 +117,18 @@ static int run_ps(pid_t pid, bool json)
 		fprintf(stderr, "closuretrace: out of memory\n");
 		ret = EXIT_ENVIRONMENT;
 	} else {
-		int failed = json ? ps_print_json(stdout, &view) : 0;
+		struct out_file out;
+		int failed;
 
+		out_open(&out, "closuretrace ps", NULL); /* standard output: cannot fail */
+		failed = json ? ps_print_json(stdout, &view) : 0;
 		if (!json)
 			ps_print_text(stdout, &view);
-		if (failed || fflush(stdout) || ferror(stdout)) {
-			/* as report's: an output that cannot be written (a full disk) */
-			fprintf(stderr, "closuretrace ps: cannot write standard output: %s\n",
-				strerror(errno));
+		if (out_commit(&out)) { /* as report's: a full disk, a closed pipe's error */
 			ret = EXIT_USAGE;
+		} else if (failed) { /* not the output: the JSON could not be built */
+			fprintf(stderr, "closuretrace: out of memory\n");
+			ret = EXIT_ENVIRONMENT;
 		}
 	}
 	symbols_free(view.syms);

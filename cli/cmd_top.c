@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "out_file.h"
 #include "recorder.h"
 #include "session.h"
 #include "top_term.h"
@@ -99,8 +100,9 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	return -1;
 }
 
-/* One frame: plain text in batch mode, else the screen redrawn from its top left corner. */
-static void show(struct top_view *v, const struct top_opts *o, uint64_t now)
+/* One frame: plain text in batch mode, else the screen redrawn from its top left corner. False
+ * when it could not be written (a full disk, a closed pipe): top then stops. */
+static bool show(struct top_view *v, const struct top_opts *o, struct out_file *out, uint64_t now)
 {
 	int rows = 0, cols = 0;
 
@@ -114,10 +116,12 @@ static void show(struct top_view *v, const struct top_opts *o, uint64_t now)
 		top_view_print(v, stdout, rows, cols);
 	}
 	fflush(stdout);
+	return !out_failed(out);
 }
 
 /* Until the process exits, a stop signal, q, or the last frame. */
-static void run(struct recorder *r, struct top_view *v, const struct top_opts *o)
+static void run(struct recorder *r, struct top_view *v, const struct top_opts *o,
+		struct out_file *out)
 {
 	uint64_t step = (uint64_t)(o->interval * 1e9), next = session_now_ns() + step;
 	long shown = 0;
@@ -135,7 +139,8 @@ static void run(struct recorder *r, struct top_view *v, const struct top_opts *o
 		now = session_now_ns();
 		if (now < next)
 			continue;
-		show(v, o, now);
+		if (!show(v, o, out, now))
+			return;
 		next += step;
 		if (next < now)
 			next = now + step; /* a frame took longer than the interval */
@@ -148,6 +153,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = {.interval = 1.0};
 	struct recorder_result res;
+	struct out_file out;
 	struct recorder *r;
 	struct top_view *v;
 	int status = parse_args(argc, argv, &o);
@@ -177,8 +183,12 @@ int cmd_top(int argc, char **argv)
 					"terminal; use -b for plain text\n");
 			status = EXIT_USAGE;
 		} else {
-			run(r, v, &o);
+			out_open(&out, "closuretrace top", NULL); /* standard output: cannot fail */
+			run(r, v, &o, &out);
 			term_leave();
+			if (out_commit(
+				    &out)) /* the frames, as report's text: a failed write is 2 */
+				status = EXIT_USAGE;
 		}
 	}
 	recorder_request_stop(r);

@@ -80,20 +80,31 @@ int out_open(struct out_file *o, const char *cmd, const char *path)
 	return 0;
 }
 
+bool out_failed(struct out_file *o)
+{
+	/* Asked right after the writes: errno still says why they failed. */
+	if (!o->err && ferror(o->f))
+		o->err = errno ? errno : EIO;
+	return o->err != 0;
+}
+
 int out_commit(struct out_file *o)
 {
 	bool failed;
 	int err;
 
-	/* errno may still say why an earlier write failed (render_graph keeps it so). */
+	/* errno may still say why an earlier write failed (render_graph keeps it so); out_failed
+	 * knew it first. */
 	failed = ferror(o->f);
-	if (!failed)
+	if (o->err)
+		errno = o->err;
+	else if (!failed)
 		errno = 0;
 	failed = fflush(o->f) || failed;
 	/* On disk before the rename: a crash then leaves the old file or the new one, never an
 	 * empty one. */
 	failed = failed || (o->tmp && fsync(fileno(o->f)));
-	err = errno ? errno : EIO;
+	err = o->err ? o->err : errno ? errno : EIO;
 
 	/* close can report the error of a write that was still pending (NFS, a full disk). */
 	if (o->f != stdout && fclose(o->f) && !failed)

@@ -8,6 +8,7 @@
 #ifndef CLOSURETRACE_OUT_FILE_H
 #define CLOSURETRACE_OUT_FILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct out_file {
@@ -16,10 +17,14 @@ struct out_file {
 	char *tmp;	  /* the temporary file renamed over path; NULL: written in place */
 	const char *cmd;  /* "closuretrace graph": names who complains */
 	const char *name; /* what the messages call the output (borrowed) */
+	int err;	  /* why the first failed write failed (out_failed); 0: none yet */
 };
 
 /* Open path for writing (NULL or "-": standard output). Returns 0, or -1 after printing why. */
 int out_open(struct out_file *o, const char *cmd, const char *path);
+/* Whether a write to the output has failed yet (remembering why, for out_commit's message):
+ * a writer that runs on (top, a long list) stops at the first failure. */
+bool out_failed(struct out_file *o);
 /* Flush, close and put the output in place. Returns 0, or -1 after printing why (nothing is
  * left half written where a file was asked for). */
 int out_commit(struct out_file *o);

@@ -64,59 +64,35 @@ static int no_process(pid_t pid)
 	return EXIT_ENVIRONMENT;
 }
 
-/* State and flags of /proc/PID/stat ('?' and 0 when unreadable). */
-static char process_state(pid_t pid, unsigned long *flags)
-{
-	char path[64], buf[1024], *p, state = '?';
-	FILE *f;
-
-	*flags = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return state;
-	/* After the command name's closing parenthesis: state, then 5 numbers, then flags. */
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags);
-	fclose(f);
-	return state;
-}
-
-#define PF_KTHREAD 0x00200000ul /* linux/sched.h */
-
-/* Whether pid has exited: gone, or a zombie (which kill(pid, 0) and pidfd_open still accept). */
-static bool process_gone(pid_t pid)
-{
-	unsigned long flags;
-	char state;
-
-	if (kill(pid, 0) && errno == ESRCH)
-		return true;
-	state = process_state(pid, &flags);
-	return state == 'Z' || state == 'X';
-}
-
 /* A process whose executable or maps cannot be read: say why, as it is. */
 static int no_user_code(pid_t pid)
 {
+	int err = errno; /* why the read failed, before /proc/PID/stat is read */
 	unsigned long flags;
-	char state = process_state(pid, &flags);
+	char state = session_process_state(pid, &flags);
 
 	if (state == 'Z')
 		fprintf(stderr,
 			"closuretrace: process %d has exited (a zombie its parent has not reaped): "
 			"nothing to record\n",
 			(int)pid);
-	else if (flags & PF_KTHREAD)
+	else if (flags & SESSION_PF_KTHREAD)
 		fprintf(stderr,
 			"closuretrace: process %d is a kernel thread: it runs no user code to "
 			"record\n",
 			(int)pid);
-	else if (geteuid() && errno != ENOENT)
+	else if (geteuid() && err != ENOENT)
 		return permission_error();
+	else if (err == EACCES || err == EPERM)
+		/* Root, refused by the kernel's ptrace access check: pid 1 of a container, say. */
+		fprintf(stderr,
+			"closuretrace: process %d cannot be read even by root here: it holds "
+			"capabilities this closuretrace lacks, or belongs to another user "
+			"namespace; run closuretrace where that process was started\n",
+			(int)pid);
 	else
 		fprintf(stderr, "closuretrace: cannot read process %d's executable or maps: %s\n",
-			(int)pid, strerror(errno));
+			(int)pid, strerror(err));
 	return EXIT_ENVIRONMENT;
 }
 
@@ -141,12 +117,12 @@ static int check_pid(pid_t pid, char **exe)
 	if (scanned < 0 || !*exe) {
 		objects_free(&objs);
 		if (kill(pid, 0) && errno == ESRCH) /* it exited meanwhile */
-			return no_process(pid);
+			return exited_early(pid);
 		return no_user_code(pid);
 	}
 	scanned = has_probes(&objs);
 	objects_free(&objs);
-	if (process_gone(pid)) /* while its objects were read: they may look probe-less */
+	if (session_process_gone(pid)) /* while its objects were read: they may look probe-less */
 		return exited_early(pid);
 	if (!scanned) {
 		snprintf(what, sizeof(what), "process %d", (int)pid);
@@ -188,7 +164,8 @@ static int load_and_attach(struct recorder *r)
 			return permission_error();
 	}
 	err = session_watch_loader(s, r->exe);
-	if (err && err != -ESRCH)
+	/* A -p target that exits now is said so once recording would begin (recorder_start). */
+	if (err && err != -ESRCH && (s->launched || !session_process_gone(s->pid)))
 		fprintf(stderr,
 			"closuretrace: warning: libraries loaded later (dlopen) may miss "
 			"their first events: cannot watch the dynamic loader: %s\n",
@@ -274,12 +251,12 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	if (!s->launched) {
 		session_scan(s);
 		if (!s->n_links && !s->n_link_fds)
-			return process_gone(s->pid) ? exited_early(s->pid)
-						    : no_probes_error(r->exe);
+			return session_process_gone(s->pid) ? exited_early(s->pid)
+							    : no_probes_error(r->exe);
 	}
 	err = session_start(s, r->start_ns);
 	/* Gone while it was attached to: a zombie's pidfd would make an empty recording. */
-	if (err == -ESRCH || (!err && !s->launched && process_gone(s->pid)))
+	if (err == -ESRCH || (!err && !s->launched && session_process_gone(s->pid)))
 		return exited_early(s->pid);
 	if (err) {
 		fprintf(stderr, "closuretrace: cannot watch process %d: %s\n", (int)s->pid,

@@ -316,7 +316,8 @@ static void take_kinds(struct top_view *v)
 			r->p99 = s->p99;
 		}
 	}
-	qsort(v->kinds, v->nkinds, sizeof(*v->kinds), kind_cmp);
+	if (v->nkinds) /* none yet: v->kinds is NULL, which qsort may not be given */
+		qsort(v->kinds, v->nkinds, sizeof(*v->kinds), kind_cmp);
 }
 
 /* A closure in flight far longer than the finished closures of its kind (the verdicts' rule). */
@@ -400,7 +401,8 @@ void top_view_update(struct top_view *v, uint64_t now_ns)
 	}
 	v->event_rate = secs > 0 ? (double)(v->events - v->events_prev) / secs : 0;
 	v->events_prev = v->events;
-	qsort(v->rows, v->nrows, sizeof(*v->rows), row_cmp);
+	if (v->nrows)
+		qsort(v->rows, v->nrows, sizeof(*v->rows), row_cmp);
 	v->last_ns = v->now_ns = now_ns;
 }
 

@@ -254,6 +254,24 @@ case_sigterm_twice() {
 		fail "the closure in flight is not said"
 }
 
+# A SIGTERM before the command ran any program with probes: check(1) EXIT STATUS says 128+N, and
+# the stop is what is said (not "no closure probes": the command was ended before it ran them).
+case_sigterm_before_probes() {
+	skip_without_bpf
+	"$CT" check -- sh -c "echo \$\$ >sh.pid; sleep 30" >out 2>err </dev/null &
+	local check=$!
+	for _ in $(seq 200); do
+		[ -s sh.pid ] && grep -q sleep "/proc/$(pgrep -P "$(cat sh.pid)" | head -1)/cmdline" 2>/dev/null && break
+		sleep 0.05
+	done
+	kill -TERM $check
+	wait $check
+	RC=$?
+	expect_rc 143
+	[ "$(cat err)" = "closuretrace: check was stopped by signal 15 (Terminated) before sh finished; its closures still in flight are not judged" ] ||
+		fail "stderr: $(cat err)"
+}
+
 # The command's first process exits at once; a process it left in the background leaks later:
 # check waits for every process of the command.
 case_background() {

@@ -7,6 +7,7 @@
  *   ct_workload held           a closure with count 3 before "go" on stdin, then finishes it
  *   ct_workload dlopen LIB N   dlopen(LIB) at once; after "go" on stdin, LIB's plugin_run(N)
  *   ct_workload dlopen_now LIB N   the same without waiting: plugin_run(N) right after dlopen
+ *   ct_workload dlopen_later LIB N   after "go" on stdin, dlopen(LIB) and plugin_run(N); "ran"
  *   ct_workload spin           get/put until killed
  */
 #include <dlfcn.h>
@@ -199,9 +200,18 @@ int main(int argc, char **argv)
 		return with_plugin(argv[2], atol(argv[3]), true);
 	if (argc == 4 && !strcmp(argv[1], "dlopen_now"))
 		return with_plugin(argv[2], atol(argv[3]), false);
+	if (argc == 4 && !strcmp(argv[1], "dlopen_later")) {
+		char line[16];
+
+		if (!fgets(line, sizeof(line), stdin) || with_plugin(argv[2], atol(argv[3]), false))
+			return 1;
+		printf("ran\n");
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "spin"))
 		spin();
 	fprintf(stderr,
-		"usage: ct_workload counts N | threads T N | held | dlopen[_now] LIB N | spin\n");
+		"usage: ct_workload counts N | threads T N | held | dlopen[_now|_later] LIB N | "
+		"spin\n");
 	return 2;
 }

@@ -205,6 +205,24 @@ out_symlink)
 	$check valid k.json >/dev/null || fail "invalid kept trace"
 	echo ok
 	;;
+not_utf8_argv)
+	# Issue 12 item 6 end to end: an argument that is not UTF-8 makes a valid trace, which report
+	# reads, and which gives the bytes back ("\udcXX" escapes, docs/trace-format.md); check's
+	# verdict on such a command is given.
+	needs_bpf
+	"$ct" record -o t.json -- sh -c "$workload counts 1 >/dev/null; :" sh $'caf\xe9' 2>err.txt ||
+		fail "record: $(cat err.txt)"
+	$check valid t.json >/dev/null || fail "invalid trace"
+	"$ct" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
+	python3 -c 'import json,sys; h=json.loads(open(sys.argv[1]).readline())
+assert h["cmd"][-1].encode("utf-8", "surrogateescape") == b"caf\xe9", h["cmd"]' t.json ||
+		fail "the argument is not given back: $(head -1 t.json)"
+	"$ct" check -- sh -c "$workload counts 1 >/dev/null; :" sh $'caf\xe9' >out.txt 2>err.txt
+	rc=$?
+	[ $rc = 0 ] || fail "check: exit $rc: $(cat err.txt)"
+	grep -Eqx "closuretrace: no leaks; [0-9]+ events, 0 lost" err.txt || fail "check: $(cat err.txt)"
+	echo ok
+	;;
 out_stdout)
 	# -o -: the trace alone on standard output; the command's output goes to standard error.
 	needs_bpf
@@ -240,6 +258,44 @@ recorder_killed)
 	done
 	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
 	echo ok
+	;;
+recorder_killed_at_load)
+	# Issue 12 item 4 as reported: the recorder stopped right after "recording process N", the
+	# command then held (state T) at a loader event (a dlopen) that the recorder cannot answer,
+	# and the recorder SIGKILLed: the guard continues the command, which runs to its end, and
+	# removes the unfinished trace.
+	needs_bpf
+	mkfifo in.fifo
+	setsid "$ct" record -v -o t.json -- "$workload" dlopen_later "$plugin" 100 <in.fifo \
+		>w.out 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	exec 3>in.fifo
+	wait_for err.txt "recording process [0-9]"
+	kill -STOP "$rpid"
+	cmd=$(sed -n 's/.*recording process \([0-9]*\).*/\1/p' err.txt)
+	echo go >&3
+	exec 3>&-
+	state=
+	for _ in $(seq 400); do
+		state=$(awk '{print $3}' "/proc/$cmd/stat" 2>/dev/null)
+		[ "$state" = T ] && break
+		sleep 0.05
+	done
+	[ "$state" = T ] || fail "the command was not held at the dlopen (state '$state')"
+	kill -KILL "$rpid"
+	wait_for w.out '^ran$'
+	for _ in $(seq 200); do
+		[ -e "/proc/$cmd" ] || break
+		sleep 0.05
+	done
+	[ ! -e "/proc/$cmd" ] || fail "the command is still there: $(awk '{print $3}' "/proc/$cmd/stat")"
+	for _ in $(seq 100); do
+		[ -z "$(ls -A | grep 't\.json')" ] && break
+		sleep 0.05
+	done
+	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	echo "ok: held at a dlopen, the recorder killed: the command ran on to its end"
 	;;
 err_zombie_kthread)
 	needs_bpf
@@ -410,6 +466,24 @@ list_static)
 	list_lines <out.txt >got.txt
 	diff -u want.txt got.txt || fail "list of a static binary"
 	;;
+list_full)
+	# list(1) EXIT STATUS: a listing that cannot be written (a full disk) is 2, said as report
+	# says it, for a binary and for a process.
+	needs_bpf
+	"$workload" spin >w.out &
+	wpid=$!
+	pids+=("$wpid")
+	wait_for w.out spinning
+	for args in "$workload" "-v $workload" "-p $wpid"; do
+		# shellcheck disable=SC2086 # the arguments split as written
+		"$ct" list $args >/dev/full 2>err.txt
+		rc=$?
+		[ $rc = 2 ] || fail "list $args >/dev/full: exit $rc, expected 2: $(cat err.txt)"
+		[ "$(cat err.txt)" = "closuretrace list: cannot write standard output: No space left on device" ] ||
+			fail "list $args >/dev/full: $(cat err.txt)"
+	done
+	echo "ok: list to a full disk: exit 2, one line"
+	;;
 list_pid)
 	needs_bpf
 	"$workload" spin >w.out &
@@ -486,16 +560,19 @@ blockio | blockio_static | blockio_leak)
 attach_exit_scan | attach_exit_attached)
 	# The target exits while the recorder attaches (issue 12 item 10): at its first look at
 	# the target, or once the loader is watched and the output is open. Said so, exit 3, and
-	# no file touched: the previous trace keeps its bytes, no .old, no temporary file.
+	# no file touched: the previous trace keeps its bytes, no .old, no temporary file. The
+	# file the target dies at is mapped below libclosure (libclosure then cannot be read) and
+	# above it (libclosure read, its attach failing): nothing but the one line in each case.
 	needs_bpf
 	when=${case_name#attach_exit_}
-	for reap in zombie reaped; do
+	for run in zombie:below reaped:below zombie:above reaped:above; do
+		reap=${run%:*} place=${run#*:}
 		rm -rf m out ctl pid.txt
 		mkdir m out
 		printf '{"type":"header"} the previous trace\n' >out/t.json
 		cp out/t.json previous.json
 		mkfifo ctl
-		"$wdir/ct_attach_exit" "$when" "$reap" "$tmp/m" <ctl >pid.txt 2>helper.err &
+		"$wdir/ct_attach_exit" "$when" "$reap" "$place" "$tmp/m" <ctl >pid.txt 2>helper.err &
 		helper=$!
 		pids+=($helper)
 		exec 3>ctl
@@ -506,15 +583,51 @@ attach_exit_scan | attach_exit_attached)
 		# The race went as meant: the target died inside the recorder's attach.
 		state=$(awk '{print $3}' "/proc/$target/stat" 2>/dev/null)
 		if [ $reap = zombie ]; then
-			[ "$state" = Z ] || fail "$when/$reap: the target is not a zombie (state '$state')"
+			[ "$state" = Z ] || fail "$when/$reap/$place: the target is not a zombie (state '$state')"
 		else
-			[ -z "$state" ] || fail "$when/$reap: the target was not reaped (state $state)"
+			[ -z "$state" ] || fail "$when/$reap/$place: the target was not reaped (state $state)"
 		fi
-		cmp -s out/t.json previous.json || fail "$when/$reap: the previous trace changed: $(cat out/t.json)"
-		[ "$(ls -A out)" = t.json ] || fail "$when/$reap: files left beside the trace: $(ls -A out)"
+		cmp -s out/t.json previous.json || fail "$when/$reap/$place: the previous trace changed: $(cat out/t.json)"
+		[ "$(ls -A out)" = t.json ] || fail "$when/$reap/$place: files left beside the trace: $(ls -A out)"
 		exec 3>&-
-		wait $helper || fail "$when/$reap: ct_attach_exit: $(cat helper.err)"
-		echo "ok: $when/$reap"
+		wait $helper || fail "$when/$reap/$place: ct_attach_exit: $(cat helper.err)"
+		echo "ok: $when/$reap/$place"
+	done
+	;;
+attach_exit_each_open)
+	# The target dies at each of the recorder's opens of libclosure in turn, once the loader is
+	# watched, up to the one just before the probes' attach (which then fails: the file is gone
+	# with the process): each time the one line, exit 3, nothing written. Past the last open,
+	# recording begins (-d 1 ends it). ct_attach_exit holds each open, so every point is hit.
+	needs_bpf
+	for reap in zombie reaped; do
+		k=1
+		while :; do
+			rm -rf m out ctl pid.txt
+			mkdir m out
+			mkfifo ctl
+			"$wdir/ct_attach_exit" "$k" "$reap" lib "$tmp/m" <ctl >pid.txt 2>helper.err &
+			helper=$!
+			pids+=($helper)
+			exec 3>ctl
+			wait_for pid.txt '^[0-9][0-9]*$'
+			target=$(cat pid.txt)
+			"$ct" record -d 1 -p "$target" -o out/t.json >out.txt 2>err.txt </dev/null
+			status=$?
+			exec 3>&-
+			wait $helper || fail "$reap/$k: ct_attach_exit: $(cat helper.err)"
+			[ $status = 0 ] && break
+			[ $status = 3 ] || fail "$reap/open $k: exit $status: $(cat err.txt)"
+			[ "$(cat err.txt)" = "closuretrace: process $target exited before recording began; nothing written" ] ||
+				fail "$reap/open $k: stderr: $(cat err.txt)"
+			[ -z "$(ls -A out)" ] || fail "$reap/open $k: files written: $(ls -A out)"
+			k=$((k + 1))
+			[ $k -le 40 ] || fail "$reap: recording never began"
+		done
+		# The attach reads libclosure more than once: the last open is the attach's own.
+		[ $k -ge 3 ] || fail "$reap: only $((k - 1)) opens of libclosure before recording"
+		grep -q "written to out/t.json" err.txt || fail "$reap: the last run: $(cat err.txt)"
+		echo "ok: $reap: the target died at each of $((k - 1)) opens"
 	done
 	;;
 output_old)

@@ -111,6 +111,23 @@ batch)
 	echo "ok: 2 frames naming blockio's kinds, sorted by closures in flight"
 	cat out.txt
 	;;
+batch_full)
+	# top(1) EXIT STATUS: frames that cannot be written (a full disk, a closed pipe's error) are
+	# 2, said as report says it, and top stops at the first one (no -n here: it would run on).
+	# The target is the light one (a closure a millisecond): blockio's stream keeps a loaded
+	# machine's top busy for minutes.
+	"$leaky" >leaky.txt &
+	lpid=$!
+	pids+=("$lpid")
+	sleep 0.3
+	timeout 100 "$ct" top -b -d 0.1 -p "$lpid" >/dev/full 2>err.txt
+	rc=$?
+	[ $rc = 2 ] || fail "top -b >/dev/full: exit $rc, expected 2: $(cat err.txt)"
+	[ "$(cat err.txt)" = "closuretrace top: cannot write standard output: No space left on device" ] ||
+		fail "top -b >/dev/full: $(cat err.txt)"
+	kill -0 "$lpid" || fail "top_leaky is gone"
+	echo "ok: top -b to a full disk: exit 2 at the first frame, one line"
+	;;
 suspect)
 	# One closure of a kind that otherwise lives microseconds keeps a reference: once it has
 	# lived over 10x their p99 and 2x their max, it is the one suspect, marked, on its row.
