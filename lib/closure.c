@@ -132,7 +132,9 @@ PROBE_BODY void finish_body(struct closure *cl, uint32_t r, uintptr_t ip, const 
 	probe_op1_in(traced, finish, cl, r, ip, (uintptr_t)parent);
 	closure_debug_unlist(cl);
 	if (destructor) {
-		probe_op1_in(traced, destructor, cl, r, ip, (uintptr_t)destructor);
+		/* Rare: tested here, not at the entry, in the untraced copy. */
+		probe_op1_in(traced || PROBE_TRACED(destructor), destructor, cl, r, ip,
+			     (uintptr_t)destructor);
 		call_fn(destructor, takes_closure, cl);
 	}
 	if (parent)
@@ -146,7 +148,7 @@ PROBE_COLD void finish_traced(struct closure *cl, uint32_t r, uintptr_t ip)
 
 static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
 {
-	if (PROBE_TRACED_IF(PROBE_WORD(finish) | PROBE_WORD(destructor)))
+	if (PROBE_OP_TRACED(finish))
 		finish_traced(cl, r, ip);
 	else
 		finish_body(cl, r, ip, false);

@@ -44,10 +44,16 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
  * no semaphore: PROBE_TRACED(name) is then always true (an unguarded probe always fires), while
  * PROBE_TRACED_IF(PROBE_WORD(name)) is the batch word alone (an operation split as below has only
  * its batch records to make: closure.c without probes).
+ *
+ * The batch word is read as volatile (lib/batch.h), the semaphores plainly, so that the compiler
+ * folds each into an `or` from memory: the test costs what the batch word's alone would (a load,
+ * an or per semaphore, a branch), not a load and a register per word. Each test stands at the
+ * entry of an operation, which it decides as a whole; a tracer that attaches meanwhile sees the
+ * next operation, as with any USDT semaphore.
  */
 #if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
 #define PROBE_GUARDED	   1
-#define PROBE_WORD(name)   (*(volatile unsigned short *)&closure_##name##_semaphore)
+#define PROBE_WORD(name)   closure_##name##_semaphore
 #define PROBE_TRACED(name) PROBE_TRACED_IF(PROBE_WORD(name))
 #else
 #define PROBE_GUARDED	   0
