@@ -555,7 +555,8 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 	sleep_while_sleeping(cl);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r; /* only the probes use it */
-	probe_op1_in(traced, finish, cl, r, ip, (uintptr_t)parent);
+	/* Tested again after the sleep: a tracer may have attached meanwhile. */
+	probe_op1_in(traced || PROBE_TRACED(finish), finish, cl, r, ip, (uintptr_t)parent);
 	closure_debug_unlist(cl);
 	if (parent)
 		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
@@ -568,7 +569,7 @@ PROBE_COLD void return_sync_traced(struct closure *cl, uintptr_t ip)
 
 void closure_return_sync(struct closure *cl)
 {
-	if (PROBE_TRACED_IF(PROBE_WORD(continue_at) | PROBE_WORD(finish)))
+	if (PROBE_OP_TRACED(continue_at))
 		return_sync_traced(cl, CALLER_IP());
 	else
 		return_sync_body(cl, CALLER_IP(), false);
