@@ -74,6 +74,7 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
  * arguments or call into lib/batch.c keeping values alive, so no extra saved registers or frame.
  */
 #define PROBE_BODY static inline __attribute__((always_inline))
+/* cold: without it GCC splits the untraced copy in two (a partial inline) and stops there. */
 #define PROBE_COLD static __attribute__((noinline, cold))
 
 /*
