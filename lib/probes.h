@@ -52,11 +52,11 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
  * next operation, as with any USDT semaphore.
  */
 #if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
-#define PROBE_GUARDED	   1
+#define PROBE_GUARDED      1
 #define PROBE_WORD(name)   closure_##name##_semaphore
 #define PROBE_TRACED(name) PROBE_TRACED_IF(PROBE_WORD(name))
 #else
-#define PROBE_GUARDED	   0
+#define PROBE_GUARDED      0
 #define PROBE_WORD(name)   0
 #define PROBE_TRACED(name) 1
 #endif
@@ -103,8 +103,8 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #define probe_op3_in(traced, name, cl, r, ip, a, b, c)                                             \
 	probe_op_(traced, name, cl, r, ip, a, b, c,                                                \
 		  CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
-#define probe_op(name, cl, r, ip)	 probe_op_in(PROBE_TRACED(name), name, cl, r, ip)
-#define probe_op1(name, cl, r, ip, a)	 probe_op1_in(PROBE_TRACED(name), name, cl, r, ip, a)
+#define probe_op(name, cl, r, ip)        probe_op_in(PROBE_TRACED(name), name, cl, r, ip)
+#define probe_op1(name, cl, r, ip, a)    probe_op1_in(PROBE_TRACED(name), name, cl, r, ip, a)
 #define probe_op2(name, cl, r, ip, a, b) probe_op2_in(PROBE_TRACED(name), name, cl, r, ip, a, b)
 
 #endif

@@ -100,14 +100,15 @@
 #define STAP_SDT_ARG_CONSTRAINT nr
 #endif
 #include <sys/sdt.h>
-#define CLOSURE_PROBE4(name, a, b, c, d)	  STAP_PROBE4(closure, name, a, b, c, d)
-#define CLOSURE_PROBE5(name, a, b, c, d, e)	  STAP_PROBE5(closure, name, a, b, c, d, e)
-#define CLOSURE_PROBE6(name, a, b, c, d, e, f)	  STAP_PROBE6(closure, name, a, b, c, d, e, f)
-#define CLOSURE_PROBE7(name, a, b, c, d, e, f, g) STAP_PROBE7(closure, name, a, b, c, d, e, f, g)
+#define CLOSURE_PROBE4(name, a, b, c, d)       STAP_PROBE4(closure, name, a, b, c, d)
+#define CLOSURE_PROBE5(name, a, b, c, d, e)    STAP_PROBE5(closure, name, a, b, c, d, e)
+#define CLOSURE_PROBE6(name, a, b, c, d, e, f) STAP_PROBE6(closure, name, a, b, c, d, e, f)
+#define CLOSURE_PROBE7(name, a, b, c, d, e, f, g)                                                  \
+	STAP_PROBE7(closure, name, a, b, c, d, e, f, g)
 #else
-#define CLOSURE_PROBE4(name, a, b, c, d)	  ((void)0)
-#define CLOSURE_PROBE5(name, a, b, c, d, e)	  ((void)0)
-#define CLOSURE_PROBE6(name, a, b, c, d, e, f)	  ((void)0)
+#define CLOSURE_PROBE4(name, a, b, c, d)          ((void)0)
+#define CLOSURE_PROBE5(name, a, b, c, d, e)       ((void)0)
+#define CLOSURE_PROBE6(name, a, b, c, d, e, f)    ((void)0)
 #define CLOSURE_PROBE7(name, a, b, c, d, e, f, g) ((void)0)
 #endif
 
@@ -116,7 +117,7 @@ extern "C" {
 #endif
 
 #ifndef container_of
-#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 #endif
 
 struct closure;
@@ -184,10 +185,7 @@ struct closure_waitlist {
 	struct closure *head;
 };
 
-#define CLOSURE_WAITLIST_INIT                                                                      \
-	{                                                                                          \
-		NULL                                                                               \
-	}
+#define CLOSURE_WAITLIST_INIT {NULL}
 
 /*
  * remaining: the count in the low 24 bits, flags above. Each flag has a clear guard bit above it,
@@ -197,8 +195,8 @@ struct closure_waitlist {
 #define CLOSURE_REMAINING_MASK 0x00ffffffu
 #define CLOSURE_DESTRUCTOR     (1u << 24) /* at zero, fn is a destructor: run it, then finish */
 #define CLOSURE_SLEEPING       (1u << 26) /* closure_sync() sleeps until the count is back to 1 */
-#define CLOSURE_WAITING	       (1u << 28) /* on a waitlist, which holds a reference */
-#define CLOSURE_RUNNING	       (1u << 30) /* somebody owns the running reference */
+#define CLOSURE_WAITING        (1u << 28) /* on a waitlist, which holds a reference */
+#define CLOSURE_RUNNING        (1u << 30) /* somebody owns the running reference */
 #define CLOSURE_GUARD_MASK                                                                         \
 	(((CLOSURE_DESTRUCTOR | CLOSURE_SLEEPING | CLOSURE_WAITING | CLOSURE_RUNNING) << 1) |      \
 	 (CLOSURE_DESTRUCTOR >> 1))
@@ -213,22 +211,22 @@ struct closure {
 		uint32_t remaining;	  /* atomic: count | flags */
 		struct closure_work work; /* &cl->work: what a CLOSURE_CALLBACK function gets */
 	};
-	struct closure *parent; /* holds a reference on it until this closure finishes */
-	closure_fn *fn;		/* continuation, or destructor with CLOSURE_DESTRUCTOR */
-	struct workqueue *wq;	/* where fn runs; NULL: in the thread of the last put */
-	struct closure *next;	/* link on a waitlist, then on a workqueue (never both) */
+	struct closure *parent;	    /* holds a reference on it until this closure finishes */
+	closure_fn *fn;		    /* continuation, or destructor with CLOSURE_DESTRUCTOR */
+	struct workqueue *wq;	    /* where fn runs; NULL: in the thread of the last put */
+	struct closure *next;	    /* link on a waitlist, then on a workqueue (never both) */
 	struct closure_waitlist *waitlist; /* the list it waits on, while CLOSURE_WAITING */
-	uintptr_t released_at; /* call site of the put that queued fn (the run probe's ip) */
+	uintptr_t released_at;	    /* call site of the put that queued fn (the run probe's ip) */
 
 	/* closure_debug_dump(): kept in every build so that the layout never changes. */
-	uintptr_t ip;	      /* where it was initialised or last given a continuation */
-	uintptr_t waiting_on; /* who called closure_wait() */
+	uintptr_t ip;		/* where it was initialised or last given a continuation */
+	uintptr_t waiting_on;	/* who called closure_wait() */
 	struct closure *debug_prev, *debug_next;
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
-	uint8_t queued;	   /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
-	uint32_t sync_tid; /* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
-	uintptr_t sync_ip; /* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
+	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 };
 
 /* Internal entry points behind the inline fast paths; not API. */
@@ -406,8 +404,7 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl);
 /* Wake every closure on the list, first come first woken, putting the reference each held. */
 void closure_wake_up(struct closure_waitlist *list);
 
-/* The kernel's closure_wake_up() without its leading barrier: the same here (ours orders itself).
- */
+/* The kernel's closure_wake_up() without its leading barrier: the same here (ours orders itself). */
 #define __closure_wake_up(list) closure_wake_up(list)
 
 /* Sleep until every reference but the caller's running one is gone. */
@@ -451,28 +448,28 @@ void closure_debug_destroy(struct closure *cl);
 		__asm__ volatile("");                                                              \
 		closure_ret_;                                                                      \
 	})
-#define closure_sub(cl, v)	       CLOSURE_NOT_TAIL(closure_sub(cl, v))
-#define closure_init(cl, parent)       CLOSURE_NOT_TAIL(closure_init(cl, parent))
-#define closure_init_stack(cl)	       CLOSURE_NOT_TAIL(closure_init_stack(cl))
-#define closure_init_stack_release(cl) CLOSURE_NOT_TAIL(closure_init_stack_release(cl))
-#define closure_set_stopped(cl)	       CLOSURE_NOT_TAIL(closure_set_stopped(cl))
-#define set_closure_fn(cl, fn, wq)     CLOSURE_NOT_TAIL(set_closure_fn(cl, CLOSURE_FN_REF(fn), wq))
-#define closure_queue(cl)	       CLOSURE_NOT_TAIL(closure_queue(cl))
-#define continue_at(cl, fn, wq)	       CLOSURE_NOT_TAIL(continue_at(cl, CLOSURE_FN_REF(fn), wq))
+#define closure_sub(cl, v)                CLOSURE_NOT_TAIL(closure_sub(cl, v))
+#define closure_init(cl, parent)          CLOSURE_NOT_TAIL(closure_init(cl, parent))
+#define closure_init_stack(cl)            CLOSURE_NOT_TAIL(closure_init_stack(cl))
+#define closure_init_stack_release(cl)    CLOSURE_NOT_TAIL(closure_init_stack_release(cl))
+#define closure_set_stopped(cl)           CLOSURE_NOT_TAIL(closure_set_stopped(cl))
+#define set_closure_fn(cl, fn, wq)        CLOSURE_NOT_TAIL(set_closure_fn(cl, CLOSURE_FN_REF(fn), wq))
+#define closure_queue(cl)                 CLOSURE_NOT_TAIL(closure_queue(cl))
+#define continue_at(cl, fn, wq)           CLOSURE_NOT_TAIL(continue_at(cl, CLOSURE_FN_REF(fn), wq))
 #define continue_at_nobarrier(cl, fn, wq)                                                          \
 	CLOSURE_NOT_TAIL(continue_at_nobarrier(cl, CLOSURE_FN_REF(fn), wq))
-#define closure_return(cl) CLOSURE_NOT_TAIL(closure_return(cl))
+#define closure_return(cl)                CLOSURE_NOT_TAIL(closure_return(cl))
 #define closure_return_with_destructor(cl, destructor)                                             \
 	CLOSURE_NOT_TAIL(closure_return_with_destructor(cl, CLOSURE_FN_REF(destructor)))
-#define closure_return_sync(cl) CLOSURE_NOT_TAIL(closure_return_sync(cl))
+#define closure_return_sync(cl)           CLOSURE_NOT_TAIL(closure_return_sync(cl))
 #define closure_call(cl, fn, wq, parent)                                                           \
 	CLOSURE_NOT_TAIL(closure_call(cl, CLOSURE_FN_REF(fn), wq, parent))
-#define closure_wait(list, cl)	     CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
-#define closure_wake_up(list)	     CLOSURE_NOT_TAIL(closure_wake_up(list))
-#define closure_sync(cl)	     CLOSURE_NOT_TAIL(closure_sync(cl))
-#define closure_sync_timeout(cl, ms) CLOSURE_NOT_TAIL_RET(int, closure_sync_timeout(cl, ms))
-#define closure_sync_unbounded(cl)   CLOSURE_NOT_TAIL(closure_sync_unbounded(cl))
-#define closure_debug_destroy(cl)    CLOSURE_NOT_TAIL(closure_debug_destroy(cl))
+#define closure_wait(list, cl)            CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
+#define closure_wake_up(list)             CLOSURE_NOT_TAIL(closure_wake_up(list))
+#define closure_sync(cl)                  CLOSURE_NOT_TAIL(closure_sync(cl))
+#define closure_sync_timeout(cl, ms)      CLOSURE_NOT_TAIL_RET(int, closure_sync_timeout(cl, ms))
+#define closure_sync_unbounded(cl)        CLOSURE_NOT_TAIL(closure_sync_unbounded(cl))
+#define closure_debug_destroy(cl)         CLOSURE_NOT_TAIL(closure_debug_destroy(cl))
 #endif
 
 /*

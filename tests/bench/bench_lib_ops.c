@@ -5,8 +5,8 @@
  * Output: one "OPERATION NS_PER_OP" line per operation, the median of REPS runs, in the thread's
  * CPU time.
  *
- *   lib_ops_* [ITERATIONS]   (default 2,000,000 per run; a small count for valgrind
- * --tool=callgrind, whose instruction counts per loop function do not depend on the load)
+ * lib_ops_* [ITERATIONS]: 2,000,000 per run by default; lib_probes.bench.sh --ir passes a small
+ * count to valgrind's callgrind, whose instruction counts do not depend on the machine's load.
  */
 #include <stdlib.h>
 
