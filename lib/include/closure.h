@@ -267,11 +267,15 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	 */
 	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) <= 1, 0))
 		closure_get_finished(cl, r);
-	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
-	if (CLOSURE_BATCHING()) { /* after the atomic: see closure_put */
+	/*
+	 * The record before the probe, as in the library: r is then dead once the probe has its
+	 * arguments, and needs no copy. The batch word after the atomic: see closure_put.
+	 */
+	if (CLOSURE_BATCHING()) {
 		closure_batch_get(cl, r, 0);
 		__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
 	}
+	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
 }
 
 /*
@@ -313,11 +317,11 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&
 	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED)) {
-		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
-		if (batching) {
+		if (batching) { /* before the probe: see closure_get */
 			closure_batch_put(cl, r);
 			__asm__ volatile("");
 		}
+		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
 		return;
 	}
 	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);
