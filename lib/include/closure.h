@@ -292,9 +292,9 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 		r = old + 1;
 	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
-	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
-	if (CLOSURE_BATCHING())
+	if (CLOSURE_BATCHING()) /* the record before the probe: see closure_get */
 		closure_batch_get(cl, r, 1);
+	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
 	return true;
 }
 
