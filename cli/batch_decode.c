@@ -40,7 +40,7 @@ struct batch_decoder {
 	uint64_t order;
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
-	uint64_t dups, forgotten;
+	uint64_t dups, forgotten, stale;
 };
 
 struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *emit, void *ctx)
@@ -241,7 +241,11 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 			d->dups++; /* seen already: handed over and also read by a poll or drain */
 			continue;
 		}
-		if (r->ts < d->not_before || r->op >= CT_NR_OPS)
+		if (r->ts < d->not_before) {
+			d->stale++; /* left in its buffer by an earlier recording */
+			continue;
+		}
+		if (r->op >= CT_NR_OPS)
 			continue;
 		decode(r, tid, &h.e);
 		added += push(d, &h);
@@ -277,6 +281,11 @@ uint64_t batch_decoder_forgotten(const struct batch_decoder *d)
 uint64_t batch_decoder_duplicates(const struct batch_decoder *d)
 {
 	return d->dups;
+}
+
+uint64_t batch_decoder_stale(const struct batch_decoder *d)
+{
+	return d->stale;
 }
 
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)

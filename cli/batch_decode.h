@@ -59,6 +59,9 @@ uint64_t batch_decoder_forgotten(const struct batch_decoder *d);
 /* Records received twice (dropped the second time). */
 uint64_t batch_decoder_duplicates(const struct batch_decoder *d);
 
+/* Records older than not_before_ns, left out (each counted once). */
+uint64_t batch_decoder_stale(const struct batch_decoder *d);
+
 /* Emits the events older than now_ns - BATCH_WINDOW_NS. */
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns);
 

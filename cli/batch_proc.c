@@ -115,18 +115,14 @@ static int learn_buffers(struct batch_poll *p, pid_t pid, uint64_t head)
 
 		if (p->n + fresh == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 16;
-			uint64_t *v = realloc(p->bufs, cap * sizeof(*v));
-			uint64_t *t = v ? realloc(p->taken, cap * sizeof(*t)) : NULL;
+			struct batch_poll_buf *v = realloc(p->bufs, cap * sizeof(*v));
 
-			if (v)
-				p->bufs = v;
-			if (!t)
+			if (!v)
 				return -ENOMEM;
-			p->taken = t;
+			p->bufs = v;
 			p->cap = cap;
 		}
-		p->bufs[p->n + fresh] = addr;
-		p->taken[p->n + fresh] = 0;
+		p->bufs[p->n + fresh] = (struct batch_poll_buf){.addr = addr};
 		fresh++;
 		err = peek(pid, addr, &h, HEAD_SIZE);
 		if (err)
@@ -140,73 +136,91 @@ static int learn_buffers(struct batch_poll *p, pid_t pid, uint64_t head)
 	return err;
 }
 
+/* The poll's scratch space, made at its first use and kept: a poll runs every 20 ms. */
+static int poll_scratch(struct batch_poll *p)
+{
+	if (!p->heads) {
+		p->local = calloc(IOV_MAX, sizeof(*p->local));
+		p->remote = calloc(IOV_MAX, sizeof(*p->remote));
+		p->heads = calloc(IOV_MAX, HEAD_SIZE);
+		p->copies = malloc(2 * sizeof(*p->copies));
+		if (!p->local || !p->remote || !p->heads || !p->copies) {
+			batch_poll_free(p); /* the next poll learns the buffers again */
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64_t registry,
 		uint32_t image, uint64_t idle_before_ns)
 {
 	struct closure_batch_registry reg;
-	struct closure_batch_buf *a = NULL, *heads = NULL;
-	struct iovec *local = NULL, *remote = NULL;
 	long added = 0;
 	int err = read_registry(pid, registry, &reg);
 
 	if (!err)
 		err = learn_buffers(p, pid, (uint64_t)(uintptr_t)reg.head);
+	if (!err && p->n)
+		err = poll_scratch(p);
 	for (size_t i = 0; !err && i < p->n; i += IOV_MAX) {
 		size_t m = p->n - i < IOV_MAX ? p->n - i : IOV_MAX;
 		ssize_t got;
 
-		if (!local) {
-			local = calloc(IOV_MAX, sizeof(*local));
-			remote = calloc(IOV_MAX, sizeof(*remote));
-			heads = calloc(IOV_MAX, HEAD_SIZE);
-			if (!local || !remote || !heads) {
-				err = -ENOMEM;
-				break;
-			}
-		}
 		for (size_t k = 0; k < m; k++) {
-			local[k] = (struct iovec){(char *)heads + k * HEAD_SIZE, HEAD_SIZE};
-			remote[k] = (struct iovec){(void *)(uintptr_t)p->bufs[i + k], HEAD_SIZE};
+			p->local[k] = (struct iovec){p->heads + k * HEAD_SIZE, HEAD_SIZE};
+			p->remote[k] =
+				(struct iovec){(void *)(uintptr_t)p->bufs[i + k].addr, HEAD_SIZE};
 		}
-		got = process_vm_readv(pid, local, m, remote, m, 0);
+		got = process_vm_readv(pid, p->local, m, p->remote, m, 0);
 		if (got != (ssize_t)(m * HEAD_SIZE)) {
 			err = got < 0 ? -errno : -EFAULT;
 			break;
 		}
 		for (size_t k = 0; k < m && !err; k++) {
 			const struct closure_batch_buf *h =
-				(const void *)((char *)heads + k * HEAD_SIZE);
+				(const void *)(p->heads + k * HEAD_SIZE);
+			struct batch_poll_buf *b = &p->bufs[i + k];
 			uint32_t n = h->n < CLOSURE_BATCH_RECORDS ? h->n : CLOSURE_BATCH_RECORDS;
+			uint32_t tid = h->owner == 1 ? h->tid : 0;
 			uint64_t mark = h->base << 9 | n;
 			long took;
 
+			if (tid != b->tid && tid && p->on_owner)
+				p->on_owner(p->ctx, pid, registry, tid, b->addr + HEAD_SIZE);
+			b->tid = tid;
 			/* Empty, taken already, or recent (its thread hands it over itself). */
-			if (!h->owner || !n || p->taken[i + k] == mark ||
-			    h->first_ts >= idle_before_ns)
+			if (!h->owner || !n || b->taken == mark || h->first_ts >= idle_before_ns)
 				continue;
-			if (!a && !(a = malloc(2 * sizeof(*a)))) {
-				err = -ENOMEM;
-				break;
-			}
-			took = take_whole(d, pid, p->bufs[i + k], image, n, a, a + 1, &added);
+			took = take_whole(d, pid, b->addr, image, n, p->copies, p->copies + 1,
+					  &added);
 			if (took < 0)
 				err = (int)took;
 			else if (took == n) /* else a record was being written: again next time */
-				p->taken[i + k] = mark;
+				b->taken = mark;
 		}
 	}
-	free(a);
-	free(heads);
-	free(local);
-	free(remote);
 	return err ? err : added;
 }
 
 void batch_poll_free(struct batch_poll *p)
 {
+	batch_owner_fn *on_owner = p->on_owner;
+	void *ctx = p->ctx;
+
 	free(p->bufs);
-	free(p->taken);
-	*p = (struct batch_poll){0};
+	free(p->local);
+	free(p->remote);
+	free(p->heads);
+	free(p->copies);
+	*p = (struct batch_poll){.on_owner = on_owner, .ctx = ctx};
+}
+
+int batch_registry_check(pid_t pid, uint64_t registry)
+{
+	struct closure_batch_registry reg;
+
+	return read_registry(pid, registry, &reg);
 }
 
 int batch_ack(pid_t pid, uint64_t registry, uint64_t handed)

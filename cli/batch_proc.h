@@ -10,18 +10,38 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "batch_decode.h"
+
+/* The name under which libclosure exports its registry (docs/probes.md). */
+#define BATCH_REGISTRY_SYMBOL "closure_batch_registry_public"
 
 /* The most buffers a drain or poll reads (a registry list is only ever appended to). */
 #define BATCH_DRAIN_MAX_BUFFERS 65536
 
+/* A buffer as a poll last saw it. */
+struct batch_poll_buf {
+	uint64_t addr;
+	uint64_t taken; /* base << 9 | n of the records last taken */
+	uint32_t tid;	/* its owner thread (0: free) */
+};
+
+/* Called by a poll for each buffer of pid that has a new owner: its thread, its records. */
+typedef void batch_owner_fn(void *ctx, pid_t pid, uint64_t registry, uint32_t tid,
+			    uint64_t records);
+
 /* What a poll knows of a process's buffers between polls. */
 struct batch_poll {
-	uint64_t head;	 /* the registry's list head when last read */
-	uint64_t *bufs;	 /* every buffer's address, newest first */
-	uint64_t *taken; /* per buffer: base << 9 | n of the records last taken */
+	uint64_t head; /* the registry's list head when last read */
+	struct batch_poll_buf *bufs;
 	size_t n, cap;
+	batch_owner_fn *on_owner; /* NULL: none */
+	void *ctx;
+	/* Scratch kept between polls: IOV_MAX buffer heads and their iovecs, two buffer copies. */
+	struct iovec *local, *remote;
+	char *heads;
+	struct closure_batch_buf *copies;
 };
 
 /*
@@ -39,6 +59,12 @@ long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64
 		uint32_t image, uint64_t idle_before_ns);
 
 void batch_poll_free(struct batch_poll *p);
+
+/*
+ * Whether a struct closure_batch_registry of this version is at registry in pid: 0, -EPROTO (not
+ * one: another version, or no registry there), or -errno.
+ */
+int batch_registry_check(pid_t pid, uint64_t registry);
 
 /* Tells the library of pid that the recorder received everything up to handed. 0 or -errno. */
 int batch_ack(pid_t pid, uint64_t registry, uint64_t handed);

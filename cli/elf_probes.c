@@ -162,40 +162,69 @@ static uint64_t file_offset(Elf *e, uint64_t vaddr)
 	return 0;
 }
 
+/*
+ * The value of the defined symbol name of type type (STT_FUNC, STT_OBJECT) in e: .dynsym first
+ * (what a stripped object keeps), then .symtab. 0 when none.
+ */
+static uint64_t symbol_value(Elf *e, const char *name, int type)
+{
+	uint32_t tables[] = {SHT_DYNSYM, SHT_SYMTAB};
+
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != tables[t] || !sh.sh_entsize)
+				continue;
+			data = elf_getdata(scn, NULL);
+			for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *sname;
+
+				if (!gelf_getsym(data, (int)i, &sym) ||
+				    GELF_ST_TYPE(sym.st_info) != type || !sym.st_value ||
+				    sym.st_shndx == SHN_UNDEF)
+					continue;
+				sname = elf_strptr(e, sh.sh_link, sym.st_name);
+				if (sname && !strcmp(sname, name))
+					return sym.st_value;
+			}
+		}
+	}
+	return 0;
+}
+
 uint64_t elf_symbol_offset(const char *path, const char *name)
 {
-	Elf_Scn *scn = NULL;
-	uint64_t found = 0;
+	uint64_t found = 0, value;
 	int fd;
 	Elf *e = elf_open(path, &fd);
 
 	if (!e)
 		return 0;
-	while (!found && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *sname;
-
-			if (!gelf_getsym(data, (int)i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
-				continue;
-			sname = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (sname && !strcmp(sname, name)) {
-				found = file_offset(e, sym.st_value);
-				break;
-			}
-		}
-	}
+	value = symbol_value(e, name, STT_FUNC);
+	if (value)
+		found = file_offset(e, value);
 	elf_end(e);
 	close(fd);
 	return found;
+}
+
+uint64_t elf_data_symbol(const char *path, const char *name)
+{
+	uint64_t value;
+	int fd;
+	Elf *e = elf_open(path, &fd);
+
+	if (!e)
+		return 0;
+	value = symbol_value(e, name, STT_OBJECT);
+	elf_end(e);
+	close(fd);
+	return value;
 }
 
 char *elf_interpreter(const char *path)

@@ -40,6 +40,12 @@ long elf_probe_sites(const char *path, struct elf_site **sites);
 /* The file offset of the function name in the ELF file at path (its symbol tables), or 0. */
 uint64_t elf_symbol_offset(const char *path, const char *name);
 
+/*
+ * The link-time address of the data object name defined in the ELF file at path (its .dynsym,
+ * else its .symtab), or 0.
+ */
+uint64_t elf_data_symbol(const char *path, const char *name);
+
 /* The program interpreter (PT_INTERP: the dynamic loader's path), malloc'ed; or NULL. */
 char *elf_interpreter(const char *path);
 

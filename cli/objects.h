@@ -24,10 +24,11 @@ struct object {
 	char *path; /* absolute path as the process sees it */
 	char *file; /* the same file as the recorder opens it (see objects.root) */
 	struct file_id id;
-	uint64_t bias;	 /* load bias: runtime address = link-time address + bias */
-	bool elf;	 /* an ELF file (maps also list data files: those are kept, unused) */
-	bool has_probes; /* carries closure probes (.note.stapsdt) */
-	bool attached;	 /* its probes are attached */
+	uint64_t bias;	      /* load bias: runtime address = link-time address + bias */
+	bool elf;	      /* an ELF file (maps also list data files: those are kept, unused) */
+	bool has_probes;      /* carries closure probes (.note.stapsdt) */
+	bool attached;	      /* its probes are attached */
+	bool registry_sought; /* its batch registry was looked for (cli/session_batch.c) */
 };
 
 struct objects {

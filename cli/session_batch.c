@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -10,6 +11,7 @@
 
 #include "closuretrace.skel.h"
 
+#include "elf_probes.h"
 #include "batch_decode.h"
 #include "batch_proc.h"
 #include "event.h"
@@ -66,11 +68,92 @@ void session_batch_attach(struct session *s)
 	}
 }
 
+/* BPF's struct thread_buf (bpf/closuretrace.bpf.c): a thread's buffer, drained at its exit. */
+struct bpf_thread_buf {
+	uint64_t registry;
+	uint64_t records;
+	uint32_t tid;
+	uint32_t pad;
+};
+
+#define PROC_PID_INIT_INO 0xeffffffcu /* linux/proc_ns.h: the first pid namespace */
+
+/*
+ * A thread of a recorded process owns a buffer (as a poll finds it): BPF learns it, unless it
+ * knows it from the thread's batches already, so that what the thread holds when it is killed
+ * or execs is drained, as for a thread that handed a batch over (docs/probes.md).
+ */
+static void seed_thread(void *ctx, pid_t pid, uint64_t registry, uint32_t tid, uint64_t records)
+{
+	struct session *s = ctx;
+	struct bpf_thread_buf tb = {.registry = registry, .records = records, .tid = tid};
+	struct bpf_map *map = s->skel->maps.thread_bufs;
+
+	(void)pid;
+	if (bpf_map__value_size(map) == sizeof(tb))
+		bpf_map__update_elem(map, &tid, sizeof(tid), &tb, sizeof(tb), BPF_NOEXIST);
+}
+
+/* Whether pid numbers its threads as BPF's map does: it lives in the first pid namespace. */
+static bool in_first_pidns(uint32_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
+	return !stat(path, &st) && st.st_ino == PROC_PID_INIT_INO;
+}
+
+/*
+ * A new entry. Its stream number is that of the entries of the same image (one number per
+ * image: lost batches name the image, not the registry); for a first registry found at attach,
+ * a number of its own, unlike any exec count (0x8000 and up, 16 bits kept in a key).
+ */
+static struct batch_process *add_process(struct session *s, uint32_t pid, uint32_t image,
+					 uint64_t registry)
+{
+	struct batch_process *v;
+	uint32_t stream = image, same_pid = 0;
+	bool found = false;
+
+	for (size_t i = 0; i < s->n_batch_procs; i++) {
+		if (s->batch_procs[i].pid != pid)
+			continue;
+		same_pid++;
+		if (s->batch_procs[i].image == image && !found) {
+			stream = s->batch_procs[i].stream;
+			found = true;
+		}
+	}
+	if (!found && image == BATCH_IMAGE_UNKNOWN)
+		stream = 0x8000 | (same_pid & 0x7fff);
+	v = realloc(s->batch_procs, (s->n_batch_procs + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->batch_procs = v;
+	v = &v[s->n_batch_procs++];
+	*v = (struct batch_process){
+		.pid = pid, .image = image, .stream = stream, .registry = registry};
+	/* record -p: threads idle since before the recording are known to BPF from no batch. */
+	if (!s->launched && s->skel && in_first_pidns(pid)) {
+		v->poll.on_owner = seed_thread;
+		v->poll.ctx = s;
+	}
+	return v;
+}
+
 static struct batch_process *process_for(struct session *s, uint32_t pid, uint32_t image,
 					 uint64_t registry)
 {
 	struct batch_process *v;
 
+	/*
+	 * Registries found at attach learn their image from the process's first batch (an exec
+	 * between the attach and that batch is taken for the same image: see docs/probes.md).
+	 */
+	for (size_t i = 0; i < s->n_batch_procs; i++)
+		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == BATCH_IMAGE_UNKNOWN)
+			s->batch_procs[i].image = image;
 	for (size_t i = 0; i < s->n_batch_procs; i++)
 		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == image &&
 		    s->batch_procs[i].registry == registry)
@@ -78,20 +161,67 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
 	for (size_t i = 0; i < s->n_batch_procs; i++)
 		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image != image)
 			s->batch_procs[i].gone = true;
-	v = realloc(s->batch_procs, (s->n_batch_procs + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	s->batch_procs = v;
-	v = &v[s->n_batch_procs++];
-	*v = (struct batch_process){.pid = pid, .image = image, .registry = registry};
+	v = add_process(s, pid, image, registry);
 	/*
 	 * Lossless: the library may have half the ring buffer in flight, then waits. A ring that
 	 * cannot hold two full batches in half of it would make every handover wait in vain.
 	 */
-	if (s->launched && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
+	if (v && s->launched && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
 		batch_set_wait_limit((pid_t)pid, registry,
 				     s->buffer_size / 2 / CT_BATCH_RECORD_SIZE);
 	return v;
+}
+
+/* The image number in the stream keys of (pid, image). */
+static uint32_t stream_of(const struct session *s, uint32_t pid, uint32_t image)
+{
+	for (size_t i = 0; i < s->n_batch_procs; i++)
+		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == image)
+			return s->batch_procs[i].stream;
+	return image;
+}
+
+/*
+ * record -p: the registry of each libclosure of the process, from its exported symbol, so that
+ * records already buffered by threads that claimed their buffers before this recording (and
+ * hand nothing over during it) are polled and drained too. A launched command's threads all
+ * claim their buffers while it is recorded: each says where its registry is.
+ */
+static void learn_registries(struct session *s)
+{
+	if (s->launched || !s->batching || !s->skel)
+		return;
+	for (size_t i = 0; i < s->objects.n; i++) {
+		struct object *o = &s->objects.v[i];
+		struct batch_process *p;
+		uint32_t image = BATCH_IMAGE_UNKNOWN;
+		uint64_t at;
+		bool known = false;
+
+		if (o->registry_sought || !o->elf || !o->has_probes)
+			continue;
+		o->registry_sought = true;
+		at = elf_data_symbol(o->file, BATCH_REGISTRY_SYMBOL);
+		if (!at || batch_registry_check(s->pid, at + o->bias))
+			continue;
+		at += o->bias;
+		/* The image of the process's batches so far, if any (one loaded by dlopen). */
+		for (size_t k = 0; k < s->n_batch_procs; k++) {
+			p = &s->batch_procs[k];
+			if (p->pid != (uint32_t)s->pid || p->gone)
+				continue;
+			known |= p->registry == at;
+			image = p->image;
+		}
+		if (known || !(p = add_process(s, (uint32_t)s->pid, image, at)))
+			continue;
+		/* At once: its threads are known to BPF from now on (the message says so). */
+		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
+			   session_now_ns() - BATCH_IDLE_NS);
+		if (s->verbose)
+			fprintf(stderr, "closuretrace: batch registry of %s at 0x%llx\n", o->path,
+				(unsigned long long)at);
+	}
 }
 
 bool session_batch_record(struct session *s, const void *data, size_t size)
@@ -113,7 +243,8 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	 */
 	if (p && h->why != CT_BATCH_THREAD_EXIT)
 		p->gone = h->why == CT_BATCH_EXEC;
-	batch_decoder_feed(s->batch, h->pid, h->tid, batch_stream_key(h->records, h->image),
+	batch_decoder_feed(s->batch, h->pid, h->tid,
+			   batch_stream_key(h->records, p ? p->stream : h->image),
 			   (const struct closure_batch_record *)(h + 1), h->n);
 	return true;
 }
@@ -124,6 +255,7 @@ void session_batch_tick(struct session *s)
 
 	if (!s->batch)
 		return;
+	learn_registries(s);
 	now = session_now_ns();
 	for (size_t i = 0; s->launched && i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
@@ -138,7 +270,7 @@ void session_batch_tick(struct session *s)
 			struct batch_process *p = &s->batch_procs[i];
 
 			if (!p->gone && batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry,
-						   p->image, now - BATCH_IDLE_NS) == -ESRCH)
+						   p->stream, now - BATCH_IDLE_NS) == -ESRCH)
 				p->gone = true;
 		}
 	}
@@ -149,15 +281,21 @@ void session_batch_stop(struct session *s)
 {
 	if (!s->batch)
 		return;
+	learn_registries(s);
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
 		if (p->gone)
 			continue;
-		batch_set_wait_limit((pid_t)p->pid, p->registry, 0); /* never wait for us again */
-		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->image);
+		if (s->launched) /* never wait for us again */
+			batch_set_wait_limit((pid_t)p->pid, p->registry, 0);
+		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->stream);
 	}
 	batch_decoder_flush(s->batch);
+	if (s->verbose && batch_decoder_stale(s->batch))
+		fprintf(stderr,
+			"closuretrace: %llu buffered records older than the recording left out\n",
+			(unsigned long long)batch_decoder_stale(s->batch));
 }
 
 /* The records of batches lost in the ring buffer that no poll or drain got either. */
@@ -176,9 +314,10 @@ static uint64_t lost_in_ring(struct session *s)
 		key = next;
 		if (bpf_map_lookup_elem(fd, &key, &n))
 			continue;
-		lost += n - batch_decoder_received(s->batch, key.pid,
-						   batch_stream_key(key.records, key.image),
-						   key.seq0, n);
+		lost += n - batch_decoder_received(
+				    s->batch, key.pid,
+				    batch_stream_key(key.records, stream_of(s, key.pid, key.image)),
+				    key.seq0, n);
 	}
 	return lost;
 }

@@ -19,11 +19,23 @@ struct session;
 #define BATCH_POLL_NS (20 * 1000 * 1000ull)
 #define BATCH_IDLE_NS (10 * 1000 * 1000ull)
 
-/* A traced process's image (until it execs) that handed over batches: where its registry is. */
+/* Not known yet: a registry found at attach (record -p), before the process's first batch. */
+#define BATCH_IMAGE_UNKNOWN UINT32_MAX
+
+/*
+ * A traced process's image (until it execs) whose registry the recorder knows: from a batch it
+ * handed over, or (record -p) from its libclosure's exported symbol at attach.
+ */
 struct batch_process {
 	uint32_t pid;
 	uint32_t image; /* its exec count: records of another image are another stream */
-	bool gone;	/* exec'ed or exited: its registry is not there to read or write any more */
+	/*
+	 * The image in its streams' keys (batch_stream_key): image, but for one found at attach,
+	 * a number of its own, kept when its first batch tells the image (the records read
+	 * before then keep their keys).
+	 */
+	uint32_t stream;
+	bool gone; /* exec'ed or exited: its registry is not there to read or write any more */
 	uint64_t registry;
 	uint64_t handed; /* the highest total received */
 	uint64_t acked;	 /* what the process was last told */

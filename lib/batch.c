@@ -46,6 +46,15 @@ struct closure_batch_registry closure_batch_registry = {
 	.buffer_records = CLOSURE_BATCH_RECORDS,
 };
 
+/*
+ * The registry under an exported name (.dynsym), for a recorder that attaches to threads whose
+ * buffers an earlier recording made them claim: it finds the registry without waiting for a
+ * batch. An alias: the library's own accesses stay hidden (no GOT, never interposed). Not in
+ * any header: a program that referenced it would get a copy. docs/probes.md.
+ */
+extern struct closure_batch_registry closure_batch_registry_public
+	__attribute__((alias("closure_batch_registry"), visibility("default")));
+
 static __thread struct closure_batch_buf *my_buf;
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;

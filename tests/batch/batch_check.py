@@ -10,6 +10,7 @@
   batch_check.py end TRACE               the trailer as key=value lines
   batch_check.py perpid TRACE            per process: "inits gets puts", one line each, sorted
   batch_check.py lines TRACE             the number of event lines
+  batch_check.py sites TRACE             "kind file:line N" lines, sorted
 """
 import collections
 import json
@@ -77,6 +78,10 @@ def main(argv):
         c = collections.Counter((e["pid"], e["ev"]) for e in events(recs))
         rows = sorted(f"{c[p, 'init']} {c[p, 'get']} {c[p, 'put']}" for p in {e["pid"] for e in events(recs)})
         print("\n".join(rows))
+    elif cmd == "sites":
+        where = site(recs)
+        c = collections.Counter((e["ev"], where(e["ip"])) for e in events(recs))
+        print("\n".join(sorted(f"{k} {w} {n}" for (k, w), n in c.items())))
     elif cmd == "lines":
         print(len(events(recs)))
     elif cmd == "end":

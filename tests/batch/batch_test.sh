@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# usage: batch_test.sh CASE CLOSURETRACE BT_PROG BLOCKIO BLOCKIO_STATIC SRCDIR PYTHON
+# usage: batch_test.sh CASE CLOSURETRACE BT_PROG BLOCKIO BLOCKIO_STATIC SRCDIR PYTHON BT_PROG_STATIC
 # Batched tracing, for real: as root with BPF, and the in-process sink as user nobody.
 # Never "producer | grep -q" under pipefail: grep leaves early, the producer may get SIGPIPE.
 set -euo pipefail
-case_name=$1 ct=$2 prog=$3 blockio=$4 blockio_static=$5 src=$6 py=$7
+case_name=$1 ct=$2 prog=$3 blockio=$4 blockio_static=$5 src=$6 py=$7 prog_static=$8
 check() { "$py" "$src/batch_check.py" "$@"; }
 fail() {
 	echo "FAIL: $case_name: $*" >&2
@@ -45,6 +45,33 @@ record_and_go() {
 	wait_for err "recording process" # attached; its stop signal is handled from then on
 	kill -USR1 "$wpid"
 	wait_for w.out "^done"
+}
+
+# bt_prog twice (or twicekill) 10 50 recorded twice with record -p (t1.json, then t2.json for 1 s),
+# each time let go once the recorder is attached. Returns 1 when the buffers were not as the
+# case needs them (a burst preempted past the age bound hands its buffer over: run it again).
+two_recordings() {
+	start_waiting "$1" 10 50
+	"$ct" record -v -p "$wpid" -d 600 -o t1.json 2>err1 &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err1 "recording process"
+	kill -USR1 "$wpid"
+	wait_for w.out "^done"
+	kill -INT "$rpid"
+	wait "$rpid" || fail "first record exited $?: $(cat err1)"
+	if [ "$(sed -n 2p w.out)" != "buffered 0 21" ]; then
+		kill -9 "$wpid"
+		return 1
+	fi
+	"$ct" record -v -p "$wpid" -d 1 -o t2.json 2>err2 &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err2 "batch registry of" # found, and its threads' buffers known to BPF
+	kill -USR1 "$wpid"
+	wait "$rpid" || fail "second record exited $?: $(cat err2)"
+	[ "$(grep -c "^done" w.out)" = 2 ] || fail "the program did not finish its second burst: $(cat w.out)"
+	[ "$(sed -n 5p w.out)" = "buffered 100 21" ] || { kill -9 "$wpid"; return 1; }
 }
 
 # "kind N" lines of a closure that does init, N gets, N puts and returns; times K closures.
@@ -178,6 +205,44 @@ fork_exec)
 	[ "$("$py" -c 'import json,sys; print(len({r["pid"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "event"}))' t.json)" = 3 ] ||
 		fail "not three processes"
 	echo "ok: 3 closures in 3 processes"
+	;;
+registry_at_attach | registry_at_attach_static | registry_killed)
+	# record -p after an earlier recording: thread W claimed its buffer then (and handed it
+	# over: empty), thread S left records of it in its buffer. In the second recording W does
+	# 50 pairs and sleeps outside libclosure, S does nothing: no batch is handed over, so the
+	# recorder finds the registry through libclosure's exported symbol, reads W's records, and
+	# leaves out S's (older than the recording). Linked with libclosure.so, the registry is
+	# the library's exported symbol; with libclosure.a, in the program's own symbol table.
+	# registry_killed: the process SIGKILLs itself right after W's 50 pairs, before any poll:
+	# BPF drains W's buffer at its exit, having learnt it from the recorder (no batch told it).
+	object="$(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]*" # a grep pattern
+	if [ "$case_name" = registry_at_attach_static ]; then
+		prog=$prog_static
+		object=$(realpath "$prog")
+	fi
+	mode=twice
+	[ "$case_name" != registry_killed ] || mode=twicekill
+	for attempt in 1 2 3; do
+		! two_recordings $mode || break
+		echo "attempt $attempt: a burst was preempted past the age bound: $(paste -sd' ' w.out)"
+		[ "$attempt" != 3 ] || fail "3 attempts, never the buffers the case needs"
+	done
+	reason=duration
+	[ "$case_name" != registry_killed ] || reason="exit"
+	line() { grep -n "SITE twice-$1" "$src/bt_prog.c" | cut -d: -f1; }
+	file=$(realpath "$src/bt_prog.c")
+	printf '%s\n' "get $file:$(line get) 50" "put $file:$(line put) 50" >want.txt
+	check sites t2.json >got.txt
+	diff -u want.txt got.txt || fail "the second recording's events"
+	check end t2.json >end.txt
+	grep -qx "lost=0" end.txt && grep -qx "reason=$reason" end.txt ||
+		fail "trailer: $(paste -sd' ' end.txt)"
+	check ordered t2.json || fail "events out of order"
+	grep -q "^closuretrace: batch registry of $object at 0x[0-9a-f]*$" err2 ||
+		fail "registry not found at attach: $(cat err2)"
+	grep -qx "closuretrace: 21 buffered records older than the recording left out" err2 ||
+		fail "S's records not read and left out: $(cat err2)"
+	echo "ok: the 100 operations of a thread idle since, and none of the earlier recording's"
 	;;
 bpftrace_alongside)
 	# bpftrace counts the inline get and put probes of the program while closuretrace records the

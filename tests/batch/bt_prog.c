@@ -30,8 +30,18 @@
  *                           SIGKILLs itself, a child that does one and execs "killself N", then
  *                           the parent's second one and SIGKILL: 5 closures in 3 processes
  *                           (1 in the first child, 2 in the second: one per image, 2 in the parent)
+ *   bt_prog twice M K       for two recordings of the running process: "ready", SIGUSR1 (the
+ *                           first recording is attached), then thread W inits a closure, does
+ *                           M pairs, sleeps 100 ms and takes a reference (its buffer is handed
+ *                           over: empty), thread S inits one and does M pairs (left buffered);
+ *                           prints "buffered W S" (their buffers' counts) and "done"; SIGUSR1
+ *                           again (the second recording is attached): W does K pairs at the
+ *                           "SITE twice" lines and sleeps in sem_wait; prints "buffered W S" and
+ *                           "done"; sleeps. The second recording must see W's 2K records alone.
+ *   bt_prog twicekill M K   as twice, but SIGKILLs itself at once after the second "done"
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdbool.h>
@@ -44,6 +54,7 @@
 #include <unistd.h>
 
 #include "closure.h"
+#include "closure_batch.h"
 
 static void pairs(struct closure *cl, long n)
 {
@@ -319,6 +330,110 @@ static int forkkill(const char *self, long n)
 	return 1;
 }
 
+static sem_t twice_go[2], twice_done;
+static pid_t twice_tid[2];
+static long twice_m, twice_k;
+
+/* W: its records handed over in the first recording, K pairs left buffered in the second. */
+static void *twice_w(void *arg)
+{
+	struct closure cl;
+
+	(void)arg;
+	twice_tid[0] = gettid();
+	while (sem_wait(&twice_go[0]))
+		;
+	closure_init(&cl, NULL); /* SITE init */
+	pairs(&cl, twice_m);
+	usleep(100 * 1000);
+	closure_get(&cl); /* SITE get: older than the age bound: the whole buffer leaves */
+	sem_post(&twice_done);
+	while (sem_wait(&twice_go[0]))
+		;
+	for (long i = 0; i < twice_k; i++) {
+		closure_get(&cl); /* SITE twice-get */
+		closure_put(&cl); /* SITE twice-put */
+	}
+	sem_post(&twice_done);
+	for (;;)
+		sem_wait(&twice_go[0]); /* a wait outside libclosure: nothing handed over */
+	return NULL;
+}
+
+/* S: records of the first recording left in its buffer, nothing in the second. */
+static void *twice_s(void *arg)
+{
+	struct closure cl;
+
+	(void)arg;
+	twice_tid[1] = gettid();
+	while (sem_wait(&twice_go[1]))
+		;
+	closure_init(&cl, NULL); /* SITE init */
+	pairs(&cl, twice_m);
+	sem_post(&twice_done);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+#ifdef BT_STATIC
+extern struct closure_batch_registry closure_batch_registry; /* hidden, but linked in */
+#endif
+
+/*
+ * The records in thread tid's buffer, read through the registry (dlsym finds the one
+ * libclosure.so exports, as a recorder does; a reference linked in would be a copy), or -1.
+ */
+static long buffered(pid_t tid)
+{
+#ifdef BT_STATIC
+	const struct closure_batch_registry *g = &closure_batch_registry;
+#else
+	const struct closure_batch_registry *g =
+		dlsym(RTLD_DEFAULT, "closure_batch_registry_public");
+#endif
+
+	if (!g || g->magic != CLOSURE_BATCH_MAGIC)
+		return -1;
+	for (const struct closure_batch_buf *b = g->head; b; b = b->next)
+		if (b->owner == 1 && b->tid == (uint32_t)tid)
+			return b->n;
+	return -1;
+}
+
+static int twice(long m, long k, bool kill)
+{
+	pthread_t w, s;
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, NULL); /* for sigwait alone: the threads inherit it */
+	twice_m = m;
+	twice_k = k;
+	sem_init(&twice_go[0], 0, 0);
+	sem_init(&twice_go[1], 0, 0);
+	sem_init(&twice_done, 0, 0);
+	pthread_create(&w, NULL, twice_w, NULL);
+	pthread_create(&s, NULL, twice_s, NULL);
+	for (int round = 0; round < 2; round++) {
+		if (wait_go())
+			return 3;
+		for (int t = 0; t < 2 - round; t++) {
+			sem_post(&twice_go[t]);
+			while (sem_wait(&twice_done))
+				;
+		}
+		printf("buffered %ld %ld\ndone\n", buffered(twice_tid[0]), buffered(twice_tid[1]));
+		fflush(stdout);
+	}
+	if (kill)
+		raise(SIGKILL); /* W's records still buffered: no poll has read them yet */
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[argc - 1]) : 0;
@@ -347,8 +462,10 @@ int main(int argc, char **argv)
 		return abrupt(atoi(argv[2]), n);
 	if (argc == 3 && !strcmp(argv[1], "forkkill"))
 		return forkkill(argv[0], n);
+	if (argc == 4 && (!strcmp(argv[1], "twice") || !strcmp(argv[1], "twicekill")))
+		return twice(atol(argv[2]), n, !strcmp(argv[1], "twicekill"));
 	fprintf(stderr,
 		"usage: bt_prog loop|pingpong|held|fork|killed|killself|forkkill|exec|execfail|"
-		"idle N | threads|burst|abrupt T N\n");
+		"idle N | threads|burst|abrupt T N | twice|twicekill M K\n");
 	return 2;
 }

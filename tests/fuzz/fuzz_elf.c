@@ -1,4 +1,4 @@
-/* libFuzzer: the ELF readers (probe notes, probe sites, symbols, the program interpreter). */
+/* libFuzzer: the ELF readers (probe notes and sites, symbols, the program interpreter). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (elf_probe_sites(path, &sites) >= 0)
 		free(sites);
 	elf_symbol_offset(path, "closure_put");
+	elf_data_symbol(path, "closure_batch_registry_public");
 	free(elf_interpreter(path));
 	elf_is_elf(path);
 	elf_has_closure_probes(path);
