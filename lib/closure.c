@@ -123,29 +123,57 @@ static void call_fn(closure_fn *fn, bool takes_closure, struct closure *cl)
 		fn(&cl->work);
 }
 
-static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
+PROBE_BODY void finish_body(struct closure *cl, uint32_t r, uintptr_t ip, const bool traced)
 {
 	struct closure *parent = cl->parent;
 	closure_fn *destructor = (r & CLOSURE_DESTRUCTOR) ? cl->fn : NULL;
 	bool takes_closure = cl->fn_takes_closure;
 
-	probe_op1(finish, cl, r, ip, (uintptr_t)parent);
+	probe_op1_in(traced, finish, cl, r, ip, (uintptr_t)parent);
 	closure_debug_unlist(cl);
 	if (destructor) {
-		probe_op1(destructor, cl, r, ip, (uintptr_t)destructor);
+		/* Rare: tested here, not at the entry, in the untraced copy. */
+		probe_op1_in(traced || PROBE_TRACED(destructor), destructor, cl, r, ip,
+			     (uintptr_t)destructor);
 		call_fn(destructor, takes_closure, cl);
 	}
 	if (parent)
 		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
 }
 
-void closure_run(struct closure *cl)
+PROBE_COLD void finish_traced(struct closure *cl, uint32_t r, uintptr_t ip)
+{
+	finish_body(cl, r, ip, true);
+}
+
+static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(finish))
+		finish_traced(cl, r, ip);
+	else
+		finish_body(cl, r, ip, false);
+}
+
+PROBE_BODY void run_body(struct closure *cl, const bool traced)
 {
 	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 
 	(void)r;
-	probe_op2(run, cl, r, cl->released_at, (uintptr_t)cl->fn, (uintptr_t)cl->wq);
+	probe_op2_in(traced, run, cl, r, cl->released_at, (uintptr_t)cl->fn, (uintptr_t)cl->wq);
 	call_fn(cl->fn, cl->fn_takes_closure, cl);
+}
+
+PROBE_COLD void run_traced(struct closure *cl)
+{
+	run_body(cl, true);
+}
+
+void closure_run(struct closure *cl)
+{
+	if (PROBE_OP_TRACED(run))
+		run_traced(cl);
+	else
+		run_body(cl, false);
 }
 
 static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
@@ -229,21 +257,37 @@ void closure_get_finished(struct closure *cl, uint32_t r)
 		    CALLER_IP(), "reference taken on a finished closure");
 }
 
-void closure_sub_slow(struct closure *cl, uint32_t v, int kind)
+/* A sub (the sub probe, argument v) or a put (the put probe: lib/probes_unguarded.c, always). */
+PROBE_BODY void sub_body(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip,
+			 const bool traced)
 {
-	uintptr_t ip = CALLER_IP();
-
 	if (kind == CLOSURE_OP_SUB)
-		SUB_AND_SETTLE(cl, v, "closure_sub", ip, probe_op1(sub, cl, r, ip, v));
+		SUB_AND_SETTLE(cl, v, name, ip, probe_op1_in(traced, sub, cl, r, ip, (long)(int)v));
 	else
 		SUB_AND_SETTLE(cl, v, "closure_put", ip, probe_put(cl, r, ip));
 }
 
+PROBE_COLD void sub_traced(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip)
+{
+	sub_body(cl, v, kind, name, ip, true);
+}
+
+static inline void sub_at(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(sub))
+		sub_traced(cl, v, kind, name, ip);
+	else
+		sub_body(cl, v, kind, name, ip, false);
+}
+
+void closure_sub_slow(struct closure *cl, uint32_t v, int kind)
+{
+	sub_at(cl, v, kind, "closure_sub", CALLER_IP());
+}
+
 void closure_sub(struct closure *cl, int v)
 {
-	uintptr_t ip = CALLER_IP();
-
-	SUB_AND_SETTLE(cl, (uint32_t)v, "closure_sub", ip, probe_op1(sub, cl, r, ip, (long)v));
+	sub_at(cl, (uint32_t)v, CLOSURE_OP_SUB, "closure_sub", CALLER_IP());
 }
 
 static void closure_get_at(struct closure *cl, uintptr_t ip)
@@ -255,7 +299,8 @@ static void closure_get_at(struct closure *cl, uintptr_t ip)
 	probe_get(cl, r, ip);
 }
 
-static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
+PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t ip,
+			  const bool traced)
 {
 	if (parent == cl)
 		closure_bug(cl, CLOSURE_BUG_OWN_PARENT, "closure_init",
@@ -277,10 +322,23 @@ static void closure_init_at(struct closure *cl, struct closure *parent, uintptr_
 	 * The probe fires before the count is published: a closure_get_not_zero() on another thread
 	 * can only succeed after this store, so its event never precedes the init in the trace.
 	 */
-	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
+	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
 	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 	closure_debug_create(cl);
+}
+
+PROBE_COLD void init_traced(struct closure *cl, struct closure *parent, uintptr_t ip)
+{
+	init_body(cl, parent, ip, true);
+}
+
+static inline void closure_init_at(struct closure *cl, struct closure *parent, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(init))
+		init_traced(cl, parent, ip);
+	else
+		init_body(cl, parent, ip, false);
 }
 
 void closure_init(struct closure *cl, struct closure *parent)
@@ -288,7 +346,7 @@ void closure_init(struct closure *cl, struct closure *parent)
 	closure_init_at(cl, parent, CALLER_IP());
 }
 
-static void closure_init_stack_at(struct closure *cl, uintptr_t ip)
+PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool traced)
 {
 	/* A listed closure cleared here would break the live list. */
 	closure_debug_check_init(cl, "closure_init_stack", ip);
@@ -296,9 +354,22 @@ static void closure_init_stack_at(struct closure *cl, uintptr_t ip)
 	cl->ip = ip;
 	cl->magic = CLOSURE_MAGIC_STACK;
 	/* Before the count is published, as in closure_init_at(): no event precedes the init. */
-	probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
+	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
 	/* Release, always: closure_init_stack_release() is the same function. */
 	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
+}
+
+PROBE_COLD void init_stack_traced(struct closure *cl, uintptr_t ip)
+{
+	init_stack_body(cl, ip, true);
+}
+
+static inline void closure_init_stack_at(struct closure *cl, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(init))
+		init_stack_traced(cl, ip);
+	else
+		init_stack_body(cl, ip, false);
 }
 
 void closure_init_stack(struct closure *cl)
@@ -313,11 +384,8 @@ void closure_init_stack_release(struct closure *cl)
 
 void closure_set_stopped(struct closure *cl)
 {
-	uintptr_t ip = CALLER_IP();
-
 	/* A sub of the flag alone: clearing a RUNNING that is not set is caught as bad flags. */
-	SUB_AND_SETTLE(cl, CLOSURE_RUNNING, "closure_set_stopped", ip,
-		       probe_op1(sub, cl, r, ip, (long)CLOSURE_RUNNING));
+	sub_at(cl, CLOSURE_RUNNING, CLOSURE_OP_SUB, "closure_set_stopped", CALLER_IP());
 }
 
 void closure_debug_destroy(struct closure *cl)
@@ -372,49 +440,82 @@ enum {
 CLOSURE_FLAG_LIST(FLAG_MATCHES)
 #undef FLAG_MATCHES
 
-static void continue_at_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
-			   const char *name, uintptr_t ip)
+/*
+ * Give up the running reference (how: continue_at, return, or destructor). With a destructor, one
+ * step drops the running reference, clears RUNNING and sets DESTRUCTOR.
+ */
+PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
+				 int how, const char *name, uintptr_t ip, const bool traced)
 {
+	uint32_t v = how == HOW_DESTRUCTOR ? CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1
+					   : CLOSURE_RUNNING + 1;
+
 	require_running(cl, name, ip);
 	set_fn_at(cl, fn, wq, ip);
-	SUB_AND_SETTLE(cl, CLOSURE_RUNNING + 1, name, ip,
-		       probe_op3(continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq,
-				 fn.fn ? HOW_CONTINUE_AT : HOW_RETURN));
+	SUB_AND_SETTLE(
+		cl, v, name, ip,
+		probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq, how));
+}
+
+PROBE_COLD void continue_at_traced(struct closure *cl, struct closure_fn_ref fn,
+				   struct workqueue *wq, int how, const char *name, uintptr_t ip)
+{
+	continue_at_body(cl, fn, wq, how, name, ip, true);
+}
+
+static inline void continue_at_at(struct closure *cl, struct closure_fn_ref fn,
+				  struct workqueue *wq, int how, const char *name, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(continue_at))
+		continue_at_traced(cl, fn, wq, how, name, ip);
+	else
+		continue_at_body(cl, fn, wq, how, name, ip, false);
 }
 
 void continue_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
 {
-	continue_at_at(cl, fn, wq, "continue_at", CALLER_IP());
+	continue_at_at(cl, fn, wq, fn.fn ? HOW_CONTINUE_AT : HOW_RETURN, "continue_at",
+		       CALLER_IP());
 }
 
 void closure_return(struct closure *cl)
 {
-	continue_at_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, "closure_return", CALLER_IP());
+	continue_at_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, HOW_RETURN, "closure_return",
+		       CALLER_IP());
 }
 
 void closure_return_with_destructor(struct closure *cl, struct closure_fn_ref destructor)
 {
-	const char *name = "closure_return_with_destructor";
-	uintptr_t ip = CALLER_IP();
-
-	require_running(cl, name, ip);
-	set_fn_at(cl, destructor, NULL, ip);
-	/* One step: drop the running reference, clear RUNNING, set DESTRUCTOR. */
-	SUB_AND_SETTLE(
-		cl, CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1, name, ip,
-		probe_op3(continue_at, cl, r, ip, (uintptr_t)destructor.fn, 0, HOW_DESTRUCTOR));
+	continue_at_at(cl, destructor, NULL, HOW_DESTRUCTOR, "closure_return_with_destructor",
+		       CALLER_IP());
 }
 
-static void continue_at_nobarrier_at(struct closure *cl, struct closure_fn_ref fn,
-				     struct workqueue *wq, uintptr_t ip)
+PROBE_BODY void continue_at_nobarrier_body(struct closure *cl, struct closure_fn_ref fn,
+					   struct workqueue *wq, uintptr_t ip, const bool traced)
 {
 	uint32_t r;
 
 	set_fn_at(cl, fn, wq, ip);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r;
-	probe_op3(continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq, HOW_NOBARRIER);
+	probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq,
+		     HOW_NOBARRIER);
 	closure_queue_at(cl, ip, "continue_at_nobarrier");
+}
+
+PROBE_COLD void continue_at_nobarrier_traced(struct closure *cl, struct closure_fn_ref fn,
+					     struct workqueue *wq, uintptr_t ip)
+{
+	continue_at_nobarrier_body(cl, fn, wq, ip, true);
+}
+
+static inline void continue_at_nobarrier_at(struct closure *cl, struct closure_fn_ref fn,
+					    struct workqueue *wq, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(continue_at))
+		continue_at_nobarrier_traced(cl, fn, wq, ip);
+	else
+		continue_at_nobarrier_body(cl, fn, wq, ip, false);
 }
 
 void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
@@ -436,10 +537,9 @@ static void sleep_while_sleeping(struct closure *cl)
 		sleep_on(&cl->remaining, r, 0);
 }
 
-void closure_return_sync(struct closure *cl)
+PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool traced)
 {
 	const char *name = "closure_return_sync";
-	uintptr_t ip = CALLER_IP();
 	struct closure *parent = cl->parent;
 	uint32_t r;
 
@@ -451,14 +551,28 @@ void closure_return_sync(struct closure *cl)
 	 * 0).
 	 */
 	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING,
-		       name, ip, probe_op3(continue_at, cl, r, ip, 0, 0, HOW_RETURN));
+		       name, ip, probe_op3_in(traced, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
 	sleep_while_sleeping(cl);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
-	(void)r; /* only the probe uses it */
-	probe_op1(finish, cl, r, ip, (uintptr_t)parent);
+	(void)r; /* only the probes use it */
+	/* Tested again after the sleep: a tracer may have attached meanwhile. */
+	probe_op1_in(traced || PROBE_TRACED(finish), finish, cl, r, ip, (uintptr_t)parent);
 	closure_debug_unlist(cl);
 	if (parent)
 		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
+}
+
+PROBE_COLD void return_sync_traced(struct closure *cl, uintptr_t ip)
+{
+	return_sync_body(cl, ip, true);
+}
+
+void closure_return_sync(struct closure *cl)
+{
+	if (PROBE_OP_TRACED(continue_at))
+		return_sync_traced(cl, CALLER_IP());
+	else
+		return_sync_body(cl, CALLER_IP(), false);
 }
 
 void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
@@ -470,9 +584,9 @@ void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue
 	continue_at_nobarrier_at(cl, fn, wq, ip);
 }
 
-bool closure_wait(struct closure_waitlist *list, struct closure *cl)
+PROBE_BODY bool wait_body(struct closure_waitlist *list, struct closure *cl, uintptr_t ip,
+			  const bool traced)
 {
-	uintptr_t ip = CALLER_IP();
 	/*
 	 * Acquire: pairs with the put of the waker that cleared WAITING, whose last touch of
 	 * cl->next came before it; we are about to link cl->next again.
@@ -489,7 +603,7 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
 	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
-	probe_op1(wait, cl, r, ip, (uintptr_t)list);
+	probe_op1_in(traced, wait, cl, r, ip, (uintptr_t)list);
 
 	/*
 	 * Acquire as well as release: if a waker took the list before we got on it, its writes
@@ -503,9 +617,20 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 	return true;
 }
 
-void closure_wake_up(struct closure_waitlist *list)
+PROBE_COLD bool wait_traced(struct closure_waitlist *list, struct closure *cl, uintptr_t ip)
 {
-	uintptr_t ip = CALLER_IP();
+	return wait_body(list, cl, ip, true);
+}
+
+bool closure_wait(struct closure_waitlist *list, struct closure *cl)
+{
+	if (PROBE_OP_TRACED(wait))
+		return wait_traced(list, cl, CALLER_IP());
+	return wait_body(list, cl, CALLER_IP(), false);
+}
+
+PROBE_BODY void wake_up_body(struct closure_waitlist *list, uintptr_t ip, const bool traced)
+{
 	struct closure *cl, *reversed = NULL, *next;
 
 	/*
@@ -523,8 +648,21 @@ void closure_wake_up(struct closure_waitlist *list)
 	for (cl = reversed; cl; cl = next) {
 		next = cl->next; /* the put below may requeue cl, reusing its link */
 		SUB_AND_SETTLE(cl, CLOSURE_WAITING + 1, "closure_wake_up", ip,
-			       probe_op1(wake, cl, r, ip, (uintptr_t)list));
+			       probe_op1_in(traced, wake, cl, r, ip, (uintptr_t)list));
 	}
+}
+
+PROBE_COLD void wake_up_traced(struct closure_waitlist *list, uintptr_t ip)
+{
+	wake_up_body(list, ip, true);
+}
+
+void closure_wake_up(struct closure_waitlist *list)
+{
+	if (PROBE_OP_TRACED(wake))
+		wake_up_traced(list, CALLER_IP());
+	else
+		wake_up_body(list, CALLER_IP(), false);
 }
 
 /* The longest timeout honoured as such (31 years): longer is no limit, and no overflow. */
@@ -589,7 +727,7 @@ static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t
 
 	if ((r & CLOSURE_REMAINING_MASK) > 1)
 		return sync_sleep(cl, r, timeout_ms, ip);
-	if (PROBE_TRACED2(sync_begin, sync_end))
+	if (PROBE_TRACED_IF(PROBE_WORD(sync_begin) | PROBE_WORD(sync_end)))
 		return sync_nothing_traced(cl, r, timeout_ms, ip);
 	return 0;
 }

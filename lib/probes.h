@@ -38,47 +38,73 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #include "batch.h"   /* each probe also appends a batch record while batching is on */
 
 /*
- * Whether an operation is traced at all (batched, or its probe armed): in a file with semaphores,
- * both are loaded and tested in one branch, so that untraced an operation pays one predictable
- * branch per probe. The branch is marked very unlikely, so that the traced work (a call into
- * lib/batch.c, the probe's arguments) is laid out off the untraced path. (Values the operation
- * needs after that call may still cost it callee-saved registers: closure_sync's untraced path
- * avoids even that by calling its traced part last.)
+ * Whether an operation is traced at all (batched, or one of its probes armed): the batch word and
+ * the probes' semaphores, loaded and tested in one branch, marked very unlikely. In a file without
+ * semaphores (probes_unguarded.c, lib/debug.c, every file built with CLOSURE_PROBES=0) a probe has
+ * no semaphore: PROBE_TRACED(name) is then always true (an unguarded probe always fires), while
+ * PROBE_TRACED_IF(PROBE_WORD(name)) is the batch word alone (an operation split as below has only
+ * its batch records to make: closure.c without probes).
+ *
+ * The batch word is read as volatile (lib/batch.h), the semaphores plainly, so that the compiler
+ * folds each into an `or` from memory: the test costs what the batch word's alone would (a load,
+ * an or per semaphore, a branch), not a load and a register per word. Each test stands at the
+ * entry of an operation, which it decides as a whole; a tracer that attaches meanwhile sees the
+ * next operation, as with any USDT semaphore.
  */
 #if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
-#define PROBE_WORD(name)       (*(volatile unsigned short *)&closure_##name##_semaphore)
-#define PROBE_TRACED_IF(words) __builtin_expect_with_probability((words) != 0, 0, 0.0001)
-#define PROBE_TRACED(name)     PROBE_TRACED_IF(CLOSURE_BATCH_WORD() | PROBE_WORD(name))
-/* Either of two probes (one branch for both). */
-#define PROBE_TRACED2(a, b) PROBE_TRACED_IF(CLOSURE_BATCH_WORD() | PROBE_WORD(a) | PROBE_WORD(b))
+#define PROBE_GUARDED      1
+#define PROBE_WORD(name)   closure_##name##_semaphore
+#define PROBE_TRACED(name) PROBE_TRACED_IF(PROBE_WORD(name))
 #else
-#define PROBE_TRACED(name)  1
-#define PROBE_TRACED2(a, b) 1
+#define PROBE_GUARDED      0
+#define PROBE_WORD(name)   0
+#define PROBE_TRACED(name) 1
 #endif
+#define PROBE_TRACED_IF(words)                                                                     \
+	__builtin_expect_with_probability((CLOSURE_BATCH_WORD() | (words)) != 0, 0, 0.0001)
+/* The entry test of an operation that fires one probe (see below). */
+#define PROBE_OP_TRACED(name) PROBE_TRACED_IF(PROBE_WORD(name))
 
 /*
- * The common four arguments from a value of remaining, then the extras. While batching is on
- * (lib/batch.c) the operation is also appended as a record; the probe still fires for any other
- * tracer that armed it.
+ * An operation in two copies, compiled from one body: an always_inline function (PROBE_BODY)
+ * that takes a compile-time constant `traced` and fires its probes with probe_op*_in(traced, ...).
+ * The entry point tests PROBE_TRACED_IF(the words of every probe the body fires) once and, when
+ * traced, tail-calls the PROBE_COLD copy built with traced = true, passing the call site; the
+ * untraced copy then holds no probe code at all: no second load of a semaphore, no probe
+ * arguments or call into lib/batch.c keeping values alive, so no extra saved registers or frame.
  */
-#define probe_op_(name, cl, r, ip, a, b, c, probe)                                                 \
+#define PROBE_BODY static inline __attribute__((always_inline))
+/* cold: without it GCC splits the untraced copy in two (a partial inline) and stops there. */
+#define PROBE_COLD static __attribute__((noinline, cold))
+
+/*
+ * The common four arguments from a value of remaining, then the extras, when traced. While
+ * batching is on (lib/batch.c) the operation is also appended as a record; the probe still fires
+ * for any other tracer that armed it. probe_op*(name, ...) decide themselves (PROBE_TRACED);
+ * probe_op*_in(traced, name, ...) are for a PROBE_BODY. An unguarded probe (a file without
+ * semaphores) fires in both copies: no tracer that attaches to it raises anything.
+ */
+#define probe_op_(traced, name, cl, r, ip, a, b, c, probe)                                         \
 	do {                                                                                       \
-		if (PROBE_TRACED(name)) {                                                          \
+		if (traced)                                                                        \
 			CLOSURE_BATCH(name, cl, r, ip, a, b, c);                                   \
+		if ((traced) || !PROBE_GUARDED)                                                    \
 			PROBE_IF_ARMED(name, probe);                                               \
-		}                                                                                  \
 	} while (0)
-#define probe_op(name, cl, r, ip)                                                                  \
-	probe_op_(name, cl, r, ip, 0, 0, 0,                                                        \
+#define probe_op_in(traced, name, cl, r, ip)                                                       \
+	probe_op_(traced, name, cl, r, ip, 0, 0, 0,                                                \
 		  CLOSURE_PROBE4(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip))
-#define probe_op1(name, cl, r, ip, a)                                                              \
-	probe_op_(name, cl, r, ip, a, 0, 0,                                                        \
+#define probe_op1_in(traced, name, cl, r, ip, a)                                                   \
+	probe_op_(traced, name, cl, r, ip, a, 0, 0,                                                \
 		  CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
-#define probe_op2(name, cl, r, ip, a, b)                                                           \
-	probe_op_(name, cl, r, ip, a, b, 0,                                                        \
+#define probe_op2_in(traced, name, cl, r, ip, a, b)                                                \
+	probe_op_(traced, name, cl, r, ip, a, b, 0,                                                \
 		  CLOSURE_PROBE6(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b))
-#define probe_op3(name, cl, r, ip, a, b, c)                                                        \
-	probe_op_(name, cl, r, ip, a, b, c,                                                        \
+#define probe_op3_in(traced, name, cl, r, ip, a, b, c)                                             \
+	probe_op_(traced, name, cl, r, ip, a, b, c,                                                \
 		  CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
+#define probe_op(name, cl, r, ip)        probe_op_in(PROBE_TRACED(name), name, cl, r, ip)
+#define probe_op1(name, cl, r, ip, a)    probe_op1_in(PROBE_TRACED(name), name, cl, r, ip, a)
+#define probe_op2(name, cl, r, ip, a, b) probe_op2_in(PROBE_TRACED(name), name, cl, r, ip, a, b)
 
 #endif

@@ -7,16 +7,43 @@
 #include "probes.h"
 #include "internal.h"
 
-void probe_get(struct closure *cl, uint32_t r, uintptr_t ip)
+PROBE_BODY void get_body(struct closure *cl, uint32_t r, uintptr_t ip, const bool traced)
 {
 	(void)cl, (void)r, (void)ip;
-	probe_op1(get, cl, r, ip, 0);
+	probe_op1_in(traced, get, cl, r, ip, 0);
+}
+
+PROBE_COLD void get_traced(struct closure *cl, uint32_t r, uintptr_t ip)
+{
+	get_body(cl, r, ip, true);
+}
+
+/* Traced here means batched: the probe itself fires either way (it has no semaphore). */
+void probe_get(struct closure *cl, uint32_t r, uintptr_t ip)
+{
+	if (PROBE_OP_TRACED(get))
+		get_traced(cl, r, ip);
+	else
+		get_body(cl, r, ip, false);
+}
+
+PROBE_BODY void put_body(struct closure *cl, uint32_t r, uintptr_t ip, const bool traced)
+{
+	(void)cl, (void)r, (void)ip;
+	probe_op_in(traced, put, cl, r, ip);
+}
+
+PROBE_COLD void put_traced(struct closure *cl, uint32_t r, uintptr_t ip)
+{
+	put_body(cl, r, ip, true);
 }
 
 void probe_put(struct closure *cl, uint32_t r, uintptr_t ip)
 {
-	(void)cl, (void)r, (void)ip;
-	probe_op(put, cl, r, ip);
+	if (PROBE_OP_TRACED(put))
+		put_traced(cl, r, ip);
+	else
+		put_body(cl, r, ip, false);
 }
 
 _Static_assert(CLOSURE_BATCH_COUNT_MASK == CLOSURE_REMAINING_MASK, "lib/batch.h's mask");

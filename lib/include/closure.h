@@ -267,11 +267,15 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	 */
 	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) <= 1, 0))
 		closure_get_finished(cl, r);
-	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
+	/*
+	 * The record before the probe, as in the library: r is then dead once the probe has its
+	 * arguments, and needs no copy. The batch word after the atomic: see closure_put.
+	 */
 	if (CLOSURE_BATCHING()) {
 		closure_batch_get(cl, r, 0);
 		__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
 	}
+	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 0);
 }
 
 /*
@@ -288,9 +292,9 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 		r = old + 1;
 	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
-	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
-	if (CLOSURE_BATCHING())
+	if (CLOSURE_BATCHING()) /* the record before the probe: see closure_get */
 		closure_batch_get(cl, r, 1);
+	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
 	return true;
 }
 
@@ -300,16 +304,24 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
  */
 static inline __attribute__((always_inline)) void closure_put(struct closure *cl)
 {
+	/*
+	 * The batch word is read beside the count, before the compare-and-swap: a locked
+	 * instruction waits for the loads before it, so a load alone between two of them (this
+	 * put's and the next operation's) would add its latency to the pair; beside the count's
+	 * load (or, in closure_get, after its atomic, beside the next operation's loads) it
+	 * overlaps with one.
+	 */
+	bool batching = CLOSURE_BATCHING();
 	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r = old - 1;
 
 	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&
 	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED)) {
-		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
-		if (CLOSURE_BATCHING()) {
+		if (batching) { /* before the probe: see closure_get */
 			closure_batch_put(cl, r);
 			__asm__ volatile("");
 		}
+		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
 		return;
 	}
 	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);
