@@ -23,8 +23,9 @@
 #include "session_batch.h"
 #include "trace_writer.h"
 
-#define RESCAN_NS (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
-#define STATUS_NS (1000 * 1000 * 1000ull)
+#define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
+#define STATUS_NS      (1000 * 1000 * 1000ull)
+#define READ_BUDGET_NS (50 * 1000 * 1000ull) /* reading the ring buffer, per session_poll */
 
 void session_emit(struct session *s, const struct ct_event *e)
 {
@@ -174,7 +175,12 @@ int session_poll(struct session *s, int timeout_ms)
 	int n = s->phase == PHASE_DONE ? 0 : epoll_wait(s->epfd, ev, 3, timeout_ms);
 	uint64_t now;
 
+	/* At most READ_BUDGET_NS of reading per call: a process that writes faster than we read
+	 * must not starve the frames of top, the signals and the clocks (the rest stays buffered).
+	 */
+	s->read_until_ns = session_now_ns() + READ_BUDGET_NS;
 	ring_buffer__consume(s->rb);
+	s->read_until_ns = 0;
 	session_batch_tick(s);
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data.fd == s->pidfd && !s->root_exited) {

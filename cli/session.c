@@ -123,21 +123,20 @@ int session_load(struct session *s, size_t buffer_size)
  * Every ring-buffer record, by its first byte. The seam for another transport: a record that
  * carries several operations is one more case, decoding each into session_emit.
  */
-static int on_record(void *ctx, void *data, size_t size)
+static void take_record(struct session *s, void *data, size_t size)
 {
-	struct session *s = ctx;
 	__u8 kind = size ? *(const __u8 *)data : CT_NR_OPS;
 
 	if (kind == CT_EXEC && size >= sizeof(struct ct_exec_event)) {
 		procset_on_exec(s, ((const struct ct_exec_event *)data)->pid);
-		return 0;
+		return;
 	}
 	if (kind == CT_BATCH) {
 		session_batch_record(s, data, size);
-		return 0;
+		return;
 	}
 	if (s->closing)
-		return 0; /* the trace is complete */
+		return; /* the trace is complete */
 	if (kind < CT_NR_OPS && size >= sizeof(struct ct_event)) {
 		session_emit(s, data);
 	} else if (kind == CT_MODULE && size >= sizeof(struct ct_module_event)) {
@@ -151,6 +150,22 @@ static int on_record(void *ctx, void *data, size_t size)
 		session_scan(s);
 		if (s->stop_on_load)
 			procset_continue(s); /* the BPF side stopped it for this */
+	}
+}
+
+/*
+ * One ring-buffer record. A negative return makes libbpf stop reading (this record is taken):
+ * session_poll's time for reading is up and the rest waits for its next call.
+ */
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	take_record(s, data, size);
+	if (s->read_until_ns && ++s->read_since_clock >= 1024) {
+		s->read_since_clock = 0;
+		if (session_now_ns() >= s->read_until_ns)
+			return -EAGAIN;
 	}
 	return 0;
 }

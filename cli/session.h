@@ -39,6 +39,11 @@ enum session_phase {
 struct session {
 	struct closuretrace_bpf *skel;
 	struct ring_buffer *rb;
+	/* session_poll's reading stops here (0: read all), so that a producer faster than us still
+	 * leaves time for frames, signals and clocks; records read since the clock was last read.
+	 */
+	uint64_t read_until_ns;
+	uint32_t read_since_clock;
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
 	int *link_fds;		 /* uprobe_multi links */
