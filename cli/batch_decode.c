@@ -296,11 +296,6 @@ void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
 		pop(d);
 }
 
-size_t batch_decoder_held(const struct batch_decoder *d)
-{
-	return d->n;
-}
-
 void batch_decoder_flush(struct batch_decoder *d)
 {
 	while (d->n)

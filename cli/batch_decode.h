@@ -65,11 +65,6 @@ uint64_t batch_decoder_stale(const struct batch_decoder *d);
 /* Emits the events older than now_ns - BATCH_WINDOW_NS. */
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns);
 
-/* Events held for reordering now. */
-size_t batch_decoder_held(const struct batch_decoder *d);
-/* The most a recorder that is behind lets the decoder hold before releasing all the same. */
-#define BATCH_HELD_MAX (1u << 20)
-
 /* Emits every event held. */
 void batch_decoder_flush(struct batch_decoder *d);
 

@@ -44,9 +44,6 @@ struct session {
 	 */
 	uint64_t read_until_ns;
 	uint32_t read_since_clock;
-	/* The last read stopped with records left in the ring buffer: those may be older than the
-	 * batch decoder's window, so it releases nothing meanwhile (session_batch_tick). */
-	bool read_behind;
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
 	int *link_fds;		 /* uprobe_multi links */

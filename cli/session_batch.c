@@ -274,11 +274,7 @@ void session_batch_tick(struct session *s)
 				p->gone = true;
 		}
 	}
-	/* Behind, the ring buffer may still hold records older than the window: wait for them,
-	 * unless the decoder already holds BATCH_HELD_MAX (memory stays bounded; a producer that
-	 * stays faster than us may then see records out of order across threads). */
-	if (!s->read_behind || batch_decoder_held(s->batch) >= BATCH_HELD_MAX)
-		batch_decoder_release(s->batch, now);
+	batch_decoder_release(s->batch, now);
 }
 
 void session_batch_stop(struct session *s)
