@@ -40,7 +40,7 @@ struct session {
 	struct closuretrace_bpf *skel;
 	struct ring_buffer *rb;
 	/* session_poll's reading stops here (0: read all), so that a producer faster than us still
-	 * leaves time for frames, signals and clocks; records read since the clock was last read.
+	 * leaves time for frames, signals and clocks; bytes read since the clock was last read.
 	 */
 	uint64_t read_until_ns;
 	uint32_t read_since_clock;
