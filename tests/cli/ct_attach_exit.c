@@ -98,11 +98,27 @@ static int find_span(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* Maps fd's first page just below or just above libclosure's pages. */
+/*
+ * Maps fd's first page below or above libclosure's pages: at the free page nearest to them, found
+ * by trying the page just past each mapping's edge, walking away from libclosure (the pages right
+ * beside it may be taken, e.g. by a sanitizer's large reservations).
+ */
 static void map_beside_libclosure(const struct span *sp, int fd, bool above)
 {
-	for (uintptr_t k = 1; k < 4096; k++) {
-		uintptr_t at = above ? sp->hi + (k - 1) * 4096 : sp->lo - k * 4096;
+	FILE *maps = fopen("/proc/self/maps", "re");
+	uintptr_t edges[4096], lo, hi;
+	size_t n = 0;
+
+	if (!maps)
+		die("/proc/self/maps");
+	while (n < sizeof(edges) / sizeof(edges[0]) &&
+	       fscanf(maps, "%lx-%lx%*[^\n]", &lo, &hi) == 2)
+		if (above ? hi >= sp->hi : lo <= sp->lo)
+			edges[n++] = above ? hi : lo - 4096;
+	fclose(maps);
+	/* The maps are in address order: above, walk them forwards; below, backwards. */
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t at = edges[above ? i : n - 1 - i];
 
 		if (mmap((void *)at, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED_NOREPLACE, fd, 0) !=
 		    MAP_FAILED)

@@ -24,9 +24,11 @@ needs_bpf() {
 	[ -e /sys/kernel/btf/vmlinux ] || skip "kernel without BTF"
 }
 # wait_for FILE PATTERN: until a line of FILE matches (the tests' only synchronisation).
+# wait_for FILE PATTERN [PID]: until FILE matches; with PID, fails at once if that process ended.
 wait_for() {
 	for _ in $(seq 1 500); do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		[ -z "${3:-}" ] || kill -0 "$3" 2>/dev/null || fail "process $3 ended before '$2' in $1: $(cat helper.err 2>/dev/null)"
 		sleep 0.02
 	done
 	fail "timed out waiting for '$2' in $1: $(cat "$1")"
@@ -576,7 +578,7 @@ attach_exit_scan | attach_exit_attached)
 		helper=$!
 		pids+=($helper)
 		exec 3>ctl
-		wait_for pid.txt '^[0-9][0-9]*$'
+		wait_for pid.txt '^[0-9][0-9]*$' $helper
 		target=$(cat pid.txt)
 		expect 3 "closuretrace: process $target exited before recording began; nothing written" \
 			"$ct" record -p "$target" -o out/t.json
@@ -610,7 +612,7 @@ attach_exit_each_open)
 			helper=$!
 			pids+=($helper)
 			exec 3>ctl
-			wait_for pid.txt '^[0-9][0-9]*$'
+			wait_for pid.txt '^[0-9][0-9]*$' $helper
 			target=$(cat pid.txt)
 			"$ct" record -d 1 -p "$target" -o out/t.json >out.txt 2>err.txt </dev/null
 			status=$?
