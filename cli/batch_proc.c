@@ -34,14 +34,30 @@ static int poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
 	return n < 0 ? -errno : -EFAULT;
 }
 
+/* A registry of version 1 or 2 (2 added polled_until at the end; nothing else moved). */
 static int read_registry(pid_t pid, uint64_t registry, struct closure_batch_registry *reg)
 {
-	int err = peek(pid, registry, reg, sizeof(*reg));
+	size_t v1 = offsetof(struct closure_batch_registry, polled_until);
+	int err = peek(pid, registry, reg, v1);
 
-	if (!err && (reg->magic != CLOSURE_BATCH_MAGIC || reg->version != CLOSURE_BATCH_VERSION ||
+	if (!err && (reg->magic != CLOSURE_BATCH_MAGIC || reg->version < 1 ||
+		     reg->version > CLOSURE_BATCH_VERSION ||
 		     reg->record_size != sizeof(struct closure_batch_record)))
 		err = -EPROTO;
+	reg->polled_until = 0;
+	if (!err && reg->version >= 2)
+		err = peek(pid, registry + v1, &reg->polled_until, sizeof(reg->polled_until));
 	return err;
+}
+
+/* Writes polled_until into a registry that has it (version 2 on). */
+static int write_polled_until(pid_t pid, uint64_t registry,
+			      const struct closure_batch_registry *reg, uint64_t until)
+{
+	if (reg->version < 2 || reg->polled_until == until)
+		return 0;
+	return poke(pid, registry + offsetof(struct closure_batch_registry, polled_until), &until,
+		    sizeof(until));
 }
 
 /*
@@ -153,12 +169,15 @@ static int poll_scratch(struct batch_poll *p)
 }
 
 long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64_t registry,
-		uint32_t image, uint64_t idle_before_ns)
+		uint32_t image, uint64_t idle_before_ns, uint64_t polled_until)
 {
 	struct closure_batch_registry reg;
 	long added = 0;
 	int err = read_registry(pid, registry, &reg);
 
+	/* Renewed before the read: the buffers read now are covered by the promise. */
+	if (!err && polled_until)
+		err = write_polled_until(pid, registry, &reg, polled_until);
 	if (!err)
 		err = learn_buffers(p, pid, (uint64_t)(uintptr_t)reg.head);
 	if (!err && p->n)
@@ -221,6 +240,14 @@ int batch_registry_check(pid_t pid, uint64_t registry)
 	struct closure_batch_registry reg;
 
 	return read_registry(pid, registry, &reg);
+}
+
+int batch_stop_polling(pid_t pid, uint64_t registry)
+{
+	struct closure_batch_registry reg;
+	int err = read_registry(pid, registry, &reg);
+
+	return err ? err : write_polled_until(pid, registry, &reg, 0);
 }
 
 int batch_ack(pid_t pid, uint64_t registry, uint64_t handed)

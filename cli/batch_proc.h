@@ -52,16 +52,21 @@ long batch_drain(struct batch_decoder *d, pid_t pid, uint64_t registry, uint32_t
 
 /*
  * Feeds to d the records of every buffer of pid whose oldest record is older than
- * idle_before_ns (CLOCK_MONOTONIC): threads that sit idle with records buffered. Returns the
+ * idle_before_ns (CLOCK_MONOTONIC): threads that sit idle with records buffered. With
+ * polled_until (else 0), first writes it into the registry (version 2 on): the library then
+ * hands buffers over only when full until that time, since the polls take the rest. Returns the
  * number of new records, or -errno.
  */
 long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64_t registry,
-		uint32_t image, uint64_t idle_before_ns);
+		uint32_t image, uint64_t idle_before_ns, uint64_t polled_until);
+
+/* Withdraws polled_until (the library hands over by age again at once). 0 or -errno. */
+int batch_stop_polling(pid_t pid, uint64_t registry);
 
 void batch_poll_free(struct batch_poll *p);
 
 /*
- * Whether a struct closure_batch_registry of this version is at registry in pid: 0, -EPROTO (not
+ * Whether a struct closure_batch_registry of version 1 or 2 is at registry in pid: 0, -EPROTO (not
  * one: another version, or no registry there), or -errno.
  */
 int batch_registry_check(pid_t pid, uint64_t registry);

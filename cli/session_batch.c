@@ -182,6 +182,16 @@ static uint32_t stream_of(const struct session *s, uint32_t pid, uint32_t image)
 }
 
 /*
+ * What a poll at now writes into the registries it reads (batch_poll): under -p, that the recorder
+ * reads the buffers in place until now + BATCH_POLLED_AHEAD_NS. A launched command's handovers
+ * stay as they are: they are what its lossless waits count.
+ */
+static uint64_t polled_until(const struct session *s, uint64_t now)
+{
+	return s->launched ? 0 : now + BATCH_POLLED_AHEAD_NS;
+}
+
+/*
  * record -p: the registry of each libclosure of the process, from its exported symbol, so that
  * records already buffered by threads that claimed their buffers before this recording (and
  * hand nothing over during it) are polled and drained too. A launched command's threads all
@@ -217,7 +227,7 @@ static void learn_registries(struct session *s)
 			continue;
 		/* At once: its threads are known to BPF from now on (the message says so). */
 		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
-			   session_now_ns() - BATCH_IDLE_NS);
+			   session_now_ns() - BATCH_IDLE_NS, polled_until(s, session_now_ns()));
 		if (s->verbose)
 			fprintf(stderr, "closuretrace: batch registry of %s at 0x%llx\n", o->path,
 				(unsigned long long)at);
@@ -269,8 +279,9 @@ void session_batch_tick(struct session *s)
 		for (size_t i = 0; i < s->n_batch_procs; i++) {
 			struct batch_process *p = &s->batch_procs[i];
 
-			if (!p->gone && batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry,
-						   p->stream, now - BATCH_IDLE_NS) == -ESRCH)
+			if (!p->gone &&
+			    batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
+				       now - BATCH_IDLE_NS, polled_until(s, now)) == -ESRCH)
 				p->gone = true;
 		}
 	}
@@ -289,6 +300,8 @@ void session_batch_stop(struct session *s)
 			continue;
 		if (s->launched) /* never wait for us again */
 			batch_set_wait_limit((pid_t)p->pid, p->registry, 0);
+		else /* hand over by age again: for whoever traces the process next */
+			batch_stop_polling((pid_t)p->pid, p->registry);
 		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->stream);
 	}
 	batch_decoder_flush(s->batch);

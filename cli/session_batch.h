@@ -18,6 +18,13 @@ struct session;
 /* How often the buffers of idle threads are read while recording, and how old they must be. */
 #define BATCH_POLL_NS (20 * 1000 * 1000ull)
 #define BATCH_IDLE_NS (10 * 1000 * 1000ull)
+/*
+ * Under -p, each poll tells the library that the recorder reads the buffers in place for this
+ * long (the registry's polled_until): it then hands a buffer over only when full, sparing the
+ * process most of its batch probe traps. Four polls' worth: a recorder held up (or gone) longer
+ * lets the library hand over by age again.
+ */
+#define BATCH_POLLED_AHEAD_NS (4 * BATCH_POLL_NS)
 
 /* Not known yet: a registry found at attach (record -p), before the process's first batch. */
 #define BATCH_IMAGE_UNKNOWN UINT32_MAX

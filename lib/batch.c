@@ -34,7 +34,10 @@
 unsigned short closure_batch_semaphore __attribute__((section(".probes")));
 unsigned short *const closure_batch_active = &closure_batch_semaphore;
 
-/* Hand over a buffer whose oldest record is older than this, at the next append. */
+/*
+ * Hand over a buffer whose oldest record is older than this, at the next append (unless a
+ * recorder reads the buffers in place: polled_by_recorder).
+ */
 #define BATCH_MAX_AGE_NS (2 * 1000 * 1000ull)
 /* Lossless mode: the longest a handover waits for the recorder to catch up. */
 #define BATCH_MAX_WAIT_NS (1000 * 1000 * 1000ull)
@@ -93,6 +96,16 @@ static void wait_for_recorder(uint32_t n)
 				*/
 		nanosleep(&pause, NULL);
 	}
+}
+
+/*
+ * Whether a recorder reads the buffers in place at now (it renews registry.polled_until as it
+ * polls): then the age of a buffer is no reason for a handover, which costs the thread a trap.
+ * The promise lapses by itself when the recorder stops or dies.
+ */
+static inline bool polled_by_recorder(uint64_t now)
+{
+	return now < __atomic_load_n(&closure_batch_registry.polled_until, __ATOMIC_RELAXED);
 }
 
 /* One batch probe hit (and the sink) with records [0, n) of b; b is empty afterwards. */
@@ -216,7 +229,7 @@ void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, u
 	e->seq = (uint32_t)(b->base + i);
 	if (!i)
 		b->first_ts = ts;
-	else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS)
+	else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS && !polled_by_recorder(ts))
 		hand_over(b, b->n);
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -235,7 +248,9 @@ uint64_t closure_batch_due(void)
 {
 	struct closure_batch_buf *b = my_buf;
 
-	return b && b->n && !b->depth ? b->first_ts + BATCH_MAX_AGE_NS : 0;
+	if (!b || !b->n || b->depth || polled_by_recorder(closure_clock_ns()))
+		return 0;
+	return b->first_ts + BATCH_MAX_AGE_NS;
 }
 
 /* A forked child starts with empty buffers: the parent hands over its own records. */

@@ -42,8 +42,9 @@ void closure_batch_flush(void);
 
 /*
  * Before a call blocks (batching is on: the caller checked): when this thread's records are due,
- * on CLOCK_MONOTONIC in ns, its oldest record's time plus the age bound; 0 when it holds none (or
- * a signal handler blocks in the middle of an append, which hands over itself). The call waits
+ * on CLOCK_MONOTONIC in ns, its oldest record's time plus the age bound; 0 when it holds none, a
+ * signal handler blocks in the middle of an append (which hands over itself), or a recorder reads
+ * the buffers in place (the registry's polled_until: nothing is due by age). The call waits
  * until then at most, hands over (closure_batch_flush) only if still blocked, then blocks on: a
  * brief block costs no handover, a long one hands over within the bound.
  */

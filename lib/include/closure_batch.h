@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The batched event format (version 1): what libclosure hands over in one closure:batch probe
+ * The batched event format (version 2): what libclosure hands over in one closure:batch probe
  * hit, what it writes to an in-process sink, and the registry a recorder reads at stop to drain
  * what is still buffered. docs/probes.md ("Batched events") is the reference; a change to any
  * layout here is a new version (the in-process sink's files have a version of their own).
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define CLOSURE_BATCH_MAGIC   0xc1b47c00u
-#define CLOSURE_BATCH_VERSION 1u
+#define CLOSURE_BATCH_VERSION 2u
 #define CLOSURE_BATCH_RECORDS 256 /* records per thread buffer */
 
 /* One operation: 56 bytes. op is the probe's index in docs/probes.md (init 0 ... bug 12). */
@@ -53,6 +53,12 @@ struct closure_batch_registry {
 	uint64_t handed;     /* records handed over so far (the batch probe's arg4 is the total) */
 	uint64_t consumed;   /* written by a lossless recorder: the handed total it has received */
 	uint64_t wait_limit; /* written by a lossless recorder: records in flight before a wait */
+	/*
+	 * Version 2. Written by a recorder that reads the buffers in place while recording: until
+	 * this time (CLOCK_MONOTONIC ns) a buffer is handed over only when full, at thread exit
+	 * and at process exit, never for its age or before a thread blocks.
+	 */
+	uint64_t polled_until;
 };
 
 /*

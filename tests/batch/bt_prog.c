@@ -10,6 +10,10 @@
  *   bt_prog held N          prints "ready", waits for SIGUSR1 (its tracer is attached), does N
  *                           get/put pairs, prints "done" and sleeps without a closure call: the
  *                           records stay buffered
+ *   bt_prog polled N        as held, then N pairs 3 ms apart and a closure_sync that blocks
+ *                           5 ms (init, N + 1 pairs, sync); prints "handed H" (the records the
+ *                           process handed over) and "done"; at a second SIGUSR1 prints
+ *                           "polled_until T" (the registry's)
  *   bt_prog fork N          a child does N pairs and exits, another execs "loop N", then
  *                           the parent does N pairs: 3 closures in 3 processes
  *   bt_prog killed N        N pairs, a get, a closure_sync that sleeps until another thread
@@ -31,9 +35,9 @@
  *                           the parent's second one and SIGKILL: 5 closures in 3 processes
  *                           (1 in the first child, 2 in the second: one per image, 2 in the parent)
  *   bt_prog twice M K       for two recordings of the running process: "ready", SIGUSR1 (the
- *                           first recording is attached), then thread W inits a closure, does
- *                           M pairs, sleeps 100 ms and takes a reference (its buffer is handed
- *                           over: empty), thread S inits one and does M pairs (left buffered);
+ *                           first recording is attached), then thread W inits a closure and
+ *                           does M pairs, thread S the same (both left buffered: the recorder
+ *                           polls, so the library hands nothing over by age);
  *                           prints "buffered W S" (their buffers' counts) and "done"; SIGUSR1
  *                           again (the second recording is attached): W does K pairs at the
  *                           "SITE twice" lines and sleeps in sem_wait; prints "buffered W S" and
@@ -158,6 +162,79 @@ static int held(long n)
 	fflush(stdout);
 	for (;;)
 		pause(); /* records stay in the buffer: only a drain finds them */
+}
+
+#ifdef BT_STATIC
+extern struct closure_batch_registry closure_batch_registry; /* hidden, but linked in */
+#endif
+
+/*
+ * libclosure's registry, as a recorder finds it (dlsym finds the one libclosure.so exports; a
+ * reference linked in would be a copy), or NULL.
+ */
+static const struct closure_batch_registry *registry(void)
+{
+#ifdef BT_STATIC
+	const struct closure_batch_registry *g = &closure_batch_registry;
+#else
+	const struct closure_batch_registry *g =
+		dlsym(RTLD_DEFAULT, "closure_batch_registry_public");
+#endif
+
+	return g && g->magic == CLOSURE_BATCH_MAGIC ? g : NULL;
+}
+
+/* The records this process has handed over so far, or -1. */
+static long long handed(void)
+{
+	return registry() ? (long long)registry()->handed : -1;
+}
+
+static void *late_put_5ms(void *arg)
+{
+	usleep(5 * 1000);
+	closure_put(arg); /* SITE polled-late-put */
+	return NULL;
+}
+
+/*
+ * Operations spread over time, as a service's are: N pairs 3 ms apart (each record older than
+ * the age bound at the next), then a closure_sync that blocks 5 ms. Prints what the process has
+ * handed over (nothing, while a recorder polls) and "done", then waits for SIGUSR1 again and
+ * prints the registry's polled_until (0 once the recorder has stopped).
+ */
+static int polled(long n)
+{
+	struct timespec gap = {0, 3 * 1000 * 1000};
+	struct closure cl, wait;
+	pthread_t t;
+	sigset_t usr1;
+	int sig;
+
+	if (wait_go())
+		return 3;
+	closure_init(&cl, NULL); /* SITE polled-init */
+	for (long i = 0; i < n; i++) {
+		closure_get(&cl); /* SITE polled-get */
+		closure_put(&cl); /* SITE polled-put */
+		nanosleep(&gap, NULL);
+	}
+	closure_init_stack(&wait); /* SITE polled-init-stack */
+	closure_get(&wait);	   /* SITE polled-get-stack */
+	pthread_create(&t, NULL, late_put_5ms, &wait);
+	closure_sync(&wait); /* SITE polled-sync */
+	pthread_join(t, NULL);
+	closure_return(&cl); /* SITE polled-return */
+	printf("handed %lld\ndone\n", handed());
+	fflush(stdout);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (sigwait(&usr1, &sig))
+		return 3;
+	printf("polled_until %lld\n", registry() ? (long long)registry()->polled_until : -1);
+	fflush(stdout);
+	for (;;)
+		pause();
 }
 
 /* A child that does its closure and exits; a child that execs "loop N"; then the parent's. */
@@ -334,7 +411,7 @@ static sem_t twice_go[2], twice_done;
 static pid_t twice_tid[2];
 static long twice_m, twice_k;
 
-/* W: its records handed over in the first recording, K pairs left buffered in the second. */
+/* W: records of the first recording left in its buffer, K pairs more in the second. */
 static void *twice_w(void *arg)
 {
 	struct closure cl;
@@ -345,8 +422,6 @@ static void *twice_w(void *arg)
 		;
 	closure_init(&cl, NULL); /* SITE init */
 	pairs(&cl, twice_m);
-	usleep(100 * 1000);
-	closure_get(&cl); /* SITE get: older than the age bound: the whole buffer leaves */
 	sem_post(&twice_done);
 	while (sem_wait(&twice_go[0]))
 		;
@@ -377,24 +452,12 @@ static void *twice_s(void *arg)
 	return NULL;
 }
 
-#ifdef BT_STATIC
-extern struct closure_batch_registry closure_batch_registry; /* hidden, but linked in */
-#endif
-
-/*
- * The records in thread tid's buffer, read through the registry (dlsym finds the one
- * libclosure.so exports, as a recorder does; a reference linked in would be a copy), or -1.
- */
+/* The records in thread tid's buffer, or -1. */
 static long buffered(pid_t tid)
 {
-#ifdef BT_STATIC
-	const struct closure_batch_registry *g = &closure_batch_registry;
-#else
-	const struct closure_batch_registry *g =
-		dlsym(RTLD_DEFAULT, "closure_batch_registry_public");
-#endif
+	const struct closure_batch_registry *g = registry();
 
-	if (!g || g->magic != CLOSURE_BATCH_MAGIC)
+	if (!g)
 		return -1;
 	for (const struct closure_batch_buf *b = g->head; b; b = b->next)
 		if (b->owner == 1 && b->tid == (uint32_t)tid)
@@ -446,6 +509,8 @@ int main(int argc, char **argv)
 		return pingpong(n);
 	if (argc == 3 && !strcmp(argv[1], "held"))
 		return held(n);
+	if (argc == 3 && !strcmp(argv[1], "polled"))
+		return polled(n);
 	if (argc == 3 && !strcmp(argv[1], "fork"))
 		return forked(argv[0], n);
 	if (argc == 3 && !strcmp(argv[1], "killed"))
@@ -464,8 +529,8 @@ int main(int argc, char **argv)
 		return forkkill(argv[0], n);
 	if (argc == 4 && (!strcmp(argv[1], "twice") || !strcmp(argv[1], "twicekill")))
 		return twice(atol(argv[2]), n, !strcmp(argv[1], "twicekill"));
-	fprintf(stderr,
-		"usage: bt_prog loop|pingpong|held|fork|killed|killself|forkkill|exec|execfail|"
-		"idle N | threads|burst|abrupt T N | twice|twicekill M K\n");
+	fprintf(stderr, "usage: bt_prog "
+			"loop|pingpong|held|polled|fork|killed|killself|forkkill|exec|execfail|"
+			"idle N | threads|burst|abrupt T N | twice|twicekill M K\n");
 	return 2;
 }
