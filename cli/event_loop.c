@@ -179,7 +179,7 @@ int session_poll(struct session *s, int timeout_ms)
 	 * must not starve the frames of top, the signals and the clocks (the rest stays buffered).
 	 */
 	s->read_until_ns = session_now_ns() + READ_BUDGET_NS;
-	ring_buffer__consume(s->rb);
+	s->read_behind = ring_buffer__consume(s->rb) == -EAGAIN;
 	s->read_until_ns = 0;
 	session_batch_tick(s);
 	for (int i = 0; i < n; i++) {

@@ -44,6 +44,7 @@ struct session {
 	 */
 	uint64_t read_until_ns;
 	uint32_t read_since_clock;
+	bool read_behind; /* the last read stopped there: records are left in the ring buffer */
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
 	int *link_fds;		 /* uprobe_multi links */
@@ -87,7 +88,8 @@ struct session {
 	struct batch_process *batch_procs;
 	size_t n_batch_procs;
 	uint64_t batch_dropped;
-	uint64_t batch_polled; /* when idle threads' buffers were last read */
+	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
+	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */

@@ -253,6 +253,13 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	 */
 	if (p && h->why != CT_BATCH_THREAD_EXIT)
 		p->gone = h->why == CT_BATCH_EXEC;
+	for (uint32_t i = 0; i < h->n; i++) {
+		const struct closure_batch_record *r =
+			(const void *)((const char *)(h + 1) + i * CT_BATCH_RECORD_SIZE);
+
+		if (r->ts > s->batch_ring_newest)
+			s->batch_ring_newest = r->ts;
+	}
 	batch_decoder_feed(s->batch, h->pid, h->tid,
 			   batch_stream_key(h->records, p ? p->stream : h->image),
 			   (const struct closure_batch_record *)(h + 1), h->n);
@@ -285,7 +292,17 @@ void session_batch_tick(struct session *s)
 				p->gone = true;
 		}
 	}
-	batch_decoder_release(s->batch, now);
+	/*
+	 * The reorder window counts from now, unless the last read left batches in the ring
+	 * buffer: they were handed over after those read, and hold records as old as the newest
+	 * of those (or a little older); so the window counts from that newest record. A recorder
+	 * that is behind so writes nothing out of order (what it holds grows, up to
+	 * BATCH_HELD_MAX).
+	 */
+	batch_decoder_release(s->batch,
+			      s->read_behind && s->batch_ring_newest && s->batch_ring_newest < now
+				      ? s->batch_ring_newest
+				      : now);
 }
 
 void session_batch_stop(struct session *s)
