@@ -517,3 +517,32 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		bpf_map_delete_elem(&traced, &tgid);
 	return 0;
 }
+
+/* One of touch_ring's records: reserved (its header written) and discarded at once. */
+static long touch_one(__u64 index, void *ctx)
+{
+	void *r = bpf_ringbuf_reserve(&events, CT_TOUCH_RECORD_SIZE, 0);
+
+	(void)index;
+	if (!r)
+		return 1; /* full: the recorder reads (skips) them and runs this again */
+	bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+	++*(__u32 *)ctx;
+	return 0;
+}
+
+/*
+ * Run by the recorder before it attaches anything (BPF_PROG_TEST_RUN): writes into every page of
+ * the ring buffer once, so that the traced process's first pass through it does not pay for
+ * first touches (on a virtual machine with shadow paging, measured: a service's CPU per request
+ * 25 % higher during the first pass of a 16 MiB ring). Returns the records reserved.
+ */
+SEC("syscall")
+int touch_ring(void *ctx)
+{
+	__u32 n = 0;
+
+	(void)ctx;
+	bpf_loop(1 << 23, touch_one, &n, 0);
+	return (int)n;
+}

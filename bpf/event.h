@@ -146,6 +146,12 @@ struct ct_lost_key {
 	__u32 pad;
 };
 
+/*
+ * touch_ring's records: one header in every 4 KiB page of the ring buffer (a record takes its
+ * size plus an 8-byte header, rounded up to 8 bytes: 4,088 bytes).
+ */
+#define CT_TOUCH_RECORD_SIZE 4080
+
 /* Slots of the per-CPU statistics map. */
 enum ct_stat {
 	CT_STAT_LOST,	      /* operation hits whose record found the ring buffer full */

@@ -75,6 +75,9 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
 				    : bpf_program__set_expected_attach_type(
 					      multi[i], USDT_ATTACH_UPROBE_MULTI);
+	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17): else the pages stay cold. */
+	if (!err && libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1)
+		err = bpf_program__set_autoload(skel->progs.touch_ring, false);
 	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
 		err = bpf_program__set_expected_attach_type(multi[3], USDT_ATTACH_UPROBE_MULTI);
 	if (!err)
@@ -91,6 +94,30 @@ _Static_assert(offsetof(struct ct_event, kind) == 0 &&
 		       offsetof(struct ct_loader_event, kind) == 0 &&
 		       offsetof(struct ct_exec_event, kind) == 0,
 	       "every ring-buffer record starts with its kind");
+
+/*
+ * Writes into every page of the ring buffer once, before anything is attached (touch_ring says
+ * why): runs touch_ring until its records have covered the whole ring, reading them (they are
+ * discarded: libbpf skips them) whenever it is full. Best effort.
+ */
+static void touch_ring(struct session *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd = bpf_program__fd(s->skel->progs.touch_ring);
+	uint64_t covered = 0;
+
+	for (int i = 0; fd >= 0 && covered < s->buffer_size && i < 4; i++) {
+		if (bpf_prog_test_run_opts(fd, &opts) || !opts.retval)
+			break;
+		covered += (uint64_t)opts.retval * (CT_TOUCH_RECORD_SIZE + 8);
+		ring_buffer__consume(s->rb);
+	}
+	if (s->verbose)
+		fprintf(stderr,
+			"closuretrace: %llu KiB of the ring buffer written before recording\n",
+			(unsigned long long)(covered < s->buffer_size ? covered : s->buffer_size) >>
+				10);
+}
 
 int session_load(struct session *s, size_t buffer_size)
 {
@@ -116,7 +143,10 @@ int session_load(struct session *s, size_t buffer_size)
 	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
 	s->multi.max_specs = USDT_MAX_SPECS;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
-	return s->rb ? 0 : -errno;
+	if (!s->rb)
+		return -errno;
+	touch_ring(s);
+	return 0;
 }
 
 /*
