@@ -3,15 +3,10 @@
 #include <string.h>
 
 #include "batch_decode.h"
+#include "time_merge.h"
 
 _Static_assert(sizeof(struct closure_batch_record) == CT_BATCH_RECORD_SIZE, "record layout");
 _Static_assert(CLOSURE_BATCH_RECORDS == CT_BATCH_MAX, "buffer size");
-
-struct held {
-	struct ct_event e;
-	uint64_t order; /* arrival: equal times keep their order */
-	uint32_t pid;
-};
 
 /* Sequence numbers received, [lo, hi), unwrapped to 64 bits. */
 struct span {
@@ -26,6 +21,7 @@ struct span {
 struct thread_seq {
 	uint64_t buf;
 	uint32_t pid;
+	uint32_t src; /* its events' queue in the merge */
 	bool used;
 	uint32_t n, cap;
 	struct span *spans; /* sorted, disjoint, not adjacent */
@@ -35,8 +31,7 @@ struct batch_decoder {
 	uint64_t not_before;
 	batch_emit_fn *emit;
 	void *ctx;
-	struct held *heap;
-	size_t n, cap;
+	struct time_merge merge;
 	uint64_t order;
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
@@ -55,54 +50,20 @@ struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *e
 	return d;
 }
 
-static bool earlier(const struct held *a, const struct held *b)
-{
-	return a->e.ts != b->e.ts ? a->e.ts < b->e.ts : a->order < b->order;
-}
-
+/* The earliest event held leaves. */
 static void pop(struct batch_decoder *d)
 {
-	struct held top = d->heap[0];
-	size_t i = 0;
+	const struct merge_item *it = time_merge_first(&d->merge);
 
-	d->heap[0] = d->heap[--d->n];
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		struct held t;
-
-		if (l < d->n && earlier(&d->heap[l], &d->heap[m]))
-			m = l;
-		if (r < d->n && earlier(&d->heap[r], &d->heap[m]))
-			m = r;
-		if (m == i)
-			break;
-		t = d->heap[i];
-		d->heap[i] = d->heap[m];
-		d->heap[m] = t;
-		i = m;
-	}
-	d->emit(d->ctx, &top.e, top.pid);
+	d->emit(d->ctx, &it->e, it->pid);
+	time_merge_pop(&d->merge);
 }
 
-static bool push(struct batch_decoder *d, const struct held *h)
+static bool push(struct batch_decoder *d, uint32_t src, const struct merge_item *it)
 {
-	size_t i;
-
-	if (d->n == BATCH_HELD_MAX)
+	if (d->merge.held == BATCH_HELD_MAX)
 		pop(d);
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 4096;
-		struct held *v = realloc(d->heap, cap * sizeof(*v));
-
-		if (!v)
-			return false;
-		d->heap = v;
-		d->cap = cap;
-	}
-	for (i = d->n++; i && earlier(h, &d->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		d->heap[i] = d->heap[(i - 1) / 2];
-	d->heap[i] = *h;
-	return true;
+	return time_merge_push(&d->merge, src, it);
 }
 
 static size_t hash_thread(uint32_t pid, uint64_t buf)
@@ -113,6 +74,7 @@ static size_t hash_thread(uint32_t pid, uint64_t buf)
 /* The sequence slot of (pid, buf), added when new; NULL when out of memory. */
 static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint64_t buf)
 {
+	int64_t src;
 	size_t i;
 
 	if (d->nthreads * 2 >= d->threads_cap) {
@@ -137,7 +99,11 @@ static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint6
 	     i = (i + 1) & (d->threads_cap - 1))
 		if (d->threads[i].pid == pid && d->threads[i].buf == buf)
 			return &d->threads[i];
-	d->threads[i] = (struct thread_seq){.pid = pid, .buf = buf, .used = true};
+	src = time_merge_source(&d->merge);
+	if (src < 0)
+		return NULL;
+	d->threads[i] =
+		(struct thread_seq){.pid = pid, .buf = buf, .src = (uint32_t)src, .used = true};
 	d->nthreads++;
 	return &d->threads[i];
 }
@@ -235,7 +201,7 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 
 	for (uint32_t i = 0; t && i < n; i++) {
 		const struct closure_batch_record *r = &recs[i];
-		struct held h = {.order = d->order++, .pid = pid};
+		struct merge_item h = {.order = d->order++, .pid = pid};
 
 		if (!take(d, t, unwrap(t, r->seq))) {
 			d->dups++; /* seen already: handed over and also read by a poll or drain */
@@ -248,7 +214,7 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 		if (r->op >= CT_NR_OPS)
 			continue;
 		decode(r, tid, &h.e);
-		added += push(d, &h);
+		added += push(d, t->src, &h);
 	}
 	return added;
 }
@@ -292,13 +258,15 @@ void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
 {
 	uint64_t horizon = now_ns > BATCH_WINDOW_NS ? now_ns - BATCH_WINDOW_NS : 0;
 
-	while (d->n && d->heap[0].e.ts <= horizon)
+	const struct merge_item *it;
+
+	while ((it = time_merge_first(&d->merge)) && it->e.ts <= horizon)
 		pop(d);
 }
 
 void batch_decoder_flush(struct batch_decoder *d)
 {
-	while (d->n)
+	while (time_merge_first(&d->merge))
 		pop(d);
 }
 
@@ -306,7 +274,7 @@ void batch_decoder_free(struct batch_decoder *d)
 {
 	if (!d)
 		return;
-	free(d->heap);
+	time_merge_free(&d->merge);
 	for (size_t i = 0; i < d->threads_cap; i++)
 		free(d->threads[i].spans);
 	free(d->threads);

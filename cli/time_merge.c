@@ -1,0 +1,140 @@
+/* Events from many sources in time order: see time_merge.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "time_merge.h"
+
+static bool item_earlier(const struct merge_item *a, const struct merge_item *b)
+{
+	return a->e.ts != b->e.ts ? a->e.ts < b->e.ts : a->order < b->order;
+}
+
+static struct merge_item *at(struct merge_source *s, uint32_t i)
+{
+	return &s->v[(s->head + i) & (s->cap - 1)];
+}
+
+static bool source_earlier(struct time_merge *m, uint32_t a, uint32_t b)
+{
+	return item_earlier(at(&m->sources[a], 0), at(&m->sources[b], 0));
+}
+
+static void place(struct time_merge *m, uint32_t i, uint32_t src)
+{
+	m->heap[i] = src;
+	m->sources[src].pos = (int32_t)i;
+}
+
+static void sift_up(struct time_merge *m, uint32_t i)
+{
+	uint32_t src = m->heap[i];
+
+	for (; i && source_earlier(m, src, m->heap[(i - 1) / 2]); i = (i - 1) / 2)
+		place(m, i, m->heap[(i - 1) / 2]);
+	place(m, i, src);
+}
+
+static void sift_down(struct time_merge *m, uint32_t i)
+{
+	uint32_t src = m->heap[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= m->n_heap)
+			break;
+		if (c + 1 < m->n_heap && source_earlier(m, m->heap[c + 1], m->heap[c]))
+			c++;
+		if (!source_earlier(m, m->heap[c], src))
+			break;
+		place(m, i, m->heap[c]);
+		i = c;
+	}
+	place(m, i, src);
+}
+
+int64_t time_merge_source(struct time_merge *m)
+{
+	if (m->n_sources == m->sources_cap) {
+		uint32_t cap = m->sources_cap ? m->sources_cap * 2 : 16;
+		struct merge_source *v = realloc(m->sources, cap * sizeof(*v));
+		uint32_t *heap = v ? realloc(m->heap, cap * sizeof(*heap)) : NULL;
+
+		if (v)
+			m->sources = v;
+		if (!heap)
+			return -1;
+		m->heap = heap;
+		m->sources_cap = cap;
+	}
+	m->sources[m->n_sources] = (struct merge_source){.pos = -1};
+	return m->n_sources++;
+}
+
+/* Doubles s's ring (a power of two), its items from index 0. */
+static bool grow(struct merge_source *s)
+{
+	uint32_t cap = s->cap ? s->cap * 2 : 256;
+	struct merge_item *v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return false;
+	for (uint32_t i = 0; i < s->len; i++)
+		v[i] = *at(s, i);
+	free(s->v);
+	s->v = v;
+	s->head = 0;
+	s->cap = cap;
+	return true;
+}
+
+bool time_merge_push(struct time_merge *m, uint32_t src, const struct merge_item *it)
+{
+	struct merge_source *s = &m->sources[src];
+	uint32_t j;
+
+	if (s->len == s->cap && !grow(s))
+		return false;
+	/* From the back: an event is nearly always its source's latest. */
+	for (j = s->len; j && item_earlier(it, at(s, j - 1)); j--)
+		*at(s, j) = *at(s, j - 1);
+	*at(s, j) = *it;
+	s->len++;
+	m->held++;
+	if (j)
+		return true; /* the source's earliest is unchanged */
+	if (s->pos < 0) {
+		s->pos = (int32_t)m->n_heap;
+		m->heap[m->n_heap++] = src;
+	}
+	sift_up(m, (uint32_t)s->pos);
+	return true;
+}
+
+void time_merge_pop(struct time_merge *m)
+{
+	uint32_t src = m->heap[0];
+	struct merge_source *s = &m->sources[src];
+
+	s->head = (s->head + 1) & (s->cap - 1);
+	s->len--;
+	m->held--;
+	if (!s->len) {
+		s->pos = -1;
+		if (--m->n_heap) {
+			place(m, 0, m->heap[m->n_heap]);
+			sift_down(m, 0);
+		}
+		return;
+	}
+	sift_down(m, 0);
+}
+
+void time_merge_free(struct time_merge *m)
+{
+	for (uint32_t i = 0; i < m->n_sources; i++)
+		free(m->sources[i].v);
+	free(m->sources);
+	free(m->heap);
+	memset(m, 0, sizeof(*m));
+}
