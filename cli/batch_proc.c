@@ -208,8 +208,14 @@ long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64
 			if (tid != b->tid && tid && p->on_owner)
 				p->on_owner(p->ctx, pid, registry, tid, b->addr + HEAD_SIZE);
 			b->tid = tid;
-			/* Empty, taken already, or recent (its thread hands it over itself). */
-			if (!h->owner || !n || b->taken == mark || h->first_ts >= idle_before_ns)
+			/*
+			 * Empty, taken already, or recent (its thread hands it over itself); or
+			 * being handed over (n past the end: a launched command's thread may wait
+			 * for us there): its batch brings the records, ahead of which a poll would
+			 * only read the newest.
+			 */
+			if (!h->owner || !n || b->taken == mark || h->first_ts >= idle_before_ns ||
+			    h->n > CLOSURE_BATCH_RECORDS)
 				continue;
 			took = take_whole(d, pid, b->addr, image, n, p->copies, p->copies + 1,
 					  &added);

@@ -88,37 +88,97 @@ static bool grow(struct merge_source *s)
 	return true;
 }
 
+/* The late heap: an event earlier than the latest of its source. */
+static bool push_late(struct time_merge *m, const struct merge_item *it)
+{
+	size_t i;
+
+	if (m->n_late == m->late_cap) {
+		size_t cap = m->late_cap ? m->late_cap * 2 : 1024;
+		struct merge_item *v = realloc(m->late, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		m->late = v;
+		m->late_cap = cap;
+	}
+	for (i = m->n_late++; i && item_earlier(it, &m->late[(i - 1) / 2]); i = (i - 1) / 2)
+		m->late[i] = m->late[(i - 1) / 2];
+	m->late[i] = *it;
+	return true;
+}
+
+static void pop_late(struct time_merge *m)
+{
+	struct merge_item last = m->late[--m->n_late];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= m->n_late)
+			break;
+		if (c + 1 < m->n_late && item_earlier(&m->late[c + 1], &m->late[c]))
+			c++;
+		if (!item_earlier(&m->late[c], &last))
+			break;
+		m->late[i] = m->late[c];
+		i = c;
+	}
+	if (m->n_late)
+		m->late[i] = last;
+}
+
 bool time_merge_push(struct time_merge *m, uint32_t src, const struct merge_item *it)
 {
 	struct merge_source *s = &m->sources[src];
-	uint32_t j;
 
+	if (s->len && item_earlier(it, at(s, s->len - 1))) {
+		if (!push_late(m, it))
+			return false;
+		m->held++;
+		return true;
+	}
 	if (s->len == s->cap && !grow(s))
 		return false;
-	/* From the back: an event is nearly always its source's latest. */
-	for (j = s->len; j && item_earlier(it, at(s, j - 1)); j--)
-		*at(s, j) = *at(s, j - 1);
-	*at(s, j) = *it;
-	s->len++;
+	*at(s, s->len++) = *it;
 	m->held++;
-	if (j)
+	if (s->len > 1)
 		return true; /* the source's earliest is unchanged */
-	if (s->pos < 0) {
-		s->pos = (int32_t)m->n_heap;
-		m->heap[m->n_heap++] = src;
-	}
+	s->pos = (int32_t)m->n_heap;
+	m->heap[m->n_heap++] = src;
 	sift_up(m, (uint32_t)s->pos);
 	return true;
 }
 
+/* The source whose earliest event is the earliest, or NULL: none, or a late one is earlier. */
+static struct merge_source *first_source(const struct time_merge *m)
+{
+	struct merge_source *s = m->n_heap ? &m->sources[m->heap[0]] : NULL;
+
+	if (s && m->n_late && item_earlier(&m->late[0], &s->v[s->head]))
+		return NULL;
+	return s;
+}
+
+const struct merge_item *time_merge_first(const struct time_merge *m)
+{
+	struct merge_source *s = first_source(m);
+
+	return s ? &s->v[s->head] : m->n_late ? &m->late[0] : NULL;
+}
+
 void time_merge_pop(struct time_merge *m)
 {
-	uint32_t src = m->heap[0];
-	struct merge_source *s = &m->sources[src];
+	struct merge_source *s = first_source(m);
 
+	m->held--;
+	if (!s) {
+		pop_late(m);
+		return;
+	}
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
-	m->held--;
 	if (!s->len) {
 		s->pos = -1;
 		if (--m->n_heap) {
@@ -136,5 +196,6 @@ void time_merge_free(struct time_merge *m)
 		free(m->sources[i].v);
 	free(m->sources);
 	free(m->heap);
+	free(m->late);
 	memset(m, 0, sizeof(*m));
 }

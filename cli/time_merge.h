@@ -1,8 +1,10 @@
 /*
  * Events from many sources put back in time order: each source (a thread's buffer) delivers its
- * events almost in order, so each keeps a queue sorted by time, and a small heap of the sources
- * by their earliest event tells which leaves next. A pop walks a heap as deep as the sources are
- * many, not as the events held (a heap of every event held cost the recorder a third of its time).
+ * events mostly in order, so each keeps a queue in time order, and a small heap of the sources by
+ * their earliest event tells which leaves next: a pop walks a heap as deep as the sources are
+ * many, not as the events held (a heap of every event held cost the recorder a third of its
+ * time). An event earlier than its source's latest (a poll read a buffer ahead of batches still
+ * in the ring buffer) goes to a heap of late events instead; the earlier of the two leaves first.
  * Equal times leave in the order of their arrival numbers.
  */
 #ifndef CLOSURETRACE_TIME_MERGE_H
@@ -31,6 +33,8 @@ struct time_merge {
 	uint32_t n_sources, sources_cap;
 	uint32_t *heap; /* the non-empty sources, by their earliest event */
 	uint32_t n_heap;
+	struct merge_item *late; /* a heap by time */
+	size_t n_late, late_cap;
 	size_t held;
 };
 
@@ -41,15 +45,7 @@ int64_t time_merge_source(struct time_merge *m);
 bool time_merge_push(struct time_merge *m, uint32_t src, const struct merge_item *it);
 
 /* The earliest event held (NULL when none): removed by time_merge_pop. */
-static inline const struct merge_item *time_merge_first(const struct time_merge *m)
-{
-	const struct merge_source *s;
-
-	if (!m->n_heap)
-		return NULL;
-	s = &m->sources[m->heap[0]];
-	return &s->v[s->head];
-}
+const struct merge_item *time_merge_first(const struct time_merge *m);
 
 /* Removes the earliest event (there is one). */
 void time_merge_pop(struct time_merge *m);
