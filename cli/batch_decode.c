@@ -257,7 +257,6 @@ uint64_t batch_decoder_stale(const struct batch_decoder *d)
 void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
 {
 	uint64_t horizon = now_ns > BATCH_WINDOW_NS ? now_ns - BATCH_WINDOW_NS : 0;
-
 	const struct merge_item *it;
 
 	while ((it = time_merge_first(&d->merge)) && it->e.ts <= horizon)

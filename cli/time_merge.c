@@ -19,19 +19,13 @@ static bool source_earlier(struct time_merge *m, uint32_t a, uint32_t b)
 	return item_earlier(at(&m->sources[a], 0), at(&m->sources[b], 0));
 }
 
-static void place(struct time_merge *m, uint32_t i, uint32_t src)
-{
-	m->heap[i] = src;
-	m->sources[src].pos = (int32_t)i;
-}
-
 static void sift_up(struct time_merge *m, uint32_t i)
 {
 	uint32_t src = m->heap[i];
 
 	for (; i && source_earlier(m, src, m->heap[(i - 1) / 2]); i = (i - 1) / 2)
-		place(m, i, m->heap[(i - 1) / 2]);
-	place(m, i, src);
+		m->heap[i] = m->heap[(i - 1) / 2];
+	m->heap[i] = src;
 }
 
 static void sift_down(struct time_merge *m, uint32_t i)
@@ -47,10 +41,10 @@ static void sift_down(struct time_merge *m, uint32_t i)
 			c++;
 		if (!source_earlier(m, m->heap[c], src))
 			break;
-		place(m, i, m->heap[c]);
+		m->heap[i] = m->heap[c];
 		i = c;
 	}
-	place(m, i, src);
+	m->heap[i] = src;
 }
 
 int64_t time_merge_source(struct time_merge *m)
@@ -67,7 +61,7 @@ int64_t time_merge_source(struct time_merge *m)
 		m->heap = heap;
 		m->sources_cap = cap;
 	}
-	m->sources[m->n_sources] = (struct merge_source){.pos = -1};
+	m->sources[m->n_sources] = (struct merge_source){0};
 	return m->n_sources++;
 }
 
@@ -145,9 +139,9 @@ bool time_merge_push(struct time_merge *m, uint32_t src, const struct merge_item
 	m->held++;
 	if (s->len > 1)
 		return true; /* the source's earliest is unchanged */
-	s->pos = (int32_t)m->n_heap;
+	/* It was empty: it joins the heap (a source's earliest changes only when it leaves). */
 	m->heap[m->n_heap++] = src;
-	sift_up(m, (uint32_t)s->pos);
+	sift_up(m, m->n_heap - 1);
 	return true;
 }
 
@@ -180,9 +174,8 @@ void time_merge_pop(struct time_merge *m)
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
 	if (!s->len) {
-		s->pos = -1;
 		if (--m->n_heap) {
-			place(m, 0, m->heap[m->n_heap]);
+			m->heap[0] = m->heap[m->n_heap];
 			sift_down(m, 0);
 		}
 		return;

@@ -23,9 +23,8 @@ struct merge_item {
 };
 
 struct merge_source {
-	struct merge_item *v; /* a ring of cap items, len of them from head, in time order */
-	uint32_t head, len, cap;
-	int32_t pos; /* its place in the heap, -1 while empty */
+	struct merge_item *v;	 /* a ring of cap items, len of them from head, in time order */
+	uint32_t head, len, cap; /* in the heap while len > 0 */
 };
 
 struct time_merge {
