@@ -15,6 +15,7 @@ packages=(
 	bpftrace                           # the probe reference's one-liner is tested for real
 	libxml2-utils                      # xmllint checks the SVG we write
 	tmux                               # top's interactive mode is tested in a real terminal
+	valgrind                           # libclosure is checked under memcheck (tests/lib/valgrind.sh)
 )
 
 missing=()
