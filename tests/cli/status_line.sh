@@ -2,7 +2,8 @@
 # record's live status line is drawn only on a terminal that is not the program's: a launched
 # command (which writes to our terminal) and a -p process writing to it get none, so that no
 # "5 live" ends up inside the program's own lines; a -p process writing elsewhere gets it. Each
-# case runs in a terminal of its own (script(1)); the service runs 2.5 s, the line comes each 1 s.
+# case runs in a terminal of its own (script(1)); the service runs 2.5 s (6 s), the line comes
+# each second.
 #   status_line.sh CLOSURETRACE SERVICE
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 ct=$1 service=$2
@@ -15,7 +16,8 @@ in_terminal() { # in_terminal NAME SCRIPT: runs SCRIPT in a new terminal, its sc
 svc="$service --rate 1000 --requests 2500"
 in_terminal launched "$ct record -o launched.json -- $svc"
 in_terminal own "$svc & $ct record -o own.json -p \$! -d 2; wait"
-in_terminal other "$svc >/dev/null 2>&1 & $ct record -o other.json -p \$! -d 2; wait"
+# 5 s of recording for a line drawn each second: at least one, however loaded the machine.
+in_terminal other "$service --rate 1000 --requests 6000 >/dev/null 2>&1 & $ct record -o other.json -p \$! -d 5; wait"
 for c in launched own; do
 	grep -q 'events/s' "$c.tty" && fail "$c: a status line on the program's terminal: $(cat -v "$c.tty")"
 	grep -q 'closuretrace: [0-9]* events, [0-9]* lost' "$c.tty" || fail "$c: no summary: $(cat -v "$c.tty")"
