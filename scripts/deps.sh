@@ -15,6 +15,8 @@ packages=(
 	bpftrace                           # the probe reference's one-liner is tested for real
 	libxml2-utils                      # xmllint checks the SVG we write
 	tmux                               # top's interactive mode is tested in a real terminal
+	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
+	clickhouse-server clickhouse-client # the fleet tests start their own server
 )
 
 missing=()
