@@ -18,6 +18,8 @@ packages=(
 	# bcachefs-tools 1.4.1 built on libclosure (tests/integration/bcachefs, ../shared/third_party)
 	libaio-dev libblkid-dev libkeyutils-dev liblz4-dev libsodium-dev liburcu-dev libzstd-dev
 	uuid-dev libudev-dev udev          # udev: its udev.pc, which bcachefs-tools' Makefile asks for
+	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
+	clickhouse-server clickhouse-client # the fleet tests start their own server
 )
 
 missing=()
