@@ -20,5 +20,5 @@ supp=$src/viz/check_supp.c
 [ -f "$supp" ] || supp=$src/cli/check_supp.c
 "$cc" "${flags[@]}" -I"$src/viz" -I"$src/cli" "$supp" "$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
-"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/cli" "$src/cli/elf_probes.c" \
+"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/cli" "$src/cli/elf_probes.c" "$src/cli/object_open.c" \
 	"$src/tests/fuzz/fuzz_elf.c" -o "$out/fuzz_elf" "${elf_libs[@]}"
