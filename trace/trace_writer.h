@@ -7,9 +7,16 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "symbols.h"
-
 struct ct_event;
+
+/* A code address resolved (recorder/symbols.c fills it): what a sym record says. */
+struct sym_info {
+	const char *obj;  /* the object's path; NULL when the address is in no known object */
+	const char *func; /* NULL when unknown */
+	const char *file; /* NULL without DWARF */
+	int line;	  /* 0 without DWARF */
+	char buf[4096];	  /* storage for file and func when they are built */
+};
 
 struct trace_end {
 	uint64_t events, lost, duration_ns;

@@ -30,7 +30,7 @@ struct object {
 	bool elf;	      /* an ELF file (maps also list data files: those are kept, unused) */
 	bool has_probes;      /* carries closure probes (.note.stapsdt) */
 	bool attached;	      /* its probes are attached */
-	bool registry_sought; /* its batch registry was looked for (cli/session_batch.c) */
+	bool registry_sought; /* its batch registry was looked for (recorder/session_batch.c) */
 };
 
 struct objects {

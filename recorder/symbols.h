@@ -9,15 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct symbols;
+#include "trace_writer.h" /* struct sym_info: what a sym record of the trace says */
 
-struct sym_info {
-	const char *obj;  /* the object's path; NULL when the address is in no known object */
-	const char *func; /* NULL when unknown */
-	const char *file; /* NULL without DWARF */
-	int line;	  /* 0 without DWARF */
-	char buf[4096];	  /* storage for file and func when they are built */
-};
+struct symbols;
 
 /* A new, empty symbolizer (NULL on failure). Free with symbols_free. */
 struct symbols *symbols_new(void);
