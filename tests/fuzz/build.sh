@@ -22,4 +22,5 @@ supp=$src/viz/check_supp.c
 "$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" -I"$src/bpf" "$src/recorder/elf_probes.c" \
-	"$src/recorder/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" -o "$out/fuzz_elf" "${elf_libs[@]}"
+	"$src/recorder/object_open.c" "$src/recorder/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \
+	-o "$out/fuzz_elf" "${elf_libs[@]}"
