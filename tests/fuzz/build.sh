@@ -9,7 +9,7 @@ cc=${FUZZ_CC:-clang}
 flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -I"$src/lib/include")
 # shellcheck disable=SC2207
-viz_cflags=($(pkg-config --cflags jansson libgvc)) viz_libs=($(pkg-config --libs jansson libgvc))
+viz_cflags=($(pkg-config --cflags jansson libgvc libzstd)) viz_libs=($(pkg-config --libs jansson libgvc libzstd))
 # shellcheck disable=SC2207
 elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf))
 
