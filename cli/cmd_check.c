@@ -22,6 +22,7 @@
 #include "check_supp.h"
 #include "viz.h"
 #include "commands.h"
+#include "export.h"
 #include "leaks.h"
 #include "model.h"
 #include "record_shared.h"
@@ -31,6 +32,7 @@
 #include "trace_writer.h"
 
 #define DEFAULT_BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 700k events */
+#define CHECK_MAX_LABELS    32
 
 struct check_options {
 	int error_exitcode;
@@ -42,6 +44,8 @@ struct check_options {
 	bool no_bpf;	     /* the in-process sink even when BPF is permitted */
 	bool per_op;	     /* the per-operation probes even when libclosure offers batches */
 	uint64_t timeout_ns; /* 0: none */
+	struct export_opts export; /* export.url NULL: no --export */
+	struct export_label labels[CHECK_MAX_LABELS];
 	char **argv;
 };
 
@@ -72,6 +76,10 @@ static void usage(FILE *out)
 		"                           2 s later) and report what it was stuck on\n"
 		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
 		"                           default 64M)\n"
+		"      --export URL         also load the trace and its verdicts into ClickHouse\n"
+		"                           (http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
+		"                           a failed export is a warning, never the exit status\n"
+		"      --label KEY=VALUE    a label of the run for --export (repeatable)\n"
 		"  -h, --help               this help\n"
 		"\n"
 		"Exit status: the command's own when it failed (128+N when signal N killed it),\n"
@@ -88,7 +96,9 @@ enum {
 	OPT_LOST,
 	OPT_TIMEOUT,
 	OPT_NO_BPF,
-	OPT_PER_OP
+	OPT_PER_OP,
+	OPT_EXPORT,
+	OPT_LABEL
 };
 
 /* One option getopt returned (c) into *o: -1 to go on, or an exit status. */
@@ -127,6 +137,15 @@ static int take_option(int c, char **argv, struct check_options *o)
 		return -1;
 	case OPT_TIMEOUT:
 		return seconds_arg("check", "--timeout", optarg, &o->timeout_ns) ? EXIT_USAGE : -1;
+	case OPT_EXPORT:
+		o->export.url = optarg;
+		return -1;
+	case OPT_LABEL:
+		if (o->export.meta.nlabels == CHECK_MAX_LABELS)
+			return usage_error("check", "at most 32 --label", optarg);
+		return export_label_arg("check", optarg, &o->labels[o->export.meta.nlabels++])
+			       ? EXIT_USAGE
+			       : -1;
 	case 'b':
 		return buffer_size_arg("check", optarg, &o->buffer_size) ? EXIT_USAGE : -1;
 	case 'h':
@@ -152,6 +171,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{"per-op", no_argument, NULL, OPT_PER_OP},
 		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"buffer-size", required_argument, NULL, 'b'},
+		{"export", required_argument, NULL, OPT_EXPORT},
+		{"label", required_argument, NULL, OPT_LABEL},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -170,6 +191,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	if (optind == argc)
 		return usage_error(
 			"check", "give the command to check: closuretrace check -- COMMAND", NULL);
+	if (o->export.meta.nlabels && !o->export.url)
+		return usage_error("check", "--label goes with --export URL", NULL);
+	o->export.meta.labels = o->labels;
 	o->argv = argv + optind;
 	return -1;
 }
@@ -222,11 +246,15 @@ static FILE *open_trace(void *ctx, const char **temp)
 	return out->f;
 }
 
-static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown)
+static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown,
+		    bool cut)
 {
 	unsigned long closures = d->closures - d->suppressed_closures;
 
-	if (!shown)
+	/* Cut short, "no leaks" would claim what was not judged. */
+	if (!shown && cut)
+		fprintf(stderr, "closuretrace: nothing stuck, no root of a hang found");
+	else if (!shown)
 		fprintf(stderr, "closuretrace: no leaks");
 	else
 		fprintf(stderr, "closuretrace: %zu error%s: %lu closure%s leaked or stuck", shown,
@@ -253,9 +281,8 @@ static int cut_short(const struct check_options *o, const struct recorder_result
 {
 	if (r->end == RECORDER_TIMEOUT) {
 		fprintf(stderr,
-			"closuretrace: %s did not finish within %.3g s: ended it; its closures "
-			"still "
-			"in flight are not judged, stuck ones follow\n",
+			"closuretrace: %s did not finish within %.3g s: ended it; what it hangs "
+			"on follows (closures still at work are not judged)\n",
 			o->argv[0], o->timeout_ns / 1e9);
 		return EXIT_TIMEOUT;
 	}
@@ -390,11 +417,13 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	summary(diags, &run, shown);
+	summary(diags, &run, shown, cut != 0);
 	if (run.exit_code > 0)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);
 	ret = cut ? cut : verdict(&o, &run, shown);
+	if (o.export.url)
+		export_after_run(trace_path, &o.export);
 out:
 	check_verdict_free(&judged);
 	check_supp_free(&supp);

@@ -14,11 +14,13 @@
 
 #include "args.h"
 #include "commands.h"
+#include "export.h"
 #include "record_shared.h"
 #include "recorder.h"
 #include "trace_out.h"
 
 #define DEFAULT_BUFFER_SIZE (16u << 20)
+#define RECORD_MAX_LABELS   32
 #define STOP_WAIT_NS	    (2000000000ull) /* a stopped recording waits this long for the command */
 
 struct record_options {
@@ -31,6 +33,8 @@ struct record_options {
 	bool no_bpf;   /* the in-process sink even when BPF is permitted */
 	bool compress; /* zstd, whatever the output's name */
 	char **argv;   /* the command, or NULL with -p */
+	struct export_opts export; /* export.url NULL: no --export */
+	struct export_label labels[RECORD_MAX_LABELS];
 };
 
 static void usage(FILE *out)
@@ -55,6 +59,10 @@ static void usage(FILE *out)
 		"      --no-bpf           run the command with the in-process sink (libclosure\n"
 		"                         writes its own events; the default without BPF\n"
 		"                         permission; not with -p)\n"
+		"      --export URL       then load the trace into ClickHouse\n"
+		"                         (http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
+		"                         a failed export is a warning\n"
+		"      --label KEY=VALUE  a label of the run for --export (repeatable)\n"
 		"  -v, --verbose          say what is attached\n"
 		"  -h, --help             this help\n"
 		"\n"
@@ -75,6 +83,8 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"per-op", no_argument, NULL, 'P'},
 		{"no-bpf", no_argument, NULL, 'N'},
 		{"compress", no_argument, NULL, 'z'},
+		{"export", required_argument, NULL, 'E'},
+		{"label", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -113,6 +123,16 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		case 'z':
 			o->compress = true;
 			break;
+		case 'E':
+			o->export.url = optarg;
+			break;
+		case 'L':
+			if (o->export.meta.nlabels == RECORD_MAX_LABELS)
+				return usage_error("record", "at most 32 --label", optarg);
+			if (export_label_arg("record", optarg,
+					     &o->labels[o->export.meta.nlabels++]))
+				return EXIT_USAGE;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK; /* help shown: stop, successfully */
@@ -122,6 +142,12 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	o->export.meta.labels = o->labels;
+	if (o->export.meta.nlabels && !o->export.url)
+		return usage_error("record", "--label goes with --export URL", NULL);
+	if (o->export.url && !strcmp(o->output, "-"))
+		return usage_error("record", "--export reads the trace back: give -o FILE, not -",
+				   NULL);
 	if (o->pid && o->no_bpf)
 		return usage_error("record",
 				   "--no-bpf cannot record a running process (-p): it was not "
@@ -168,6 +194,11 @@ static int finish(const struct record_options *o, struct trace_out *out,
 			fprintf(stderr, " %d", (int)r->running[i]);
 		fprintf(stderr, "%s\n", r->n_running == RECORDER_MAX_RUNNING ? " ..." : "");
 	}
+	/* Nothing of the command ran: its status is the news (128+N for signal N, as a shell). */
+	if (r->not_started && r->signal)
+		return 128 + r->signal;
+	if (r->not_started && r->exit_code > 0)
+		return r->exit_code;
 	return EXIT_OK;
 }
 
@@ -215,6 +246,8 @@ int cmd_record(int argc, char **argv)
 			   open_output, &out, &res);
 	if (ret < 0)
 		ret = finish(&o, &out.out, &res);
+	if (ret == EXIT_OK && o.export.url)
+		export_after_run(o.output, &o.export);
 	trace_out_abort(&out.out); /* after a refusal: nothing of it is left */
 	return ret;
 }

@@ -122,7 +122,7 @@ static void hand_over(struct closure_batch_buf *b, uint32_t n)
 	STAP_PROBE6(closure, batch, &closure_batch_registry, b->rec, n, b->tid, handed, b->dropped);
 #endif
 	closure_batch_sink_write(b, n);
-	b->dropped = 0; /* before base moves: the sink's reader (cli/sink_read.c) relies on it */
+	b->dropped = 0; /* before base moves: the sink's reader (recorder/sink_read.c) relies on it */
 	b->base += n;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	b->n = 0;

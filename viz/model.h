@@ -99,13 +99,16 @@ struct model_life {
 	/* Filled by leaks_analyze() for unfinished lives. */
 	enum model_verdict verdict;
 	bool stuck;
+	bool hang_root;		 /* leaked: the root of a hang (leaks.h, "The root of a hang") */
+	uint64_t waiting_behind; /* hang_root: how many stuck closures wait behind it */
+	uint64_t hang_quiet_ns;	 /* hang_root: from its last event to the end of the recording */
 	unsigned live_children;
 	int64_t held_running, held_waitlist, held_children, held_other;
 	struct model_blame blames[MODEL_MAX_BLAMES];
 	unsigned nblames;
 	enum blame_sure sure;
 	const char *sure_why;	 /* static text */
-	uint64_t age_ns;	 /* at the end of the recording */
+	uint64_t age_ns;	 /* at the end of the recording (not its last event) */
 	struct model_kind *peer; /* the finished closures it is compared with; NULL: none */
 
 	/* Scratch for the presentations. */
@@ -244,6 +247,10 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 /* Where a life without an init came from: "created before recording", or that it was used
  * again after its last life finished without a new init (a bug, or a lost init). */
 const char *model_origin_text(const struct model_life *l, char *buf, size_t len);
+/* A kind, as report and the ClickHouse export name it: "func (file:line) -> continuation" */
+const char *model_kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len);
+/* An event's flags as the trace's letters ("RW"), "-" for none; buf holds 8 bytes at least. */
+const char *model_flags_text(unsigned flags, char *buf);
 /* "12.5 µs" */
 const char *model_duration_text(uint64_t ns, char *buf, size_t len);
 /* "running", "continuing at fn", "inside closure_sync", ... */

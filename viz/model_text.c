@@ -1,5 +1,6 @@
 /* Symbols and the text helpers every presentation uses (model.h). */
 #include "model_internal.h"
+#include "trace_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +12,7 @@
 /* A copy with control characters made visible, so that no output carries them raw. */
 static char *clean_dup(const char *s)
 {
-	char *copy = s ? strdup(s) : NULL;
-
-	for (char *p = copy; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return copy;
+	return text_visible(s ? strdup(s) : NULL);
 }
 
 void model_on_sym(void *ctx, const struct trace_sym *sym)
@@ -221,5 +217,38 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 
 		snprintf(buf + used, len - used, ", waiting on waitlist 0x%" PRIx64, l->waitlist);
 	}
+	return buf;
+}
+
+/* "func (file:line) → cont" */
+const char *model_kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len)
+{
+	char func[512], site[512], cont[512];
+
+	if (!k->init_ip)
+		snprintf(func, sizeof(func), "(no init in the trace)");
+	else
+		snprintf(func, sizeof(func), "%s (%s)",
+			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
+			 model_site_text(m, k->init_ip, site, sizeof(site)));
+	if (k->fn)
+		snprintf(buf, len, "%s -> %s", func, model_func_text(m, k->fn, cont, sizeof(cont)));
+	else
+		snprintf(buf, len, "%s", func);
+	return buf;
+}
+
+const char *model_flags_text(unsigned flags, char *buf)
+{
+	char *p = buf;
+
+#define FLAG_LETTER(name, bit, letter)                                                             \
+	if (flags & TRACE_FLAG_##name)                                                             \
+		*p++ = letter;
+	CLOSURE_FLAG_LIST(FLAG_LETTER) /* the letters of the probe contract, in its order */
+#undef FLAG_LETTER
+	if (p == buf)
+		*p++ = '-';
+	*p = 0;
 	return buf;
 }

@@ -1,0 +1,199 @@
+/*
+ * The traced process's objects, learnt from its maps and closure:module records, and the
+ * addresses the events name: each resolved once, while the process lives, into a sym record.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "session.h"
+#include "symbols.h"
+#include "trace_writer.h"
+
+/* Inserts a; false when it was already there. */
+static bool seen_insert(struct session *s, uint64_t a)
+{
+	size_t i;
+
+	if (s->seen_n * 2 >= s->seen_cap) {
+		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
+		uint64_t *v = calloc(cap, sizeof(*v)), *old = s->seen;
+
+		if (!v)
+			return false;
+		for (size_t k = 0; k < s->seen_cap; k++) {
+			if (!old[k])
+				continue;
+			for (i = session_hash(old[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+				;
+			v[i] = old[k];
+		}
+		free(old);
+		s->seen = v;
+		s->seen_cap = cap;
+	}
+	for (i = session_hash(a) & (s->seen_cap - 1); s->seen[i]; i = (i + 1) & (s->seen_cap - 1))
+		if (s->seen[i] == a)
+			return false;
+	s->seen[i] = a;
+	s->seen_n++;
+	return true;
+}
+
+static bool resolve_and_write(struct session *s, uint64_t addr)
+{
+	struct sym_info info;
+
+	if (!symbols_resolve(s->syms, addr, &info))
+		return false;
+	if (s->out)
+		trace_write_sym(s->out, addr, &info);
+	return true;
+}
+
+void session_note_address(struct session *s, uint64_t addr)
+{
+	if (!addr || !seen_insert(s, addr) || resolve_and_write(s, addr))
+		return;
+	if (s->n_pending == s->pending_cap) {
+		size_t cap = s->pending_cap ? s->pending_cap * 2 : 64;
+		uint64_t *v = realloc(s->pending, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->pending = v;
+		s->pending_cap = cap;
+	}
+	s->pending[s->n_pending++] = addr;
+}
+
+void session_retry_pending(struct session *s)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->n_pending; i++)
+		if (!resolve_and_write(s, s->pending[i]))
+			s->pending[kept++] = s->pending[i];
+	s->n_pending = kept;
+}
+
+/* --- objects --- */
+
+/* Makes the objects from index first on known: symbols, a module record, their probes. */
+static void learn_objects(struct session *s, size_t first)
+{
+	for (size_t i = first; i < s->objects.n; i++)
+		if (s->objects.v[i].elf && s->objects.v[i].has_probes && s->skel)
+			session_detect_batch(s, s->objects.v[i].file);
+	for (size_t i = first; i < s->objects.n; i++) {
+		struct object *o = &s->objects.v[i];
+
+		if (!o->elf)
+			continue;
+		symbols_add_object(s->syms, o->path, o->file, o->bias);
+		if (s->out)
+			trace_write_module(s->out, o->path, o->bias);
+		if (o->has_probes && s->skel)
+			session_attach_path(s, o->file);
+	}
+	if (first < s->objects.n)
+		session_retry_pending(s);
+}
+
+/* Whether the process runs s->exe yet (a launched child is our own image until it execs). */
+static bool runs_exe(struct session *s)
+{
+	char link[64], exe[4096];
+	ssize_t n;
+
+	if (!s->exe)
+		return true;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n < 0)
+		return false;
+	exe[n] = '\0';
+	return !strcmp(exe, s->exe);
+}
+
+void session_scan(struct session *s)
+{
+	size_t first = s->objects.n;
+
+	if (!runs_exe(s))
+		return;
+
+	if (objects_scan_maps(&s->objects, s->pid) > 0)
+		learn_objects(s, first);
+}
+
+/* Objects known to the recorder at most: a process maps a few dozen; beyond, refused. */
+#define OBJECTS_MAX 4096
+/* A module record naming no known object reads the process's maps at most this often. */
+#define MODULE_MAPS_NS 1000000ull
+
+/* Whether the file (its name, or its identity) is a known object at bias. */
+static bool known_object(const struct objects *o, const char *path, struct file_id id,
+			 uint64_t bias)
+{
+	for (size_t k = 0; k < o->n; k++)
+		if ((id.ino && o->v[k].id.ino == id.ino && o->v[k].id.dev == id.dev) ||
+		    !strcmp(o->v[k].path, path))
+			if (o->v[k].bias == bias || !o->v[k].elf)
+				return true;
+	return false;
+}
+
+/*
+ * A closure:module record: the process says it maps path at base. Believed only for a regular
+ * file that the process maps now (its maps say so), up to OBJECTS_MAX objects; anything else is
+ * refused and counted (docs/probes.md, "Trust boundary"), so that a process cannot make the
+ * recorder open a FIFO, read a file it does not map, or keep a million objects.
+ */
+void session_on_module(struct session *s, uint32_t tid, const char *path, uint64_t base)
+{
+	size_t first = s->objects.n;
+	uint32_t pid = !tid ? 0 : s->follow ? procset_process_of(s, tid) : (uint32_t)s->pid;
+	char *canonical, *file = NULL;
+	struct file_id id;
+	struct stat st;
+	bool added;
+
+	if (path[0] != '/')
+		return;
+	/*
+	 * The loader's name may be a symlink (libclosure.so.0): the trace names the file, as the
+	 * maps do. Another mount namespace's path cannot be resolved here; objects_add still
+	 * knows the file by its identity.
+	 */
+	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
+	if (canonical)
+		path = canonical;
+	if (asprintf(&file, "%s%s", s->objects.root, path) < 0 || stat(file, &st) ||
+	    !S_ISREG(st.st_mode))
+		goto refused;
+	id = (struct file_id){st.st_dev, st.st_ino};
+	if (!known_object(&s->objects, path, id, base)) {
+		uint64_t now = session_now_ns();
+
+		if (s->objects.n >= OBJECTS_MAX)
+			goto refused;
+		if (tid && (!pid || now - s->module_maps_ns < MODULE_MAPS_NS))
+			goto refused;
+		s->module_maps_ns = now;
+		if (tid && objects_mapped((pid_t)pid, path, id) != 1)
+			goto refused;
+	}
+	if (objects_add(&s->objects, path, base, &added) >= 0 && added)
+		learn_objects(s, first);
+	free(file);
+	free(canonical);
+	return;
+refused:
+	s->modules_refused++;
+	free(file);
+	free(canonical);
+}

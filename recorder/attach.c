@@ -1,0 +1,339 @@
+/* Probe discovery and attachment: see session.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "closuretrace.skel.h"
+#include "elf_probes.h"
+#include "event.h"
+#include "object_open.h"
+#include "session.h"
+
+#define MAX_OBJECTS 256
+
+char session_process_state(pid_t pid, unsigned long *flags)
+{
+	char path[64], buf[1024], *p, state = '?';
+	FILE *f;
+
+	*flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return state;
+	/* After the command name's closing parenthesis: state, then 5 numbers, then flags. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags);
+	fclose(f);
+	return state;
+}
+
+bool session_process_gone(pid_t pid)
+{
+	unsigned long flags;
+	char state;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return true;
+	state = session_process_state(pid, &flags);
+	return state == 'Z' || state == 'X';
+}
+
+/*
+ * Whether a failure to attach is worth a word: not when the one process recorded (-p) has
+ * exited meanwhile, since its files then vanish from under /proc/PID/root and its pid from the
+ * kernel; the recorder says once that the process exited (issue 12 item 10).
+ */
+static bool attach_error_to_say(struct session *s, int err)
+{
+	return err != -ESRCH && (s->follow || !session_process_gone(s->pid));
+}
+
+/* The probe names of the contract (closure_probes.h), indexed by enum ct_probe. */
+static int probe_kind(const char *name)
+{
+	static const char *const names[CT_NR_OPS + 1] = {
+#define PROBE_NAME(name, NAME, a4, a5, a6) [CT_##NAME] = #name,
+		CLOSURE_PROBE_LIST(PROBE_NAME)
+#undef PROBE_NAME
+			[CT_MODULE] = "module",
+	};
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return strcmp(name, "batch") ? -1 : CT_BATCH;
+}
+
+int session_add_link(struct session *s, struct bpf_link *link)
+{
+	struct bpf_link **v = realloc(s->links, (s->n_links + 1) * sizeof(*v));
+
+	if (!v) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	s->links = v;
+	s->links[s->n_links++] = link;
+	return 0;
+}
+
+static bool already_attached(struct session *s, struct file_id id)
+{
+	for (size_t i = 0; i < s->n_attached; i++)
+		if (s->attached[i].ino == id.ino && s->attached[i].dev == id.dev)
+			return true;
+	return false;
+}
+
+static int add_link_fd(struct session *s, int fd)
+{
+	int *v = realloc(s->link_fds, (s->n_link_fds + 1) * sizeof(*v));
+
+	if (!v) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->link_fds = v;
+	s->link_fds[s->n_link_fds++] = fd;
+	return 0;
+}
+
+/* The groups of probes, each attached with a program of its own. */
+enum probe_group { GROUP_OPS, GROUP_MODULE, GROUP_BATCH };
+
+static enum probe_group group_of(int kind)
+{
+	return kind == CT_MODULE ? GROUP_MODULE : kind == CT_BATCH ? GROUP_BATCH : GROUP_OPS;
+}
+
+/* Attaches the group's program to the sites of path whose probe is in the group. */
+static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
+			     enum probe_group group, int *names)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_op_multi, s->skel->progs.on_module_multi,
+				       s->skel->progs.on_batch_multi};
+	struct elf_site *mine = calloc(n, sizeof(*mine));
+	uint64_t *cookies = calloc(n, sizeof(*cookies));
+	bool seen_kind[CT_BATCH + 1] = {false};
+	size_t k = 0;
+	int fd = 0;
+
+	if (!mine || !cookies) {
+		fd = -ENOMEM;
+		goto out;
+	}
+	for (long i = 0; i < n; i++) {
+		int kind = probe_kind(sites[i].name);
+
+		if (kind < 0 || group_of(kind) != group)
+			continue; /* a newer library's probe: not ours to interpret */
+		mine[k] = sites[i];
+		cookies[k++] = (uint64_t)kind;
+		*names += !seen_kind[kind];
+		seen_kind[kind] = true;
+	}
+	if (!k)
+		goto out;
+	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
+	fd = usdt_multi_attach(&s->multi, bpf_program__fd(progs[group]), s->follow ? 0 : s->pid,
+			       path, mine, cookies, k);
+	if (fd >= 0)
+		fd = add_link_fd(s, fd);
+out:
+	free(mine);
+	free(cookies);
+	return fd;
+}
+
+/*
+ * Batches are used when a libclosure of the process has the batch probe and the per-operation
+ * probes were not asked for. The inline get and put of every object then record through the
+ * library too, so no per-operation probe is attached anywhere: no trap at all. Decided from all
+ * of a program's objects before any is attached.
+ */
+void session_detect_batch(struct session *s, const char *path)
+{
+	struct elf_site *sites;
+	long n;
+
+	if (s->per_op || s->batching)
+		return;
+	n = elf_probe_sites(path, &sites);
+	for (long i = 0; i < n; i++)
+		s->batching |= !strcmp(sites[i].name, "batch");
+	if (n > 0)
+		free(sites);
+}
+
+/* Every closure probe of path with uprobe_multi links. Probe names attached, or -errno. */
+static int attach_multi(struct session *s, const char *path)
+{
+	struct elf_site *sites;
+	long n = elf_probe_sites(path, &sites);
+	int count = 0, err = 0;
+
+	if (n <= 0)
+		return 0;
+	if (!s->batching)
+		err = attach_multi_prog(s, path, sites, n, GROUP_OPS, &count);
+	if (!err)
+		err = attach_multi_prog(s, path, sites, n, GROUP_MODULE, &count);
+	if (!err && s->batching)
+		err = attach_multi_prog(s, path, sites, n, GROUP_BATCH, &count);
+	free(sites);
+	return err ? err : count;
+}
+
+/* file: the object as opened (/proc/self/fd/N); path: its name in messages. */
+static int attach_libbpf(struct session *s, const char *file, const char *path)
+{
+	struct elf_probes probes;
+	int attached = 0, err = 0;
+
+	if (elf_probes_read(file, &probes))
+		return 0;
+	for (size_t i = 0; i < probes.n; i++) {
+		int kind = probe_kind(probes.probes[i].name);
+		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = kind);
+		struct bpf_program *prog = kind == CT_MODULE  ? s->skel->progs.on_module
+					   : kind == CT_BATCH ? s->skel->progs.on_batch
+							      : s->skel->progs.on_op;
+		struct bpf_link *link;
+
+		if (kind < 0)
+			continue; /* a newer library's probe: not ours to interpret */
+		if (group_of(kind) != GROUP_MODULE &&
+		    (group_of(kind) == GROUP_BATCH) != s->batching)
+			continue;
+		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, file, "closure",
+						probes.probes[i].name, &opts);
+		if (!link) {
+			err = -errno;
+			if (!attach_error_to_say(s, err))
+				break; /* the process is gone */
+			fprintf(stderr, "closuretrace: cannot attach closure:%s in %s: %s\n",
+				probes.probes[i].name, path, strerror(errno));
+			continue;
+		}
+		if (session_add_link(s, link))
+			break;
+		attached++;
+	}
+	elf_probes_free(&probes);
+	return attached ? attached : err;
+}
+
+int session_attach_path(struct session *s, const char *path)
+{
+	struct file_id id, *v;
+	int r = -EOPNOTSUPP, fd = object_open(path);
+	char opened[32];
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	/*
+	 * The probes are read and attached through the descriptor opened here: the path may name
+	 * another file (a FIFO) by the time a second open would look it up.
+	 */
+	snprintf(opened, sizeof(opened), "/proc/self/fd/%d", fd);
+	id = (struct file_id){st.st_dev, st.st_ino};
+	if (already_attached(s, id)) {
+		close(fd);
+		return 0;
+	}
+	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
+	if (!v) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->attached = v;
+	s->attached[s->n_attached++] = id;
+	if (!s->use_libbpf) {
+		r = attach_multi(s, opened);
+		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
+		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->n_link_fds)
+			s->use_libbpf = true;
+		else if (r < 0 && attach_error_to_say(s, r))
+			fprintf(stderr, "closuretrace: cannot attach the probes in %s: %s\n", path,
+				strerror(-r));
+	}
+	if (s->use_libbpf)
+		r = attach_libbpf(s, opened, path);
+	close(fd);
+	if (r > 0)
+		s->probes += r;
+	if (s->verbose && r > 0)
+		fprintf(stderr, "closuretrace: attached %d probes in %s%s\n", r, path,
+			s->batching ? " (batched)" : "");
+	return r;
+}
+
+int session_attach_program(struct session *s, const char *path)
+{
+	char *objs[MAX_OBJECTS];
+	size_t n = elf_load_order(path, objs, MAX_OBJECTS);
+	int total = 0, err = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (elf_has_closure_probes(objs[i]))
+			session_detect_batch(s, objs[i]);
+	for (size_t i = 0; i < n; i++) {
+		int r = elf_has_closure_probes(objs[i]) ? session_attach_path(s, objs[i]) : 0;
+
+		if (r > 0)
+			total += r;
+		else if (r < 0)
+			err = r;
+		free(objs[i]);
+	}
+	return total ? total : err;
+}
+
+/* root + path, malloc'ed (NULL when out of memory). */
+static char *rooted(const char *root, const char *path)
+{
+	char *p;
+
+	return asprintf(&p, "%s%s", root, path) < 0 ? NULL : p;
+}
+
+int session_watch_loader(struct session *s, const char *exe)
+{
+	/* Its paths are of its mount namespace: read through /proc/PID/root when not ours. */
+	char *file = rooted(s->objects.root, exe), *interp = file ? elf_interpreter(file) : NULL;
+	char *loader = interp ? rooted(s->objects.root, interp) : NULL;
+	uint64_t off = loader ? elf_symbol_offset(loader, "_dl_debug_state") : 0;
+	struct bpf_program *prog = s->skel->progs.on_loader;
+	int err = 0;
+
+	if (off && !s->use_libbpf) {
+		int fd = uprobe_multi_attach(bpf_program__fd(prog), s->pid, loader, &off, NULL,
+					     NULL, 1);
+
+		err = fd < 0 ? fd : add_link_fd(s, fd);
+	} else if (off) {
+		struct bpf_link *link =
+			bpf_program__attach_uprobe(prog, false, s->pid, loader, off);
+
+		err = link ? session_add_link(s, link) : -errno;
+	}
+	if (s->verbose && off && !err)
+		fprintf(stderr, "closuretrace: watching the loader %s\n", loader);
+	free(file);
+	free(interp);
+	free(loader);
+	return err;
+}

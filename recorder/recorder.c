@@ -1,0 +1,401 @@
+/* The recorder's verbs: see recorder.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_guard.h"
+#include "commands.h"
+#include "launch.h"
+#include "record_shared.h"
+#include "recorder.h"
+#include "session.h"
+#include "sink.h"
+#include "trace_writer.h"
+
+#define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
+#define GRACE_NS       (2000000000ull)
+#define FLUSH_EVERY_NS (1000000000ull) /* the trace goes to its file at least this often */
+
+struct recorder {
+	struct recorder_opts o;
+	struct session s;
+	struct launch child;
+	char *exe;
+	int guard;
+	uint64_t start_ns;
+	bool not_started; /* the command was gone when it was to be let run */
+};
+
+const char *recorder_end_name(enum recorder_end end)
+{
+	static const char *const names[] = {"exit", "signal", "duration", "timeout", "write"};
+
+	return names[end];
+}
+
+/* The process's executable, as an absolute path (NULL when it cannot be read). */
+static char *process_exe(pid_t pid)
+{
+	char link[64], buf[4096];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+static bool has_probes(const struct objects *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->v[i].has_probes)
+			return true;
+	return false;
+}
+
+static int no_process(pid_t pid)
+{
+	fprintf(stderr, "closuretrace: no process with pid %d; check the pid (ps -p %d)\n",
+		(int)pid, (int)pid);
+	return EXIT_ENVIRONMENT;
+}
+
+/* A process whose executable or maps cannot be read: say why, as it is. */
+static int no_user_code(pid_t pid)
+{
+	int err = errno; /* why the read failed, before /proc/PID/stat is read */
+	unsigned long flags;
+	char state = session_process_state(pid, &flags);
+
+	if (state == 'Z')
+		fprintf(stderr,
+			"closuretrace: process %d has exited (a zombie its parent has not reaped): "
+			"nothing to record\n",
+			(int)pid);
+	else if (flags & SESSION_PF_KTHREAD)
+		fprintf(stderr,
+			"closuretrace: process %d is a kernel thread: it runs no user code to "
+			"record\n",
+			(int)pid);
+	else if (geteuid() && err != ENOENT)
+		return permission_error();
+	else if (err == EACCES || err == EPERM)
+		/* Root, refused by the kernel's ptrace access check: pid 1 of a container, say. */
+		fprintf(stderr,
+			"closuretrace: process %d cannot be read even by root here: it holds "
+			"capabilities this closuretrace lacks, or belongs to another user "
+			"namespace; run closuretrace where that process was started\n",
+			(int)pid);
+	else
+		fprintf(stderr, "closuretrace: cannot read process %d's executable or maps: %s\n",
+			(int)pid, strerror(err));
+	return EXIT_ENVIRONMENT;
+}
+
+static int exited_early(pid_t pid)
+{
+	fprintf(stderr, "closuretrace: process %d exited before recording began; nothing written\n",
+		(int)pid);
+	return EXIT_ENVIRONMENT;
+}
+
+/* Checks that a -p target exists and has probes, before anything is loaded: -1 or a status. */
+static int check_pid(pid_t pid, char **exe)
+{
+	struct objects objs = {0};
+	char what[128];
+	int scanned;
+
+	if (kill(pid, 0) && errno == ESRCH)
+		return no_process(pid);
+	*exe = process_exe(pid);
+	scanned = objects_scan_maps(&objs, pid);
+	if (scanned < 0 || !*exe) {
+		objects_free(&objs);
+		if (kill(pid, 0) && errno == ESRCH) /* it exited meanwhile */
+			return exited_early(pid);
+		return no_user_code(pid);
+	}
+	scanned = has_probes(&objs);
+	objects_free(&objs);
+	if (session_process_gone(pid)) /* while its objects were read: they may look probe-less */
+		return exited_early(pid);
+	if (!scanned) {
+		snprintf(what, sizeof(what), "process %d", (int)pid);
+		return no_probes_error(what);
+	}
+	return -1;
+}
+
+/* The command to run, checked and started held: -1, or an exit status after saying why. */
+static int launch(struct recorder *r)
+{
+	r->exe = launch_resolve(r->o.argv[0]);
+	if (!r->exe) {
+		fprintf(stderr, "closuretrace: cannot run %s: %s\n", r->o.argv[0], strerror(errno));
+		return EXIT_USAGE;
+	}
+	/* Before the command starts: whatever it forks is then in the guard's process group. */
+	r->guard = check_guard_start();
+	r->child.stdout_to_stderr = r->o.stdout_to_stderr;
+	if (launch_start(&r->child, r->exe, r->o.argv)) {
+		fprintf(stderr, "closuretrace: cannot start %s: %s\n", r->exe, strerror(errno));
+		return EXIT_ENVIRONMENT;
+	}
+	return -1;
+}
+
+/* Loads the programs and attaches what can be attached before the process runs on. */
+static int load_and_attach(struct recorder *r)
+{
+	struct session *s = &r->s;
+	int err = session_load(s, r->o.buffer_size);
+
+	if (err)
+		return load_error(err);
+	if (s->launched) {
+		/* Attached now, the command's own probes fire from its first instruction. */
+		err = session_attach_program(s, r->exe);
+		if (err == -EPERM || err == -EACCES)
+			return permission_error();
+	}
+	err = session_watch_loader(s, r->exe);
+	/* A -p target that exits now is said so once recording would begin (recorder_start). */
+	if (err && err != -ESRCH && (s->launched || !session_process_gone(s->pid)))
+		fprintf(stderr,
+			"closuretrace: warning: libraries loaded later (dlopen) may miss "
+			"their first events: cannot watch the dynamic loader: %s\n",
+			strerror(-err));
+	return -1;
+}
+
+/* SIGINT and SIGTERM wait, blocked, for the event loop's signalfd (the command unblocks them). */
+static void block_stop_signals(void)
+{
+	sigset_t stop;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+}
+
+struct recorder *recorder_new(const struct recorder_opts *o, int *status)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	const char *attach = getenv("CLOSURETRACE_ATTACH");
+	int ret = -1;
+
+	if (!r) {
+		*status = EXIT_ENVIRONMENT;
+		return NULL;
+	}
+	r->o = *o;
+	r->child.gate = r->guard = -1;
+	block_stop_signals(); /* from now on a SIGINT or SIGTERM is a stop, whenever it comes */
+	r->s.pidfd = r->s.sigfd = r->s.epfd = -1;
+	if (!r->o.grace_ns)
+		r->o.grace_ns = GRACE_NS;
+	if (access(UPROBE_SYSFS, F_OK)) {
+		fprintf(stderr,
+			"closuretrace: this kernel has no uprobes (%s is missing); use a "
+			"kernel built with CONFIG_UPROBE_EVENTS=y\n",
+			UPROBE_SYSFS);
+		ret = EXIT_ENVIRONMENT;
+	} else {
+		ret = o->pid ? check_pid(o->pid, &r->exe) : launch(r);
+	}
+	if (ret < 0 && session_init(&r->s, o->pid ? o->pid : r->child.pid))
+		ret = EXIT_ENVIRONMENT;
+	if (ret < 0) {
+		struct session *s = &r->s;
+
+		s->verbose = o->verbose;
+		s->per_op = o->per_op;
+		s->quiet = o->quiet || !isatty(STDERR_FILENO);
+		s->launched = s->follow = s->stop_on_load = !o->pid;
+		s->exe = r->exe;
+		s->on_event = o->on_event;
+		s->on_event_ctx = o->on_event_ctx;
+		s->duration_ns = o->duration_ns;
+		s->timeout_ns = o->timeout_ns;
+		s->grace_ns = r->o.grace_ns;
+		s->stop_wait_ns = o->stop_wait_ns;
+		/* libbpf's per-site perf events even where uprobe_multi works: to test that path.
+		 */
+		s->use_libbpf = attach && !strcmp(attach, "perf");
+		ret = load_and_attach(r);
+	}
+	if (ret >= 0) {
+		*status = ret;
+		recorder_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
+{
+	struct session *s = &r->s;
+	int err;
+
+	check_guard_unlink(r->guard, temp_path);
+	r->start_ns = session_now_ns();
+	s->out = out;
+	if (s->out)
+		trace_write_header(s->out, s->pid, r->exe, (char *const *)r->o.argv, r->start_ns);
+	if (!s->launched) {
+		session_scan(s);
+		if (!s->n_links && !s->n_link_fds)
+			return session_process_gone(s->pid) ? exited_early(s->pid)
+							    : no_probes_error(r->exe);
+	}
+	err = session_start(s, r->start_ns);
+	/* Gone while it was attached to: a zombie's pidfd would make an empty recording. */
+	if (err == -ESRCH || (!err && !s->launched && session_process_gone(s->pid)))
+		return exited_early(s->pid);
+	if (err) {
+		fprintf(stderr, "closuretrace: cannot watch process %d: %s\n", (int)s->pid,
+			strerror(-err));
+		return EXIT_ENVIRONMENT;
+	}
+	/* Killed while we attached: its status is reaped and said as any other end's. */
+	if (s->launched && launch_release(&r->child)) {
+		r->not_started = true;
+		fprintf(stderr,
+			"closuretrace: the command ended before it could start (process %d)\n",
+			(int)s->pid);
+	}
+	if (r->o.verbose)
+		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);
+	return 0;
+}
+
+int recorder_poll(struct recorder *r, int timeout_ms)
+{
+	return session_poll(&r->s, timeout_ms);
+}
+
+void recorder_request_stop(struct recorder *r)
+{
+	session_request_stop(&r->s);
+}
+
+/* The launched command's exit status or killing signal, once it has exited. */
+static void child_status(pid_t pid, struct recorder_result *res, bool block)
+{
+	int status;
+	pid_t got;
+
+	while ((got = waitpid(pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (got != pid)
+		return;
+	if (WIFEXITED(status))
+		res->exit_code = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		res->signal = WTERMSIG(status);
+}
+
+/* The processes of the command still running: the first one, then its descendants. */
+static void still_running(struct session *s, struct recorder_result *res)
+{
+	pid_t v[RECORDER_MAX_RUNNING];
+	size_t n = s->init_pidns ? procset_list(s, v, RECORDER_MAX_RUNNING) : 0;
+
+	if (!s->root_exited && !s->follow)
+		return;
+	if (!s->root_exited)
+		res->running[res->n_running++] = s->pid;
+	for (size_t i = 0; i < n && res->n_running < RECORDER_MAX_RUNNING; i++)
+		if (v[i] != s->pid)
+			res->running[res->n_running++] = v[i];
+}
+
+void recorder_stop(struct recorder *r, struct recorder_result *res)
+{
+	struct session *s = &r->s;
+	struct trace_end end;
+
+	*res = (struct recorder_result){.exit_code = -1, .pid = s->pid};
+	res->lost = session_finish(s);
+	res->events = s->events;
+	res->duration_ns = session_now_ns() - r->start_ns;
+	res->end = s->end;
+	res->stop_signal = s->stop_signal;
+	res->write_errno = s->write_errno;
+	res->probes = s->probes > 0;
+	res->not_started = r->not_started;
+	if (s->launched) {
+		child_status(r->child.pid, res, s->root_exited);
+		still_running(s, res);
+		r->child.pid = 0; /* reaped, or left running after a stop */
+	}
+	end = (struct trace_end){.events = res->events,
+				 .lost = res->lost,
+				 .duration_ns = res->duration_ns,
+				 .reason = recorder_end_name(res->end),
+				 .exit_code = res->exit_code,
+				 .signal = res->signal,
+				 .cut_short = s->launched && res->end != RECORDER_EXIT};
+	if (s->out)
+		trace_write_end(s->out, &end);
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	if (r->s.syms)
+		session_close(&r->s);
+	if (r->child.pid > 0)
+		launch_abort(&r->child);
+	check_guard_release(r->guard); /* every process of the command was let go */
+	free(r->exe);
+	free(r);
+}
+
+int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
+		 struct recorder_result *res)
+{
+	int status = -1;
+	struct recorder *r;
+	const char *temp = NULL;
+	FILE *out;
+
+	/* Without BPF a command writes its own events; a running process cannot be told to. */
+	if (o->argv && (o->no_bpf || !sink_bpf_permitted()))
+		return sink_run(o, open_out, ctx, res);
+	if (o->pid && !sink_bpf_permitted()) {
+		fprintf(stderr, "closuretrace: not permitted to use BPF and uprobes: recording a "
+				"running process (-p) needs root, or CAP_BPF and CAP_PERFMON "
+				"(record -- COMMAND and check run without)\n");
+		return EXIT_ENVIRONMENT;
+	}
+	r = recorder_new(o, &status);
+	if (!r)
+		return status;
+	out = open_out(ctx, &temp);
+	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
+	if (!status) {
+		uint64_t flushed = session_now_ns();
+
+		/* Every second the trace so far goes to the file (a compressed one ends a frame):
+		 * a recorder killed then leaves all but its last second readable. */
+		while (recorder_poll(r, 10) == RECORDER_RUNNING)
+			if (session_now_ns() - flushed >= FLUSH_EVERY_NS) {
+				fflush(out);
+				flushed = session_now_ns();
+			}
+		recorder_stop(r, res);
+		status = -1;
+	}
+	recorder_free(r);
+	return status;
+}

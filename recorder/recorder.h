@@ -1,0 +1,107 @@
+/*
+ * The recorder that record, check (and top) share: an opaque object with a verb API, as retsnoop's
+ * mass_attacher. The caller fills struct recorder_opts, then
+ *
+ *   r = recorder_new(&opts, &status);   checks, starts the command held, loads, attaches
+ *   recorder_start(r, out);             writes the trace's header, lets the command run
+ *   while (recorder_poll(r, ms) == RECORDER_RUNNING) ...;
+ *   recorder_stop(r, &result);          reads the rest, writes the trailer
+ *   recorder_free(r);
+ *
+ * or recorder_run(&opts, &result) for all of it. Every message for the user is printed here, once.
+ */
+#ifndef CLOSURETRACE_RECORDER_H
+#define CLOSURETRACE_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct recorder;
+struct ct_event;
+
+/* Why the recording ended: the trailer's "reason". */
+enum recorder_end {
+	RECORDER_EXIT,	   /* the process (with -- CMD: every process of the command) exited */
+	RECORDER_SIGNAL,   /* SIGINT or SIGTERM to the recorder */
+	RECORDER_DURATION, /* opts.duration_ns passed */
+	RECORDER_TIMEOUT,  /* opts.timeout_ns passed: the command was ended */
+	RECORDER_WRITE,	   /* the trace could not be written (a full disk): stopped at once */
+};
+
+/* A live consumer of each operation as it is recorded (pid: its process, 0 when unknown). */
+typedef void (*recorder_event_fn)(void *ctx, const struct ct_event *e, uint32_t pid);
+
+struct recorder_opts {
+	pid_t pid;	   /* attach to this running process; or */
+	char *const *argv; /* start this command, held until attached; its children are followed */
+	size_t buffer_size;
+	uint64_t duration_ns;  /* stop after this long; a launched command gets SIGTERM (0: none) */
+	uint64_t timeout_ns;   /* launched: SIGTERM after this long, SIGKILL grace_ns later */
+	uint64_t grace_ns;     /* default 2 s */
+	uint64_t stop_wait_ns; /* after a stop signal, wait this long for the command to end
+				  (0: until it ends; a second signal kills it) */
+	bool verbose;	       /* say on stderr what is attached */
+	bool quiet;	       /* no live status line, even on a terminal */
+	bool stdout_to_stderr; /* the command's standard output goes to our standard error */
+	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
+	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
+	recorder_event_fn on_event;
+	void *on_event_ctx;
+};
+
+#define RECORDER_MAX_RUNNING 8
+
+struct recorder_result {
+	uint64_t events, lost, duration_ns;
+	enum recorder_end end;
+	int exit_code;	  /* the launched command's exit status; -1 when none */
+	int signal;	  /* the signal that killed it; 0 when none */
+	bool not_started; /* it ended (was killed) before the recorder let it run */
+	int stop_signal;  /* the signal that stopped the recording; 0 when none */
+	int write_errno;  /* RECORDER_WRITE: why */
+	bool probes;	  /* some process had closure probes attached */
+	bool sink;	  /* the in-process sink carried the events (no BPF) */
+	pid_t pid;	  /* the process recorded (the command's first) */
+	size_t n_running; /* processes of the command still running at the end */
+	pid_t running[RECORDER_MAX_RUNNING];
+};
+
+enum { RECORDER_RUNNING = -1 };
+
+/* NULL after printing why, with *status the exit status to end with (2 or 3). */
+struct recorder *recorder_new(const struct recorder_opts *o, int *status);
+
+/*
+ * Writes the trace's header to out (borrowed, the caller closes it; NULL: no trace) and lets the
+ * command run. temp_path (or NULL) is removed should the recorder die. 0, or an exit status
+ * after printing why. Nothing is written before this: the
+ * caller opens the output once the recorder is ready.
+ */
+int recorder_start(struct recorder *r, FILE *out, const char *temp_path);
+
+/* Handles what arrives within timeout_ms: RECORDER_RUNNING, or (ended) 0. */
+int recorder_poll(struct recorder *r, int timeout_ms);
+
+/* Ends the recording as a stop signal would (a launched command gets SIGTERM). */
+void recorder_request_stop(struct recorder *r);
+
+/* Reads what is left, writes the trailer, fills *res. */
+void recorder_stop(struct recorder *r, struct recorder_result *res);
+
+/* Detaches and frees; a launched command still held is ended, one still running left alone. */
+void recorder_free(struct recorder *r);
+
+/* Opens the trace once the recorder is ready; NULL after saying why. See recorder_start. */
+typedef FILE *(*recorder_open_fn)(void *ctx, const char **temp_path);
+
+/* All of the above: -1 when the recording was made (see *res), else an exit status. */
+int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
+		 struct recorder_result *res);
+
+/* The trailer's reason for an end. */
+const char *recorder_end_name(enum recorder_end end);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * The recorder's inside (recorder.h is its outside): the state its parts share, and each part's
+ * functions. One file per concern:
+ *   session.c     load the BPF programs, finish, close
+ *   attach.c      probe discovery and attachment (uprobe_multi, or libbpf's per-site way)
+ *   addresses.c   the process's objects and the call-site addresses written as sym records
+ *   procset.c     the set of processes a launched command became (fork and exec following)
+ *   event_loop.c  the ring buffer's records, the wait for the end, signals, timeouts
+ */
+#ifndef CLOSURETRACE_SESSION_H
+#define CLOSURETRACE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "objects.h"
+#include "recorder.h"
+#include "usdt_multi.h"
+
+struct closuretrace_bpf;
+struct ring_buffer;
+struct bpf_link;
+struct symbols;
+struct ct_event;
+struct batch_decoder;
+struct batch_process;
+
+/* Where the event loop stands: running, or ending and waiting for the command to go. */
+enum session_phase {
+	PHASE_RUN,
+	PHASE_TERM, /* a stop signal, --duration or --timeout: the command was sent SIGTERM */
+	PHASE_KILL, /* the grace period passed (--timeout) or a second signal: SIGKILL sent */
+	PHASE_DONE,
+};
+
+struct session {
+	struct closuretrace_bpf *skel;
+	struct ring_buffer *rb;
+	/* session_poll's reading stops here (0: read all), so that a producer faster than us still
+	 * leaves time for frames, signals and clocks; bytes read since the clock was last read.
+	 */
+	uint64_t read_until_ns;
+	uint32_t read_since_clock;
+	bool read_behind; /* the last read stopped there: records are left in the ring buffer */
+	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
+	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
+	int *link_fds;		 /* uprobe_multi links */
+	size_t n_link_fds;
+	struct bpf_link **links; /* libbpf's links */
+	size_t n_links;
+	struct file_id *attached; /* files whose probes are attached */
+	size_t n_attached;
+
+	pid_t pid;
+	const char *exe;   /* the process's executable: maps are read only once it runs it */
+	bool launched;	   /* the process is our child: forward signals to it */
+	bool verbose;	   /* say on stderr what was attached */
+	bool stop_on_load; /* stop the process at each loader change until attached (launched) */
+	bool follow;	   /* launched only: trace the processes it forks and what they exec */
+	bool quiet;	   /* no live status line, even on a terminal */
+	unsigned probes;   /* probe names attached, over every object */
+	bool closing;	   /* session_close: only exec records are still handled */
+	uint32_t *tid_pid; /* follow mode: open-addressing pairs tid, pid (cache of the BPF map) */
+	size_t tid_pid_cap, tid_pid_n;
+	int pidfd, sigfd, epfd;
+	bool root_exited; /* the launched command's first process has exited */
+	bool init_pidns;  /* we live in the first pid namespace (procset.c) */
+
+	FILE *out; /* NULL: events go to the consumer alone */
+	recorder_event_fn on_event;
+	void *on_event_ctx;
+	uint64_t start_ns;
+	struct objects objects;
+	struct symbols *syms;
+	uint64_t *seen; /* open-addressing set of addresses already symbolized or pending */
+	size_t seen_cap, seen_n;
+	uint64_t modules_refused; /* closure:module records naming no object mapped (addresses.c) */
+	uint64_t module_maps_ns;  /* when a module record last had the maps read */
+	uint64_t *pending;	  /* addresses in no known object yet */
+	size_t n_pending, pending_cap;
+
+	/* The batched transport (session_batch.h); per_op: attach the per-operation probes. */
+	bool per_op;
+	bool batching; /* a libclosure of the process batches: its batch probe is attached */
+	size_t buffer_size;
+	struct batch_decoder *batch;
+	struct batch_process *batch_procs;
+	size_t n_batch_procs;
+	uint64_t batch_dropped;
+	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
+	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
+
+	uint64_t events;
+	int64_t live; /* closures initialised and not finished (stack closures excluded) */
+
+	/* The end: why, and the clock of the phase (event_loop.c). */
+	enum session_phase phase;
+	enum recorder_end end;
+	int stop_signal; /* the first stop signal received, 0 when none */
+	int write_errno; /* RECORDER_WRITE: why the trace could not be written */
+	uint64_t duration_ns, timeout_ns, grace_ns, stop_wait_ns;
+	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
+};
+
+/* A hash of an address or an id, for the recorder's open-addressing tables. */
+static inline size_t session_hash(uint64_t a)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 17);
+}
+
+/* session.c */
+int session_init(struct session *s, pid_t pid);
+/* Opens and loads the BPF programs with a ring buffer of buffer_size bytes. 0 or -errno. */
+int session_load(struct session *s, size_t buffer_size);
+/* Reads the rest, resolves what is still pending; returns the events the kernel could not
+ * hand over (and warns when module records were lost too). */
+uint64_t session_finish(struct session *s);
+void session_close(struct session *s);
+uint64_t session_now_ns(void);
+uint64_t session_read_stat(struct session *s, uint32_t slot);
+
+/* attach.c */
+#define SESSION_PF_KTHREAD 0x00200000ul /* linux/sched.h: a kernel thread */
+/* The state letter and flags of /proc/PID/stat ('?' and 0 when it cannot be read). */
+char session_process_state(pid_t pid, unsigned long *flags);
+/* Whether pid has exited: gone, or a zombie (which kill(pid, 0) and pidfd_open still accept). */
+bool session_process_gone(pid_t pid);
+/* Every closure probe of the ELF file at path (once per file): probe names attached, or -errno. */
+int session_attach_path(struct session *s, const char *path);
+/* Every object with closure probes that the executable at path loads: as above. */
+int session_attach_program(struct session *s, const char *path);
+/* Watches the loader of exe (its _dl_debug_state): a dlopen is seen at once. 0 or -errno. */
+int session_watch_loader(struct session *s, const char *exe);
+int session_add_link(struct session *s, struct bpf_link *link);
+/* Whether path's libclosure batches: decides s->batching before anything is attached. */
+void session_detect_batch(struct session *s, const char *path);
+
+/* addresses.c */
+/* Reads the process's maps, learns new objects and attaches those with probes. */
+void session_scan(struct session *s);
+/*
+ * A closure:module record: an object of the process at its bias, from thread tid (BPF: believed
+ * only when the process maps it), or from the in-process sink (tid 0: the process is gone, its
+ * maps with it; the recorder runs as its user).
+ */
+void session_on_module(struct session *s, uint32_t tid, const char *path, uint64_t base);
+/* addr is written as a sym record once (now, or when its object is known). */
+void session_note_address(struct session *s, uint64_t addr);
+void session_retry_pending(struct session *s);
+
+/* procset.c */
+/* Before load: the BPF follow settings (or the follow programs left unloaded). */
+int procset_setup(struct session *s);
+/* After load: the fork/exec/exit tracepoints. */
+int procset_attach(struct session *s);
+/* The process of a thread (0 outside follow mode). */
+uint32_t procset_process_of(struct session *s, uint32_t tid);
+/* A traced process exec'ed and waits, stopped: attach its program, let it go. */
+void procset_on_exec(struct session *s, uint32_t pid);
+/* Whether some process of the command still runs (follow mode; else: the first one). */
+bool procset_alive(struct session *s);
+/* Sends sig to every process of the command (and SIGCONT, for one held at an exec). */
+void procset_signal(struct session *s, int sig);
+/* The processes of the command still running, at most max of them into pids; how many. */
+size_t procset_list(struct session *s, pid_t *pids, size_t max);
+/* SIGCONT the first process through its pidfd (the pid may be reused, the pidfd cannot). */
+void procset_continue(struct session *s);
+
+/* event_loop.c */
+int session_start(struct session *s, uint64_t start_ns);
+/* Waits up to timeout_ms for records and the end; RECORDER_RUNNING until it has come. */
+int session_poll(struct session *s, int timeout_ms);
+/* A stop as a signal would make it (recorder_request_stop). */
+void session_request_stop(struct session *s);
+/* The single way into the trace of a decoded operation (any transport). */
+void session_emit(struct session *s, const struct ct_event *e);
+/* The same, the process known (the in-process sink, which has no BPF map of threads). */
+void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid);
+
+#endif

@@ -1,0 +1,43 @@
+/* Writing a trace file: JSON Lines as docs/trace-format.md defines them. */
+#ifndef CLOSURETRACE_TRACE_WRITER_H
+#define CLOSURETRACE_TRACE_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct ct_event;
+
+/* A code address resolved (recorder/symbols.c fills it): what a sym record says. */
+struct sym_info {
+	const char *obj;  /* the object's path; NULL when the address is in no known object */
+	const char *func; /* NULL when unknown */
+	const char *file; /* NULL without DWARF */
+	int line;	  /* 0 without DWARF */
+	char buf[4096];	  /* storage for file and func when they are built */
+};
+
+struct trace_end {
+	uint64_t events, lost, duration_ns;
+	const char *reason; /* "exit", "signal" or "duration" */
+	int exit_code;	    /* -1: none */
+	int signal;	    /* 0: none */
+	bool cut_short;	    /* the recorder ended a launched command before it finished */
+	unsigned abrupt;    /* processes that ended without their exit handlers (the sink) */
+};
+
+void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
+/* pid: the process of the event's thread, written when not 0 (check follows several). */
+void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);
+void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
+void trace_write_module(FILE *f, const char *path, uint64_t base);
+void trace_write_end(FILE *f, const struct trace_end *end);
+
+/* The event's name (`ev`), or NULL for an unknown kind. */
+const char *trace_event_name(unsigned kind);
+
+/* Writes s as a JSON string, quotes included. */
+void trace_write_string(FILE *f, const char *s);
+
+#endif
