@@ -82,16 +82,18 @@ int trace_out_open(struct trace_out *t, const char *target, bool compress)
 		fd = open_temp(t); /* a regular file, a link to one, a dangling link, nothing */
 	if (fd < 0)
 		return -1;
-	t->f = compress || trace_out_zstd_name(target) ? zstd_out_open(fd) : fdopen(fd, "w");
+	compress = compress || trace_out_zstd_name(target);
+	t->f = compress ? zstd_out_open(fd) : fdopen(fd, "w");
 	if (!t->f) {
 		close(fd);
 		trace_out_abort(t);
 		return -1;
 	}
-	/* A buffer of our own: given none, glibc ignores the size and buffers one block. */
-	t->buf = malloc(BUFFER);
-	if (t->buf)
-		setvbuf(t->f, t->buf, _IOFBF, BUFFER);
+	/* A compressed trace: a buffer of our own, so that a frame holds 1 MiB of text (given
+	 * none, glibc ignores the size and buffers one block: 8 KiB frames compress to half as
+	 * well). A plain one keeps glibc's block. */
+	t->buf = compress ? malloc(BUFFER) : NULL;
+	setvbuf(t->f, t->buf, _IOFBF, BUFFER);
 	return 0;
 }
 

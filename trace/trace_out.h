@@ -15,7 +15,7 @@ struct trace_out {
 	const char *target; /* borrowed */
 	char *temp;	    /* the file written, renamed at commit; NULL when written in place */
 	FILE *f;
-	char *buf; /* f's buffer */
+	char *buf; /* f's buffer, when compressed */
 };
 
 /* Whether target can be written (checked before a run: a new file in its folder, or a device in
