@@ -4,7 +4,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 #define STOP_WAIT_NS	    (2000000000ull) /* a stopped recording waits this long for the command */
 
 struct record_options {
+	struct pid_list pids;
 	pid_t pid;
 	const char *output;
 	uint64_t duration_ns;
@@ -32,98 +32,64 @@ struct record_options {
 	char **argv; /* the command, or NULL with -p */
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace record [OPTIONS] -p PID\n"
-		"       closuretrace record [OPTIONS] -- COMMAND [ARGS...]\n"
-		"\n"
-		"Records every closure operation of a process into a trace (JSON Lines).\n"
-		"\n"
-		"  -p, --pid PID          attach to a running process\n"
-		"  -o, --output FILE      write the trace to FILE (default closuretrace.json;\n"
-		"                         an existing file is kept as FILE.old; '-' for stdout)\n"
-		"  -d, --duration SECS    stop after SECS seconds\n"
-		"  -b, --buffer-size N    ring buffer bytes, a power of two (K, M suffixes;\n"
-		"                         default 16M)\n"
-		"      --per-op           take each operation from its own probe (a trap per\n"
-		"                         operation), even when libclosure offers batches\n"
-		"      --no-bpf           run the command with the in-process sink (libclosure\n"
-		"                         writes its own events; the default without BPF\n"
-		"                         permission; not with -p)\n"
-		"  -v, --verbose          say what is attached\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"Recording stops when the process exits, on Ctrl-C or SIGTERM, or after\n"
-		"--duration; a launched command is then sent the same signal (SIGTERM for\n"
-		"--duration). The trace is complete, with its trailer, in every case.\n");
-}
-
 /* Fills *o; returns -1 to go on, or the exit status to stop with (after --help: 0). */
 static int parse_options(int argc, char **argv, struct record_options *o)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"output", required_argument, NULL, 'o'},
-		{"duration", required_argument, NULL, 'd'},
-		{"buffer-size", required_argument, NULL, 'b'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"per-op", no_argument, NULL, 'P'},
-		{"no-bpf", no_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	const struct opt opts[] = {
+		OPTION(OPT_PIDS, 'p', "pid", &o->pids, "PID", "attach to a running process"),
+		OPTION(OPT_STRING, 'o', "output", &o->output, "FILE",
+		       "write the trace to FILE (default " DEFAULT_TRACE
+		       ";\nan existing file is kept as "
+		       "FILE.old; '-' for stdout)"),
+		OPTION(OPT_DURATION, 'd', "duration", &o->duration_ns, "TIME",
+		       "stop after TIME (1.5, 1s, 500ms; bare: seconds)"),
+		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
+		       "ring buffer bytes, a power of two (K, M suffixes;\ndefault 16M)"),
+		OPTION(OPT_FLAG, 0, "per-op", &o->per_op, NULL,
+		       "take each operation from its own probe (a trap per\noperation), even when "
+		       "libclosure offers batches"),
+		OPTION(OPT_FLAG, 0, "no-bpf", &o->no_bpf, NULL,
+		       "run the command with the in-process sink (libclosure\nwrites its own "
+		       "events; the "
+		       "default without BPF\npermission; not with -p)"),
+		OPTION(OPT_FLAG, 'v', "verbose", &o->verbose, NULL, "say what is attached"),
+		OPTION_END,
 	};
-	int c;
+	const struct cmdline cl = {
+		.cmd = "record",
+		.synopsis =
+			"usage: closuretrace record [OPTIONS] -p PID\n"
+			"       closuretrace record [OPTIONS] -- COMMAND [ARGS...]\n"
+			"\n"
+			"Records every closure operation of a process into a trace (JSON Lines).\n",
+		.epilogue =
+			"Recording stops when the process exits, on Ctrl-C or SIGTERM, or after\n"
+			"--duration; a launched command is then sent the same signal (SIGTERM for\n"
+			"--duration). The trace is complete, with its trailer, in every case.\n",
+		.opts = opts,
+		.stop_at_argument = true,
+	};
+	int next, ret;
 
-	*o = (struct record_options){.output = "closuretrace.json",
-				     .buffer_size = DEFAULT_BUFFER_SIZE};
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:o:d:b:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_pid(optarg, &o->pid))
-				return usage_error("record", "not a process id", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'd':
-			if (seconds_arg("record", "--duration", optarg, &o->duration_ns))
-				return EXIT_USAGE;
-			break;
-		case 'b':
-			if (buffer_size_arg("record", optarg, &o->buffer_size))
-				return EXIT_USAGE;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'P':
-			o->per_op = true;
-			break;
-		case 'N':
-			o->no_bpf = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK; /* help shown: stop, successfully */
-		default:
-			return usage_error("record", "unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o->argv = argv + optind;
+	*o = (struct record_options){.output = DEFAULT_TRACE, .buffer_size = DEFAULT_BUFFER_SIZE};
+	ret = args_parse(&cl, argc, argv, &next);
+	if (ret >= 0)
+		return ret;
+	if (next < argc)
+		o->argv = argv + next;
+	if (o->pids.n > 1)
+		return args_error("record", "-p takes one process id here, not a list", NULL);
+	o->pid = o->pids.n ? o->pids.v[0] : 0;
 	if (o->pid && o->no_bpf)
-		return usage_error("record",
-				   "--no-bpf cannot record a running process (-p): it was not "
-				   "started with the sink",
-				   NULL);
+		return args_error("record",
+				  "--no-bpf cannot record a running process (-p): it was not "
+				  "started with the sink",
+				  NULL);
 	if (!o->pid == !o->argv)
-		return usage_error("record",
-				   o->pid ? "give either -p PID or a command, not both"
-					  : "give -p PID or -- COMMAND",
-				   NULL);
+		return args_error("record",
+				  o->pid ? "give either -p PID or a command, not both"
+					 : "give -p PID or -- COMMAND",
+				  NULL);
 	return -1;
 }
 
