@@ -285,6 +285,8 @@ static void usage_line(const struct opt *o, FILE *out)
 void args_usage(const struct cmdline *cl, FILE *out)
 {
 	fputs(cl->synopsis, out);
+	if (cl->more_synopsis)
+		cl->more_synopsis(out);
 	fputc('\n', out);
 	for (const struct opt *o = cl->opts; o->kind != OPT_END; o++)
 		usage_line(o, out);

@@ -63,7 +63,8 @@ struct opt {
 struct cmdline {
 	const char *cmd;      /* "record" */
 	const char *synopsis; /* --help before the options: the usage lines and what it does */
-	const char *epilogue; /* --help after the options, or NULL */
+	void (*more_synopsis)(FILE *out); /* what follows it, when it is not a constant (or NULL) */
+	const char *epilogue;		  /* --help after the options, or NULL */
 	const struct opt *opts;
 	/* The options end at the first argument that is not one: what follows is the command to
 	 * run, whose own options are its own (record, check). */

@@ -21,6 +21,7 @@
 #include "check_supp.h"
 #include "viz.h"
 #include "commands.h"
+#include "export.h"
 #include "leaks.h"
 #include "model.h"
 #include "record_shared.h"
@@ -41,6 +42,8 @@ struct check_options {
 	bool no_bpf;	     /* the in-process sink even when BPF is permitted */
 	bool per_op;	     /* the per-operation probes even when libclosure offers batches */
 	uint64_t timeout_ns; /* 0: none */
+	struct export_opts export; /* export.url NULL: no --export */
+	struct export_labels labels;
 	char **argv;
 };
 
@@ -101,6 +104,12 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		       "end the command after TIME (2.5s, 500ms; bare: seconds;\nSIGTERM, SIGKILL "
 		       "2 s "
 		       "later) and report what it was stuck on"),
+		OPTION(OPT_STRING, 0, "export", &o->export.url, "URL",
+		       "also load the trace and its verdicts into ClickHouse\n"
+		       "(http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
+		       "a failed export is a warning, never the exit status"),
+		OPTION(OPT_CALL, 0, "label", &o->labels, "KEY=VALUE",
+		       "a label of the run for --export (repeatable)", .call = export_label_opt),
 		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
 		       "ring buffer bytes, a power of two (K, M suffixes;\ndefault 64M)"),
 		OPTION_END,
@@ -137,6 +146,10 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		return args_error("check",
 				  "give the command to check: closuretrace check -- COMMAND", NULL);
 	o->argv = argv + next;
+	if (o->labels.n && !o->export.url)
+		return args_error("check", "--label goes with --export URL", NULL);
+	o->export.meta.labels = o->labels.v;
+	o->export.meta.nlabels = o->labels.n;
 	return -1;
 }
 
@@ -361,6 +374,8 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);
 	ret = cut ? cut : verdict(&o, &run, shown);
+	if (o.export.url)
+		export_after_run(trace_path, &o.export);
 out:
 	check_verdict_free(&judged);
 	check_supp_free(&supp);

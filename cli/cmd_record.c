@@ -13,6 +13,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "export.h"
 #include "record_shared.h"
 #include "recorder.h"
 #include "trace_out.h"
@@ -30,6 +31,8 @@ struct record_options {
 	bool per_op; /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf; /* the in-process sink even when BPF is permitted */
 	char **argv; /* the command, or NULL with -p */
+	struct export_opts export; /* export.url NULL: no --export */
+	struct export_labels labels;
 };
 
 /* Fills *o; returns -1 to go on, or the exit status to stop with (after --help: 0). */
@@ -52,6 +55,11 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		       "run the command with the in-process sink (libclosure\nwrites its own "
 		       "events; the "
 		       "default without BPF\npermission; not with -p)"),
+		OPTION(OPT_STRING, 0, "export", &o->export.url, "URL",
+		       "then load the trace into ClickHouse\n(http://HOST:PORT/DATABASE; "
+		       "closuretrace-export(1));\na failed export is a warning"),
+		OPTION(OPT_CALL, 0, "label", &o->labels, "KEY=VALUE",
+		       "a label of the run for --export (repeatable)", .call = export_label_opt),
 		OPTION(OPT_FLAG, 'v', "verbose", &o->verbose, NULL, "say what is attached"),
 		OPTION_END,
 	};
@@ -77,6 +85,13 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		return ret;
 	if (next < argc)
 		o->argv = argv + next;
+	o->export.meta.labels = o->labels.v;
+	o->export.meta.nlabels = o->labels.n;
+	if (o->labels.n && !o->export.url)
+		return args_error("record", "--label goes with --export URL", NULL);
+	if (o->export.url && !strcmp(o->output, "-"))
+		return args_error("record", "--export reads the trace back: give -o FILE, not -",
+				  NULL);
 	if (o->pids.n > 1)
 		return args_error("record", "-p takes one process id here, not a list", NULL);
 	o->pid = o->pids.n ? o->pids.v[0] : 0;
@@ -165,6 +180,8 @@ int cmd_record(int argc, char **argv)
 			   open_output, &out, &res);
 	if (ret < 0)
 		ret = finish(&o, &out, &res);
+	if (ret == EXIT_OK && o.export.url)
+		export_after_run(o.output, &o.export);
 	trace_out_abort(&out); /* after a refusal: nothing of it is left */
 	return ret;
 }

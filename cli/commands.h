@@ -20,5 +20,7 @@ int cmd_check(int argc, char **argv);
 int cmd_ps(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_fleet(int argc, char **argv);
 
 #endif

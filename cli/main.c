@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{"top", cmd_top, "a live view of a running process: closures in flight by kind"},
 	{"ps", cmd_ps, "the live closures of a running or hung process (CLOSURE_DEBUG builds)"},
 	{"timeline", cmd_timeline, "the trace as Chrome/Perfetto trace-event JSON (timeline)"},
+	{"export", cmd_export, "load a trace into ClickHouse (events, closures, verdicts)"},
+	{"fleet", cmd_fleet, "ask ClickHouse across runs and hosts: top leaks, lifetimes, ..."},
 };
 
 static void usage(FILE *out)

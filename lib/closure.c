@@ -159,7 +159,8 @@ PROBE_BODY void run_body(struct closure *cl, const bool traced)
 	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 
 	(void)r;
-	probe_op2_in(traced, run, cl, r, cl->released_at, (uintptr_t)cl->fn, (uintptr_t)cl->wq);
+	probe_op2_in(traced, run, cl, r, cl->released_at, (uintptr_t)cl->fn,
+		     cl->wq ? (uintptr_t)cl->wq : (uintptr_t)cl->program_wq);
 	call_fn(cl->fn, cl->fn_takes_closure, cl);
 }
 
@@ -180,7 +181,7 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 {
 	struct workqueue *wq = cl->wq;
 
-	if (!wq) {
+	if (!wq && !cl->program_wq) {
 		cl->released_at = ip;
 		closure_run(cl);
 		return;
@@ -191,7 +192,10 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
 			    "its continuation is still queued (not started yet)");
 	cl->released_at = ip;
-	workqueue_queue(wq, cl);
+	if (wq)
+		workqueue_queue(wq, cl);
+	else
+		workqueue_queue_program(cl->program_wq, cl, ip, name);
 }
 
 static inline __attribute__((always_inline)) struct sub_result
@@ -308,6 +312,7 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 			    "a closure cannot be its own parent (it would wait for itself)");
 	closure_debug_check_init(cl, "closure_init", ip);
 	cl->wq = NULL;
+	cl->program_wq = NULL;
 	cl->queued = 0;
 	cl->next = NULL;
 	/* Atomic stores: a closure initialised again while still listed may be being dumped. */
@@ -412,17 +417,24 @@ static void require_running(struct closure *cl, const char *name, uintptr_t ip)
 }
 
 /* A plain store, as in the kernel: allowed on a closure that is not running. */
-static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
+static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq,
 		      uintptr_t ip)
 {
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->fn, fn.fn, __ATOMIC_RELAXED);
 	cl->fn_takes_closure = fn.takes_closure;
-	cl->wq = wq;
+	cl->wq = wq.own;
+	cl->program_wq = wq.program;
 }
 
-void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
+/* The workqueue a probe names: whichever of the two it is. */
+static uintptr_t wq_addr(struct closure_wq_ref wq)
+{
+	return wq.own ? (uintptr_t)wq.own : (uintptr_t)wq.program;
+}
+
+void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq)
 {
 	set_fn_at(cl, fn, wq, CALLER_IP());
 }
@@ -444,8 +456,9 @@ CLOSURE_FLAG_LIST(FLAG_MATCHES)
  * Give up the running reference (how: continue_at, return, or destructor). With a destructor, one
  * step drops the running reference, clears RUNNING and sets DESTRUCTOR.
  */
-PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
-				 int how, const char *name, uintptr_t ip, const bool traced)
+PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn,
+				 struct closure_wq_ref wq, int how, const char *name, uintptr_t ip,
+				 const bool traced)
 {
 	uint32_t v = how == HOW_DESTRUCTOR ? CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1
 					   : CLOSURE_RUNNING + 1;
@@ -454,17 +467,18 @@ PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn, s
 	set_fn_at(cl, fn, wq, ip);
 	SUB_AND_SETTLE(
 		cl, v, name, ip,
-		probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq, how));
+		probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, wq_addr(wq), how));
 }
 
 PROBE_COLD void continue_at_traced(struct closure *cl, struct closure_fn_ref fn,
-				   struct workqueue *wq, int how, const char *name, uintptr_t ip)
+				   struct closure_wq_ref wq, int how, const char *name,
+				   uintptr_t ip)
 {
 	continue_at_body(cl, fn, wq, how, name, ip, true);
 }
 
 static inline void continue_at_at(struct closure *cl, struct closure_fn_ref fn,
-				  struct workqueue *wq, int how, const char *name, uintptr_t ip)
+				  struct closure_wq_ref wq, int how, const char *name, uintptr_t ip)
 {
 	if (PROBE_OP_TRACED(continue_at))
 		continue_at_traced(cl, fn, wq, how, name, ip);
@@ -472,7 +486,7 @@ static inline void continue_at_at(struct closure *cl, struct closure_fn_ref fn,
 		continue_at_body(cl, fn, wq, how, name, ip, false);
 }
 
-void continue_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
+void continue_at(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq)
 {
 	continue_at_at(cl, fn, wq, fn.fn ? HOW_CONTINUE_AT : HOW_RETURN, "continue_at",
 		       CALLER_IP());
@@ -480,37 +494,37 @@ void continue_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue 
 
 void closure_return(struct closure *cl)
 {
-	continue_at_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, HOW_RETURN, "closure_return",
-		       CALLER_IP());
+	continue_at_at(cl, (struct closure_fn_ref){NULL, 0}, (struct closure_wq_ref){NULL, NULL},
+		       HOW_RETURN, "closure_return", CALLER_IP());
 }
 
 void closure_return_with_destructor(struct closure *cl, struct closure_fn_ref destructor)
 {
-	continue_at_at(cl, destructor, NULL, HOW_DESTRUCTOR, "closure_return_with_destructor",
-		       CALLER_IP());
+	continue_at_at(cl, destructor, (struct closure_wq_ref){NULL, NULL}, HOW_DESTRUCTOR,
+		       "closure_return_with_destructor", CALLER_IP());
 }
 
 PROBE_BODY void continue_at_nobarrier_body(struct closure *cl, struct closure_fn_ref fn,
-					   struct workqueue *wq, uintptr_t ip, const bool traced)
+					   struct closure_wq_ref wq, uintptr_t ip,
+					   const bool traced)
 {
 	uint32_t r;
 
 	set_fn_at(cl, fn, wq, ip);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r;
-	probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, (uintptr_t)wq,
-		     HOW_NOBARRIER);
+	probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, wq_addr(wq), HOW_NOBARRIER);
 	closure_queue_at(cl, ip, "continue_at_nobarrier");
 }
 
 PROBE_COLD void continue_at_nobarrier_traced(struct closure *cl, struct closure_fn_ref fn,
-					     struct workqueue *wq, uintptr_t ip)
+					     struct closure_wq_ref wq, uintptr_t ip)
 {
 	continue_at_nobarrier_body(cl, fn, wq, ip, true);
 }
 
 static inline void continue_at_nobarrier_at(struct closure *cl, struct closure_fn_ref fn,
-					    struct workqueue *wq, uintptr_t ip)
+					    struct closure_wq_ref wq, uintptr_t ip)
 {
 	if (PROBE_OP_TRACED(continue_at))
 		continue_at_nobarrier_traced(cl, fn, wq, ip);
@@ -518,7 +532,7 @@ static inline void continue_at_nobarrier_at(struct closure *cl, struct closure_f
 		continue_at_nobarrier_body(cl, fn, wq, ip, false);
 }
 
-void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq)
+void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq)
 {
 	continue_at_nobarrier_at(cl, fn, wq, CALLER_IP());
 }
@@ -544,7 +558,7 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 	uint32_t r;
 
 	require_running(cl, name, ip);
-	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, NULL, ip);
+	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, (struct closure_wq_ref){NULL, NULL}, ip);
 	/*
 	 * One step: drop the running reference, clear RUNNING, set DESTRUCTOR (so that the last put
 	 * finishes rather than requeues) and SLEEPING (so that it only wakes us: the count stays
@@ -575,7 +589,7 @@ void closure_return_sync(struct closure *cl)
 		return_sync_body(cl, CALLER_IP(), false);
 }
 
-void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
+void closure_call(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq,
 		  struct closure *parent)
 {
 	uintptr_t ip = CALLER_IP();

@@ -23,6 +23,9 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 
 /* Hand cl to a worker of wq; the worker calls closure_run(). */
 void workqueue_queue(struct workqueue *wq, struct closure *cl);
+/* Hand cl to a program's own workqueue through its queue_work() (closure.h); ip, op: for a bug. */
+void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, uintptr_t ip,
+			     const char *op);
 
 /* The get and put probes, fired unguarded (lib/probes_unguarded.c says why). */
 void probe_get(struct closure *cl, uint32_t r, uintptr_t ip);

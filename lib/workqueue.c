@@ -1,7 +1,9 @@
 /*
  * Workqueues: a fixed pool of threads draining one FIFO of closures. A closure is queued only
  * when its count reached zero and was reset to the running reference, so it is never on the
- * queue twice; it may be queued again from inside its own continuation.
+ * queue twice; it may be queued again from inside its own continuation. A program's own
+ * workqueues (struct workqueue_struct) are not ours: their closures go to the program's
+ * queue_work(), as the kernel's closure_queue() hands them over.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +20,7 @@ struct workqueue {
 	pthread_cond_t more; /* work queued, or draining (timed waits on CLOCK_MONOTONIC) */
 	struct closure *head, *tail;
 	bool draining;
+	struct workqueue_hooks hooks;
 	int nthreads;
 	char name[16]; /* thread names are at most 15 characters */
 	pthread_t threads[];
@@ -50,6 +53,8 @@ static void *worker(void *arg)
 	struct workqueue *wq = arg;
 	struct closure *cl;
 
+	if (wq->hooks.thread_start)
+		wq->hooks.thread_start(wq, wq->hooks.arg);
 	pthread_mutex_lock(&wq->lock);
 	for (;;) {
 		while (!wq->head && !wq->draining)
@@ -67,10 +72,18 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&wq->lock);
 	}
 	pthread_mutex_unlock(&wq->lock);
+	if (wq->hooks.thread_stop)
+		wq->hooks.thread_stop(wq, wq->hooks.arg);
 	return NULL;
 }
 
 struct workqueue *workqueue_create(const char *name, int threads)
+{
+	return workqueue_create_hooked(name, threads, NULL);
+}
+
+struct workqueue *workqueue_create_hooked(const char *name, int threads,
+					  const struct workqueue_hooks *hooks)
 {
 	struct workqueue *wq;
 	pthread_condattr_t attr;
@@ -87,6 +100,8 @@ struct workqueue *workqueue_create(const char *name, int threads)
 	pthread_cond_init(&wq->more, &attr);
 	pthread_condattr_destroy(&attr);
 	snprintf(wq->name, sizeof(wq->name), "%s", name ? name : "closure-wq");
+	if (hooks)
+		wq->hooks = *hooks;
 	for (i = 0; i < threads; i++) {
 		if (pthread_create(&wq->threads[i], NULL, worker, wq))
 			break;
@@ -129,4 +144,50 @@ void workqueue_destroy(struct workqueue *wq)
 	pthread_cond_destroy(&wq->more);
 	pthread_mutex_destroy(&wq->lock);
 	free(wq);
+}
+
+/*
+ * A program's own executor. The program's queue_work() when it has one: a weak reference, so
+ * that a program without it still links (and aborts only if it queues on a workqueue_struct).
+ */
+extern bool queue_work(struct workqueue_struct *wq, struct closure_work *work)
+	__attribute__((weak));
+
+static closure_queue_work_fn *program_queue_work; /* closure_set_queue_work(), or NULL */
+
+void closure_set_queue_work(closure_queue_work_fn *fn)
+{
+	__atomic_store_n(&program_queue_work, fn, __ATOMIC_RELEASE);
+}
+
+/* What the program's worker calls: the closure's continuation, on the program's thread. */
+static void run_program_work(struct closure_work *work)
+{
+	struct closure *cl = container_of(work, struct closure, work);
+
+	/* Started: it may be queued again from now on, as on our own workers. */
+	__atomic_store_n(&cl->queued, 0, __ATOMIC_RELEASE);
+	closure_run(cl);
+}
+
+void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, uintptr_t ip,
+			     const char *op)
+{
+	closure_queue_work_fn *fn = __atomic_load_n(&program_queue_work, __ATOMIC_ACQUIRE);
+
+	if (!fn)
+		fn = queue_work; /* NULL when the program has none */
+	if (!fn)
+		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, op,
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "continued on a struct workqueue_struct, but the program has no "
+			    "queue_work() and none was given to closure_set_queue_work()");
+	/* The kernel's INIT_WORK: not pending, on no list, and what to run. */
+	cl->work.data = 0;
+	cl->work.entry.next = cl->work.entry.prev = &cl->work.entry;
+	cl->work.func = run_program_work;
+	if (!fn(wq, &cl->work))
+		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, op,
+			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    "the program's queue_work() refused it: already pending");
 }

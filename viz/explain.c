@@ -6,21 +6,6 @@
 
 #define TXT 512
 
-static const char *flags_text(unsigned flags, char *buf)
-{
-	char *p = buf;
-
-#define FLAG_LETTER(name, bit, letter)                                                             \
-	if (flags & TRACE_FLAG_##name)                                                             \
-		*p++ = letter;
-	CLOSURE_FLAG_LIST(FLAG_LETTER) /* the letters of the probe contract, in its order */
-#undef FLAG_LETTER
-	if (p == buf)
-		*p++ = '-';
-	*p = 0;
-	return buf;
-}
-
 /* What an operation did, beyond the count: its extra fields, in words. */
 static void detail(struct model *m, const struct trace_event *ev, char *buf, size_t len)
 {
@@ -180,7 +165,8 @@ int render_explain(struct viz_input *in, const struct model_id *id, FILE *out)
 		const struct model_sym *s = model_sym(m, ev->ip);
 
 		fprintf(out, "%14" PRId64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
-			ev->tid, trace_op_name(ev->op), ev->remaining, flags_text(ev->flags, fl),
+			ev->tid, trace_op_name(ev->op), ev->remaining,
+			model_flags_text(ev->flags, fl),
 			model_site_text(m, ev->ip, site, sizeof(site)));
 		if (s && s->func && s->file)
 			fprintf(out, " (%s)", s->func);

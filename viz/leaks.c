@@ -542,3 +542,10 @@ const char *leaks_blame_short(const struct model_blame *b)
 	};
 	return words[b->kind];
 }
+
+const char *leaks_blame_name(enum blame_kind k)
+{
+	static const char *const names[] = {"excess_take", "missing_put", "unmatched_take",
+					    "running_ref", "never_woken"};
+	return names[k];
+}

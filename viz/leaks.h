@@ -87,6 +87,8 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 const char *leaks_blame_text(struct model *m, const struct model_blame *b, char *buf, size_t len);
 /* A few words for a picture: "a put is missing" (static). */
 const char *leaks_blame_short(const struct model_blame *b);
+/* A blame's kind for machines: "excess_take", "missing_put", ... (static; report --json, export) */
+const char *leaks_blame_name(enum blame_kind k);
 const char *leaks_sure_text(enum blame_sure sure); /* static: "high", "medium", "low" */
 
 /* The topmost ancestor still in the model (l itself when it has no parent); borrowed. A cycle of

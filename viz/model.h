@@ -244,6 +244,10 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 /* Where a life without an init came from: "created before recording", or that it was used
  * again after its last life finished without a new init (a bug, or a lost init). */
 const char *model_origin_text(const struct model_life *l, char *buf, size_t len);
+/* A kind, as report and the ClickHouse export name it: "func (file:line) -> continuation" */
+const char *model_kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len);
+/* An event's flags as the trace's letters ("RW"), "-" for none; buf holds 8 bytes at least. */
+const char *model_flags_text(unsigned flags, char *buf);
 /* "12.5 µs" */
 const char *model_duration_text(uint64_t ns, char *buf, size_t len);
 /* "running", "continuing at fn", "inside closure_sync", ... */

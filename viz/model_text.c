@@ -223,3 +223,36 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 	}
 	return buf;
 }
+
+/* "func (file:line) → cont" */
+const char *model_kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len)
+{
+	char func[512], site[512], cont[512];
+
+	if (!k->init_ip)
+		snprintf(func, sizeof(func), "(no init in the trace)");
+	else
+		snprintf(func, sizeof(func), "%s (%s)",
+			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
+			 model_site_text(m, k->init_ip, site, sizeof(site)));
+	if (k->fn)
+		snprintf(buf, len, "%s -> %s", func, model_func_text(m, k->fn, cont, sizeof(cont)));
+	else
+		snprintf(buf, len, "%s", func);
+	return buf;
+}
+
+const char *model_flags_text(unsigned flags, char *buf)
+{
+	char *p = buf;
+
+#define FLAG_LETTER(name, bit, letter)                                                             \
+	if (flags & TRACE_FLAG_##name)                                                             \
+		*p++ = letter;
+	CLOSURE_FLAG_LIST(FLAG_LETTER) /* the letters of the probe contract, in its order */
+#undef FLAG_LETTER
+	if (p == buf)
+		*p++ = '-';
+	*p = 0;
+	return buf;
+}

@@ -42,24 +42,6 @@ static struct model_kind **sorted_kinds(struct model *m, size_t *n)
 	return v;
 }
 
-/* "func (file:line) → cont" */
-static const char *kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len)
-{
-	char func[TXT], site[TXT], cont[TXT];
-
-	if (!k->init_ip)
-		snprintf(func, sizeof(func), "(no init in the trace)");
-	else
-		snprintf(func, sizeof(func), "%s (%s)",
-			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
-			 model_site_text(m, k->init_ip, site, sizeof(site)));
-	if (k->fn)
-		snprintf(buf, len, "%s -> %s", func, model_func_text(m, k->fn, cont, sizeof(cont)));
-	else
-		snprintf(buf, len, "%s", func);
-	return buf;
-}
-
 static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_t len)
 {
 	char site[TXT], func[TXT];
@@ -180,7 +162,7 @@ static void text_kinds(struct viz_input *in, FILE *out)
 		}
 		fprintf(out, "%8" PRIu64 " %8" PRIu64 " %10" PRIu64 " %10s %10s %10s %10s  %s\n",
 			k->total, k->finished, k->unfinished, p50, p90, p99, max,
-			kind_text(m, k, kind, sizeof(kind)));
+			model_kind_text(m, k, kind, sizeof(kind)));
 	}
 	fputc('\n', out);
 	free(kinds);
@@ -475,13 +457,6 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	return o;
 }
 
-static const char *blame_kind_name(enum blame_kind k)
-{
-	static const char *const names[] = {"excess_take", "missing_put", "unmatched_take",
-					    "running_ref", "never_woken"};
-	return names[k];
-}
-
 #define JSON_CHAIN_SHOWN 8
 
 static json_t *jleak(struct model *m, const struct model_life *l)
@@ -499,7 +474,7 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 		const struct model_blame *b = &l->blames[i];
 		json_t *jb = jsite(m, b->site);
 
-		json_object_set_new(jb, "why", json_string(blame_kind_name(b->kind)));
+		json_object_set_new(jb, "why", json_string(leaks_blame_name(b->kind)));
 		json_object_set_new(jb, "refs", json_real(b->refs));
 		json_object_set_new(jb, "text",
 				    json_string(leaks_blame_text(m, b, buf, sizeof(buf))));
@@ -585,7 +560,8 @@ static json_t *json_kinds(struct model *m)
 		struct model_kind *k = kinds[i];
 		json_t *jk = json_object();
 
-		json_object_set_new(jk, "kind", json_string(kind_text(m, k, buf, sizeof(buf))));
+		json_object_set_new(jk, "kind",
+				    json_string(model_kind_text(m, k, buf, sizeof(buf))));
 		json_object_set_new(jk, "init", k->init_ip ? jsite(m, k->init_ip) : json_null());
 		json_object_set_new(jk, "continuation",
 				    k->fn ? json_string(model_func_text(m, k->fn, buf, sizeof(buf)))

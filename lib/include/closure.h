@@ -121,14 +121,26 @@ extern "C" {
 #endif
 
 struct closure;
+/* libclosure's own workqueue, a pool of threads: workqueue_create(). */
 struct workqueue;
+/*
+ * A program's own workqueue, the kernel's type name, opaque to libclosure. A closure continued on
+ * one is handed to the program's queue_work() (see "A program's own executor" below).
+ */
+struct workqueue_struct;
 
 /*
- * What a CLOSURE_CALLBACK function receives: &cl->work, at the start of the closure (the kernel's
- * struct work_struct; its own name here, so that a program's own work_struct does not clash).
+ * &cl->work: what a CLOSURE_CALLBACK function receives, and the work item a program's own
+ * executor queues. Laid out as the kernel's struct work_struct (data, entry, func) under its own
+ * name, so that a program's work_struct does not clash: a program's queue_work() links it on its
+ * queue and its worker calls func(work), which runs the continuation.
  */
 struct closure_work {
-	uint32_t remaining_; /* the closure's remaining: use the closure_* functions */
+	unsigned long data; /* the executor's: the kernel keeps its PENDING bit here */
+	struct closure_work_entry {
+		struct closure_work_entry *next, *prev;
+	} entry;				 /* the executor's queue link */
+	void (*func)(struct closure_work *work); /* set by libclosure when it queues */
 };
 
 /* A continuation, the newest kernel form (6.8+): write it as CLOSURE_CALLBACK(name). */
@@ -180,6 +192,46 @@ extern "C" {
 #define CLOSURE_FN_REF(f) closure_fn_ref_of(f)
 #endif
 
+/*
+ * Where a continuation runs: libclosure's own workqueue, a program's own workqueue_struct, or
+ * neither (NULL: in the thread that puts the last reference). CLOSURE_WQ_REF(wq) makes one from
+ * either pointer type, so that continue_at() takes both without a cast.
+ */
+struct closure_wq_ref {
+	struct workqueue *own;
+	struct workqueue_struct *program;
+};
+
+#ifndef __cplusplus
+/* Either workqueue type, or NULL; a pointer of any other type does not compile. */
+#define CLOSURE_WQ_REF(w)                                                                          \
+	_Generic((w),                                                                              \
+		struct workqueue *: (struct closure_wq_ref){(struct workqueue *)(w), NULL},        \
+		struct workqueue_struct *: (struct closure_wq_ref){NULL,                           \
+								   (struct workqueue_struct *)(w)},  \
+		void *: (struct closure_wq_ref){(struct workqueue *)(w), NULL},                    \
+		int: (struct closure_wq_ref){NULL, NULL},                                          \
+		long: (struct closure_wq_ref){NULL, NULL})
+#else
+} /* extern "C": overloads are C++ */
+extern "C++" {
+static inline struct closure_wq_ref closure_wq_ref_of(struct workqueue *w)
+{
+	return {w, nullptr};
+}
+static inline struct closure_wq_ref closure_wq_ref_of(struct workqueue_struct *w)
+{
+	return {nullptr, w};
+}
+static inline struct closure_wq_ref closure_wq_ref_of(decltype(nullptr))
+{
+	return {nullptr, nullptr};
+}
+} /* extern "C++" */
+extern "C" {
+#define CLOSURE_WQ_REF(w) closure_wq_ref_of(w)
+#endif
+
 /* A lock-free LIFO of waiting closures; closure_wake_up() wakes them in FIFO order. */
 struct closure_waitlist {
 	struct closure *head;
@@ -207,13 +259,12 @@ struct closure_waitlist {
  * that it can be embedded and inspected, not to be written by hand.
  */
 struct closure {
-	union {
-		uint32_t remaining;	  /* atomic: count | flags */
-		struct closure_work work; /* &cl->work: what a CLOSURE_CALLBACK function gets */
-	};
+	struct closure_work work;   /* &cl->work: what a CLOSURE_CALLBACK function gets */
+	uint32_t remaining;	    /* atomic: count | flags */
 	struct closure *parent;	    /* holds a reference on it until this closure finishes */
 	closure_fn *fn;		    /* continuation, or destructor with CLOSURE_DESTRUCTOR */
-	struct workqueue *wq;	    /* where fn runs; NULL: in the thread of the last put */
+	struct workqueue *wq;	    /* where fn runs; NULL (and no program_wq): in the last put */
+	struct workqueue_struct *program_wq; /* or there: a program's own workqueue */
 	struct closure *next;	    /* link on a waitlist, then on a workqueue (never both) */
 	struct closure_waitlist *waitlist; /* the list it waits on, while CLOSURE_WAITING */
 	uintptr_t released_at;	    /* call site of the put that queued fn (the run probe's ip) */
@@ -358,7 +409,7 @@ void closure_set_stopped(struct closure *cl);
  * Set the continuation without giving up the running reference (see closure_queue). As in the
  * kernel, a plain store: allowed whether or not the closure is running.
  */
-void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq);
+void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq);
 
 /*
  * Run fn now, on wq or inline, handing it the caller's reference. Queueing a closure whose
@@ -370,13 +421,14 @@ void closure_queue(struct closure *cl);
  * Give up the running reference; when the other references are gone, fn runs on wq (or in the
  * thread that puts the last one, when wq is NULL). The caller must return right after.
  */
-void continue_at(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq);
+void continue_at(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq);
 
 /*
  * Run fn on wq now, without waiting for outstanding references; fn gets the caller's reference
  * (the running one, or, as in the kernel, any reference the caller holds).
  */
-void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq);
+void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn,
+			   struct closure_wq_ref wq);
 
 /* Finish once the other references are gone: the parent is put. Return right after. */
 void closure_return(struct closure *cl);
@@ -395,7 +447,7 @@ void closure_return_with_destructor(struct closure *cl, struct closure_fn_ref de
 void closure_return_sync(struct closure *cl);
 
 /* closure_init(cl, parent), then run fn on wq (continue_at_nobarrier). */
-void closure_call(struct closure *cl, struct closure_fn_ref fn, struct workqueue *wq,
+void closure_call(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq,
 		  struct closure *parent);
 
 /*
@@ -457,17 +509,19 @@ void closure_debug_destroy(struct closure *cl);
 #define closure_init_stack(cl)            CLOSURE_NOT_TAIL(closure_init_stack(cl))
 #define closure_init_stack_release(cl)    CLOSURE_NOT_TAIL(closure_init_stack_release(cl))
 #define closure_set_stopped(cl)           CLOSURE_NOT_TAIL(closure_set_stopped(cl))
-#define set_closure_fn(cl, fn, wq)        CLOSURE_NOT_TAIL(set_closure_fn(cl, CLOSURE_FN_REF(fn), wq))
+#define set_closure_fn(cl, fn, wq)                                                                 \
+	CLOSURE_NOT_TAIL(set_closure_fn(cl, CLOSURE_FN_REF(fn), CLOSURE_WQ_REF(wq)))
 #define closure_queue(cl)                 CLOSURE_NOT_TAIL(closure_queue(cl))
-#define continue_at(cl, fn, wq)           CLOSURE_NOT_TAIL(continue_at(cl, CLOSURE_FN_REF(fn), wq))
+#define continue_at(cl, fn, wq)                                                                    \
+	CLOSURE_NOT_TAIL(continue_at(cl, CLOSURE_FN_REF(fn), CLOSURE_WQ_REF(wq)))
 #define continue_at_nobarrier(cl, fn, wq)                                                          \
-	CLOSURE_NOT_TAIL(continue_at_nobarrier(cl, CLOSURE_FN_REF(fn), wq))
+	CLOSURE_NOT_TAIL(continue_at_nobarrier(cl, CLOSURE_FN_REF(fn), CLOSURE_WQ_REF(wq)))
 #define closure_return(cl)                CLOSURE_NOT_TAIL(closure_return(cl))
 #define closure_return_with_destructor(cl, destructor)                                             \
 	CLOSURE_NOT_TAIL(closure_return_with_destructor(cl, CLOSURE_FN_REF(destructor)))
 #define closure_return_sync(cl)           CLOSURE_NOT_TAIL(closure_return_sync(cl))
 #define closure_call(cl, fn, wq, parent)                                                           \
-	CLOSURE_NOT_TAIL(closure_call(cl, CLOSURE_FN_REF(fn), wq, parent))
+	CLOSURE_NOT_TAIL(closure_call(cl, CLOSURE_FN_REF(fn), CLOSURE_WQ_REF(wq), parent))
 #define closure_wait(list, cl)            CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
 #define closure_wake_up(list)             CLOSURE_NOT_TAIL(closure_wake_up(list))
 #define closure_sync(cl)                  CLOSURE_NOT_TAIL(closure_sync(cl))
@@ -477,14 +531,13 @@ void closure_debug_destroy(struct closure *cl);
 #endif
 
 /*
- * Wait on the waitlist until cond is true: the closure-based wait_event(). cond is evaluated
- * again after every wake-up of the list.
+ * Wait on the waitlist until cond is true, without testing cond first: the kernel's
+ * __closure_wait_event(), for a caller that has just tested it. cond is evaluated again after
+ * every wake-up of the list. A statement.
  */
-#define closure_wait_event(list, cond)                                                             \
+#define __closure_wait_event(list, cond)                                                           \
 	do {                                                                                       \
 		struct closure cl_wait_event_;                                                     \
-		if (cond)                                                                          \
-			break;                                                                     \
 		closure_init_stack(&cl_wait_event_);                                               \
 		for (;;) {                                                                         \
 			closure_wait(list, &cl_wait_event_);                                       \
@@ -494,6 +547,13 @@ void closure_debug_destroy(struct closure *cl);
 		}                                                                                  \
 		closure_wake_up(list); /* there is no "remove": wake the list to leave it */       \
 		closure_sync(&cl_wait_event_);                                                     \
+	} while (0)
+
+/* Wait on the waitlist until cond is true: the closure-based wait_event(). A statement. */
+#define closure_wait_event(list, cond)                                                             \
+	do {                                                                                       \
+		if (!(cond))                                                                       \
+			__closure_wait_event(list, cond);                                          \
 	} while (0)
 
 /* Milliseconds on CLOCK_MONOTONIC: closure_wait_event_timeout's clock. */
@@ -544,6 +604,38 @@ static inline long closure_now_ms(void)
  */
 struct workqueue *workqueue_create(const char *name, int threads);
 void workqueue_destroy(struct workqueue *wq);
+
+/*
+ * Per-thread set-up for a program whose continuations need it (its own "current", a liburcu
+ * rcu_register_thread()): each worker calls thread_start(wq, arg) before it runs any work, and
+ * thread_stop(wq, arg) after its last, before it exits (in workqueue_destroy). Either may be NULL.
+ */
+struct workqueue_hooks {
+	void (*thread_start)(struct workqueue *wq, void *arg);
+	void (*thread_stop)(struct workqueue *wq, void *arg);
+	void *arg;
+};
+/* workqueue_create() whose threads run hooks (copied; NULL: none). */
+struct workqueue *workqueue_create_hooked(const char *name, int threads,
+					  const struct workqueue_hooks *hooks);
+
+/*
+ * A program's own executor. A closure continued on a struct workqueue_struct (the kernel's type:
+ * a program that brings its own workqueues, as bcachefs-tools does) is queued the way the kernel's
+ * closure_queue() does it: its work item is initialised (data 0, entry pointing at itself, func a
+ * libclosure function that runs the continuation) and handed to
+ *
+ *	bool queue_work(struct workqueue_struct *wq, struct work_struct *work);
+ *
+ * the program's own, found by name when the program defines it (libclosure refers to it weakly),
+ * or the function given to closure_set_queue_work(). The program's worker calls work->func(work)
+ * on its own thread, with whatever per-thread state that thread has. queue_work() returning false
+ * (already pending) aborts, as the kernel's BUG_ON does; so does a program workqueue with no
+ * queue_work() at all.
+ */
+typedef bool(closure_queue_work_fn)(struct workqueue_struct *wq, struct closure_work *work);
+/* Use queue_work for every program workqueue from now on (NULL: back to the program's). */
+void closure_set_queue_work(closure_queue_work_fn *queue_work);
 
 /*
  * Print every live closure, one line each (address, count, flags, continuation, parent, what it

@@ -69,7 +69,9 @@
 	X(NOT_ALIVE, 6, "not_alive", "closure_debug_destroy of a closure not alive")               \
 	X(QUEUED_TWICE, 7, "queued_twice", "closure_queue while its continuation is still queued") \
 	X(INIT_LIVE, 8, "init_live", "closure_init of a live closure (CLOSURE_DEBUG builds)")      \
-	X(OWN_PARENT, 9, "own_parent", "closure_init(cl, cl): a closure that waits for itself")
+	X(OWN_PARENT, 9, "own_parent", "closure_init(cl, cl): a closure that waits for itself")    \
+	X(NO_EXECUTOR, 10, "no_executor",                                                          \
+	  "queued on a program's workqueue_struct that its queue_work refused, or none")
 
 /*
  * The flag bits of remaining (closure.h) and their letters in a trace's "flags":

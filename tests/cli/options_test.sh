@@ -7,7 +7,7 @@
 ct=$1 fixtures=$2
 scratch
 see() { echo "; see 'closuretrace $1 --help'"; }
-for c in record list graph report explain check top ps timeline; do
+for c in record list graph report explain check top ps timeline export fleet; do
 	expect 2 "closuretrace $c: unknown option: --bogus$(see "$c")" "$ct" "$c" --bogus
 	expect 2 "closuretrace $c: unknown option: -Z$(see "$c")" "$ct" "$c" -Z
 	expect 0 "" "$ct" "$c" --help

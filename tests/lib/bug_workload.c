@@ -76,6 +76,10 @@ static void trigger(int code)
 	case 9: /* own_parent */
 		closure_init(&victim, &victim);
 		break;
+	case 10: /* no_executor: a program workqueue, and this program has no queue_work() */
+		closure_init(&victim, NULL);
+		continue_at_nobarrier(&victim, never_runs, (struct workqueue_struct *)&blocker);
+		break;
 	}
 }
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # A continuation is accepted in either of the kernel's forms and nothing else: closure.h's
 # CLOSURE_FN_REF (_Generic) makes a function of any other type a compile error, not a silent cast.
+# Likewise the workqueue: libclosure's own struct workqueue, a program's own struct
+# workqueue_struct (the kernel's type, as bcachefs passes it), or NULL (CLOSURE_WQ_REF). Compiled
+# with the errors GCC 14 makes of incompatible pointers and int-to-pointer conversions.
 #   fn_forms_compile.sh CC INCLUDE_DIR CONFIG_INCLUDE_DIR
 set -uo pipefail
 cc=$1 inc=$2 cfg=$3
@@ -11,18 +14,24 @@ fail() {
 	exit 1
 }
 compile() { # compile NAME BODY: 0 when it compiles
-	printf '#include <stddef.h>\n#include <closure.h>\nstatic void old_fn(struct closure *cl) { (void)cl; }\nstatic CLOSURE_CALLBACK(new_fn) { closure_type(c, struct closure, work); (void)c; }\nvoid use(struct closure *cl);\nvoid use(struct closure *cl) { (void)old_fn; (void)new_fn; %s; }\n' "$2" >"$tmp/$1.c"
-	"$cc" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I"$inc" -I"$cfg" "$tmp/$1.c" 2>"$tmp/$1.err"
+	printf '#include <stddef.h>\n#include <closure.h>\nstatic void old_fn(struct closure *cl) { (void)cl; }\nstatic CLOSURE_CALLBACK(new_fn) { closure_type(c, struct closure, work); (void)c; }\nvoid use(struct closure *cl, struct workqueue *own, struct workqueue_struct *prog);\nvoid use(struct closure *cl, struct workqueue *own, struct workqueue_struct *prog) { (void)old_fn; (void)new_fn; (void)own; (void)prog; %s; }\n' "$2" >"$tmp/$1.c"
+	"$cc" -std=gnu11 -Wall -Wextra -Werror -Werror=incompatible-pointer-types -Werror=int-conversion \
+		-fsyntax-only -I"$inc" -I"$cfg" "$tmp/$1.c" 2>"$tmp/$1.err"
 }
 for ok in 'continue_at(cl, old_fn, NULL)' 'continue_at(cl, new_fn, NULL)' 'continue_at(cl, NULL, NULL)' \
 	'set_closure_fn(cl, &new_fn, NULL)' 'closure_return_with_destructor(cl, old_fn)' \
 	'closure_call(cl, new_fn, NULL, NULL)' 'continue_at_nobarrier(cl, old_fn, NULL)' \
-	'closure_fn *f = new_fn; continue_at(cl, f, NULL)'; do
+	'closure_fn *f = new_fn; continue_at(cl, f, NULL)' \
+	'continue_at(cl, new_fn, own)' 'continue_at(cl, new_fn, prog)' 'closure_call(cl, old_fn, prog, NULL)' \
+	'continue_at_nobarrier(cl, new_fn, prog)' 'set_closure_fn(cl, new_fn, prog)' \
+	'continue_at(cl, new_fn, 0)' 'closure_call(cl, new_fn, own, NULL)'; do
 	compile ok "$ok" || fail "does not compile: $ok: $(cat "$tmp/ok.err")"
 	echo "ok: compiles: $ok"
 done
 for bad in 'continue_at(cl, (void (*)(int))0, NULL)' 'continue_at(cl, (void (*)(void *))0, NULL)' \
-	'continue_at(cl, (int *)0, NULL)' 'closure_return_with_destructor(cl, (void (*)(void))0)'; do
+	'continue_at(cl, (int *)0, NULL)' 'closure_return_with_destructor(cl, (void (*)(void))0)' \
+	'continue_at(cl, new_fn, (int *)0)' 'continue_at(cl, new_fn, (struct closure *)0)' \
+	'closure_call(cl, new_fn, (char *)0, NULL)'; do
 	compile bad "$bad" && fail "compiles, but must not: $bad"
 	grep -q '_Generic' "$tmp/bad.err" || fail "$bad: not refused by the _Generic: $(cat "$tmp/bad.err")"
 	echo "ok: refused: $bad"

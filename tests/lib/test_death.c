@@ -142,6 +142,14 @@ __attribute__((noinline)) void die_own_parent(void)
 	NO_TAIL_CALL();
 }
 
+/* A program workqueue, but this program has no queue_work() and set none. */
+__attribute__((noinline)) void die_no_executor(void)
+{
+	closure_init(&victim, NULL);
+	continue_at_nobarrier(&victim, never_runs, (struct workqueue_struct *)&list_a);
+	NO_TAIL_CALL();
+}
+
 __attribute__((noinline)) void die_destroy_finished(void)
 {
 	closure_init(&victim, NULL);
@@ -200,6 +208,10 @@ static const struct death_case cases[] = {
 	 "initialised again while alive (neither finished nor destroyed)", 1, CLOSURE_RUNNING},
 	{die_own_parent, "die_own_parent", "closure_init",
 	 "a closure cannot be its own parent (it would wait for itself)", 0, 0},
+	{die_no_executor, "die_no_executor", "continue_at_nobarrier",
+	 "continued on a struct workqueue_struct, but the program has no queue_work() and none was "
+	 "given to closure_set_queue_work()",
+	 1, CLOSURE_RUNNING},
 	{die_destroy_finished, "die_destroy_finished", "closure_debug_destroy",
 	 "not alive: finished or destroyed already, or never initialised", 0, 0},
 };
