@@ -163,6 +163,7 @@ int cmd_fleet(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	rc = EXIT_OK;
 	if (next == argc)
 		return args_error("fleet", "which QUERY?", NULL);
 	if (next + 1 < argc)
