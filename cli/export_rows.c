@@ -315,7 +315,11 @@ static void row_closure(struct export_trace *t, struct model_life *l)
 	field_s(t, "init_site", site(m, l->init_ip, buf, sizeof(buf)));
 	field_s(t, "continuation",
 		l->first_fn ? model_func_text(m, l->first_fn, buf, sizeof(buf)) : "");
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, l->parent_addr);
+	/* The parent's name when it is known (joins with closures.closure), else its address. */
+	if (l->parent)
+		model_life_key(l->parent, buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->parent_addr);
 	field_s(t, "parent", l->parent_addr ? buf : "");
 	field_i(t, "start_ns", l->start_ts);
 	field_u(t, "lifetime_ns",

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "elf_probes.h"
+#include "object_open.h"
 
 #define NT_STAPSDT 3
 
@@ -21,7 +22,7 @@ static Elf *elf_open(const char *path, int *fd)
 	Elf *e;
 
 	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = object_open(path);
 	if (*fd < 0)
 		return NULL;
 	e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);

@@ -26,6 +26,7 @@ struct recorder {
 	char *exe;
 	int guard;
 	uint64_t start_ns;
+	bool not_started; /* the command was gone when it was to be let run */
 };
 
 const char *recorder_end_name(enum recorder_end end)
@@ -263,8 +264,13 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 			strerror(-err));
 		return EXIT_ENVIRONMENT;
 	}
-	if (s->launched)
-		launch_release(&r->child);
+	/* Killed while we attached: its status is reaped and said as any other end's. */
+	if (s->launched && launch_release(&r->child)) {
+		r->not_started = true;
+		fprintf(stderr,
+			"closuretrace: the command ended before it could start (process %d)\n",
+			(int)s->pid);
+	}
 	if (r->o.verbose)
 		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);
 	return 0;
@@ -324,6 +330,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 	res->stop_signal = s->stop_signal;
 	res->write_errno = s->write_errno;
 	res->probes = s->probes > 0;
+	res->not_started = r->not_started;
 	if (s->launched) {
 		child_status(r->child.pid, res, s->root_exited);
 		still_running(s, res);
