@@ -328,7 +328,7 @@ int cmd_check(int argc, char **argv)
 	struct check_supp supp = {0};
 	struct check_verdict judged = {0};
 	struct check_diags *diags = &judged.diags;
-	struct viz_error err;
+	struct viz_error err = {0};
 	struct recorder_result run;
 	struct check_out out = {0};
 	const char *trace_path;
@@ -342,8 +342,7 @@ int cmd_check(int argc, char **argv)
 	}
 	for (size_t i = 0; i < o.n_suppressions; i++)
 		if (check_supp_load(&supp, o.suppressions[i], &err)) {
-			fprintf(stderr, "%s%s\n",
-				strstr(err.text, ": error: ") ? "" : "closuretrace: ", err.text);
+			fprintf(stderr, "%s%s\n", err.placed ? "" : "closuretrace: ", err.text);
 			ret = EXIT_USAGE;
 			goto out;
 		}

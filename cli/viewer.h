@@ -33,4 +33,10 @@ int viewer_show(const struct viewer_job *job);
  */
 int viewer_closure_arg(const char *cmd, const char *want, const char *s, struct model_id *id);
 
+/*
+ * After an input that could not be read: when it is the default trace and does not exist, a
+ * hint to record one first (the user's first command is often report, not record).
+ */
+void viewer_hint_no_trace(const char *cmd, const char *input);
+
 #endif

@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,6 +187,26 @@ static void block_stop_signals(void)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 }
 
+/*
+ * Whether pid writes to our terminal (its standard output or error is the character device of
+ * ours): a launched command always does, unless redirected. The live status line, redrawn with
+ * \r on one line, would then share that line with the program's own output, so it is left out.
+ */
+static bool shares_terminal(pid_t pid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	if (fstat(STDERR_FILENO, &ours) || !S_ISCHR(ours.st_mode))
+		return false;
+	for (int fd = 1; fd <= 2; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) && theirs.st_rdev == ours.st_rdev)
+			return true;
+	}
+	return false;
+}
+
 struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -217,7 +239,8 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 
 		s->verbose = o->verbose;
 		s->per_op = o->per_op;
-		s->quiet = o->quiet || !isatty(STDERR_FILENO);
+		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
+			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
 		s->exe = r->exe;
 		s->on_event = o->on_event;
