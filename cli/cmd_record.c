@@ -28,9 +28,10 @@ struct record_options {
 	uint64_t duration_ns;
 	size_t buffer_size;
 	bool verbose;
-	bool per_op; /* the per-operation probes even when libclosure offers batches */
-	bool no_bpf; /* the in-process sink even when BPF is permitted */
-	char **argv; /* the command, or NULL with -p */
+	bool per_op;   /* the per-operation probes even when libclosure offers batches */
+	bool no_bpf;   /* the in-process sink even when BPF is permitted */
+	bool compress; /* zstd, whatever the output's name */
+	char **argv;   /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
 };
@@ -41,9 +42,13 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 	const struct opt opts[] = {
 		OPTION(OPT_PIDS, 'p', "pid", &o->pids, "PID", "attach to a running process"),
 		OPTION(OPT_STRING, 'o', "output", &o->output, "FILE",
-		       "write the trace to FILE (default " DEFAULT_TRACE
-		       ";\nan existing file is kept as "
-		       "FILE.old; '-' for stdout)"),
+		       "write the trace to FILE (default " DEFAULT_TRACE ";\nan existing file is "
+		       "kept as FILE.old; '-' for stdout;\na name ending in .zst is written "
+		       "compressed)"),
+		OPTION(OPT_FLAG, 'z', "compress", &o->compress, NULL,
+		       "write the trace compressed with zstd whatever its name\n(every command "
+		       "reads "
+		       "it as it reads a plain one)"),
 		OPTION(OPT_DURATION, 'd', "duration", &o->duration_ns, "TIME",
 		       "stop after TIME (1.5, 1s, 500ms; bare: seconds)"),
 		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
@@ -149,13 +154,20 @@ static int finish(const struct record_options *o, struct trace_out *out,
 	return EXIT_OK;
 }
 
+/* The trace file and how to write it. */
+struct output {
+	struct trace_out out;
+	bool compress;
+};
+
 /* The trace file, opened once the recorder is ready (recorder_open_fn). */
 static FILE *open_output(void *ctx, const char **temp)
 {
-	struct trace_out *out = ctx;
+	struct output *o = ctx;
+	struct trace_out *out = &o->out;
 	const char *path = out->target;
 
-	if (trace_out_open(out, path)) {
+	if (trace_out_open(out, path, o->compress)) {
 		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
@@ -167,12 +179,13 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_options o;
 	struct recorder_result res;
-	struct trace_out out = {0};
+	struct output out = {0};
 	int ret = parse_options(argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	out.target = o.output;
+	out.out.target = o.output;
+	out.compress = o.compress;
 	ret = recorder_run(&(struct recorder_opts){.pid = o.pid,
 						   .argv = o.argv,
 						   .buffer_size = o.buffer_size,
@@ -184,9 +197,9 @@ int cmd_record(int argc, char **argv)
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)
-		ret = finish(&o, &out, &res);
+		ret = finish(&o, &out.out, &res);
 	if (ret == EXIT_OK && o.export.url)
 		export_after_run(o.output, &o.export);
-	trace_out_abort(&out); /* after a refusal: nothing of it is left */
+	trace_out_abort(&out.out); /* after a refusal: nothing of it is left */
 	return ret;
 }
