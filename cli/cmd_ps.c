@@ -20,6 +20,7 @@
 #include "ps_tree.h"
 #include "record_shared.h"
 #include "symbols.h"
+#include "trace_text.h"
 
 static void usage(FILE *out)
 {
@@ -40,8 +41,12 @@ static void usage(FILE *out)
 /* One line saying what to do; every case is the environment's (exit 3). */
 static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
 {
+	char lib[PATH_MAX];
 	int p = (int)pid;
 
+	/* The path of an object the process mapped: no escape sequence reaches the terminal. */
+	snprintf(lib, sizeof(lib), "%s", l->library ? l->library : "?");
+	text_visible(lib);
 	switch (st) {
 	case LIVE_NO_PROCESS:
 		return no_process_error(pid);
@@ -62,20 +67,20 @@ static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
 			"closuretrace: libclosure in process %d (%s) keeps no list of live "
 			"closures; "
 			"rebuild libclosure with -DCLOSURE_DEBUG=ON and run the program again\n",
-			p, l->library);
+			p, lib);
 		break;
 	case LIVE_NEWER:
 		fprintf(stderr,
 			"closuretrace: libclosure in process %d (%s) describes its list in version "
 			"%u, newer than this closuretrace reads (%d); use a newer closuretrace\n",
-			p, l->library, l->info.version, CLOSURE_DEBUG_VERSION);
+			p, lib, l->info.version, CLOSURE_DEBUG_VERSION);
 		break;
 	case LIVE_BAD_DESCRIPTOR:
 	case LIVE_OK:
 		fprintf(stderr,
 			"closuretrace: the live-list descriptor of libclosure in process %d (%s) "
 			"cannot be read as one; rebuild the program with this libclosure\n",
-			p, l->library ? l->library : "?");
+			p, lib);
 		break;
 	}
 	return EXIT_ENVIRONMENT;

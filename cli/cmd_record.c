@@ -186,6 +186,11 @@ static int finish(const struct record_options *o, struct trace_out *out,
 			fprintf(stderr, " %d", (int)r->running[i]);
 		fprintf(stderr, "%s\n", r->n_running == RECORDER_MAX_RUNNING ? " ..." : "");
 	}
+	/* Nothing of the command ran: its status is the news (128+N for signal N, as a shell). */
+	if (r->not_started && r->signal)
+		return 128 + r->signal;
+	if (r->not_started && r->exit_code > 0)
+		return r->exit_code;
 	return EXIT_OK;
 }
 

@@ -1,12 +1,14 @@
 /* The tree of live closures, as text or JSON: see ps_tree.h. */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <limits.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hashmap.h"
+#include "trace_text.h"
 #include "ps_tree.h"
 
 /* Deeper chains continue as roots of their own (the printing recurses). */
@@ -53,8 +55,9 @@ static const struct rsym *resolve(struct tree *t, uint64_t addr)
 	(*r)->addr = addr;
 	if (symbols_resolve(t->v->syms, addr, &info)) {
 		(*r)->obj = info.obj;
-		(*r)->func = info.func ? strdup(info.func) : NULL;
-		(*r)->file = info.file ? strdup(info.file) : NULL;
+		/* The process's names: no escape sequence reaches the terminal. */
+		(*r)->func = text_visible(info.func ? strdup(info.func) : NULL);
+		(*r)->file = text_visible(info.file ? strdup(info.file) : NULL);
 		(*r)->line = info.line;
 	}
 	return *r;
@@ -210,6 +213,7 @@ static void fmt_site(char *buf, size_t size, const struct rsym *s, uint64_t addr
 		snprintf(buf, size, "0x%" PRIx64 " in %s", addr, s->obj);
 	else
 		snprintf(buf, size, "0x%" PRIx64, addr);
+	text_visible(buf); /* the object's path */
 }
 
 static void fmt_flags(char *buf, const struct tree *t, size_t i)
@@ -332,11 +336,14 @@ static void print_node(FILE *out, struct tree *t, size_t i, int depth)
 static void print_header(FILE *out, const struct ps_view *v)
 {
 	const struct live_list *l = v->list;
+	char exe[PATH_MAX], library[PATH_MAX];
 
-	fprintf(out, "process %d (%s): %zu live closure%s", (int)v->pid, v->exe, l->n,
+	snprintf(exe, sizeof(exe), "%s", v->exe);
+	snprintf(library, sizeof(library), "%s", l->library);
+	fprintf(out, "process %d (%s): %zu live closure%s", (int)v->pid, text_visible(exe), l->n,
 		l->n == 1 ? "" : "s");
 	if (strcmp(l->library, v->exe))
-		fprintf(out, ", listed by %s", l->library);
+		fprintf(out, ", listed by %s", text_visible(library));
 	fputc('\n', out);
 	if (l->too_long)
 		fprintf(out,

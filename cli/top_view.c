@@ -11,6 +11,7 @@
 #include "objects.h"
 #include "symbols.h"
 #include "top_view.h"
+#include "trace_text.h"
 #include "trace_reader.h"
 
 /* The suspect rule is the verdicts' (viz/leaks.h: LEAKS_SUSPECT_*, DESIGN.md "What a leak is"). */
@@ -449,6 +450,7 @@ static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size)
 	} else {
 		snprintf(buf, size, "0x%" PRIx64, ip);
 	}
+	text_visible(buf); /* the process's names: no escape sequence reaches the terminal */
 }
 
 /* The continuation of a row's kind: "-> fn", "-> fn +N" with other kinds, "" with none yet. */
@@ -468,6 +470,7 @@ static void kind_text(struct top_view *v, const struct site_row *r, char *buf, s
 		snprintf(buf, size, " -> 0x%" PRIx64, fn);
 	if (r->nkinds > 1)
 		snprintf(buf + strlen(buf), size - strlen(buf), " +%u", r->nkinds - 1);
+	text_visible(buf);
 }
 
 /* Prints one line cut to cols characters (0: whole). */

@@ -3,8 +3,10 @@
  * addresses the events name: each resolved once, while the process lives, into a sym record.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -132,10 +134,36 @@ void session_scan(struct session *s)
 		learn_objects(s, first);
 }
 
-void session_on_module(struct session *s, const char *path, uint64_t base)
+/* Objects known to the recorder at most: a process maps a few dozen; beyond, refused. */
+#define OBJECTS_MAX 4096
+/* A module record naming no known object reads the process's maps at most this often. */
+#define MODULE_MAPS_NS 1000000ull
+
+/* Whether the file (its name, or its identity) is a known object at bias. */
+static bool known_object(const struct objects *o, const char *path, struct file_id id,
+			 uint64_t bias)
+{
+	for (size_t k = 0; k < o->n; k++)
+		if ((id.ino && o->v[k].id.ino == id.ino && o->v[k].id.dev == id.dev) ||
+		    !strcmp(o->v[k].path, path))
+			if (o->v[k].bias == bias || !o->v[k].elf)
+				return true;
+	return false;
+}
+
+/*
+ * A closure:module record: the process says it maps path at base. Believed only for a regular
+ * file that the process maps now (its maps say so), up to OBJECTS_MAX objects; anything else is
+ * refused and counted (docs/probes.md, "Trust boundary"), so that a process cannot make the
+ * recorder open a FIFO, read a file it does not map, or keep a million objects.
+ */
+void session_on_module(struct session *s, uint32_t tid, const char *path, uint64_t base)
 {
 	size_t first = s->objects.n;
-	char *canonical;
+	uint32_t pid = !tid ? 0 : s->follow ? procset_process_of(s, tid) : (uint32_t)s->pid;
+	char *canonical, *file = NULL;
+	struct file_id id;
+	struct stat st;
 	bool added;
 
 	if (path[0] != '/')
@@ -146,7 +174,30 @@ void session_on_module(struct session *s, const char *path, uint64_t base)
 	 * knows the file by its identity.
 	 */
 	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
-	if (objects_add(&s->objects, canonical ? canonical : path, base, &added) >= 0 && added)
+	if (canonical)
+		path = canonical;
+	if (asprintf(&file, "%s%s", s->objects.root, path) < 0 || stat(file, &st) ||
+	    !S_ISREG(st.st_mode))
+		goto refused;
+	id = (struct file_id){st.st_dev, st.st_ino};
+	if (!known_object(&s->objects, path, id, base)) {
+		uint64_t now = session_now_ns();
+
+		if (s->objects.n >= OBJECTS_MAX)
+			goto refused;
+		if (tid && (!pid || now - s->module_maps_ns < MODULE_MAPS_NS))
+			goto refused;
+		s->module_maps_ns = now;
+		if (tid && objects_mapped((pid_t)pid, path, id) != 1)
+			goto refused;
+	}
+	if (objects_add(&s->objects, path, base, &added) >= 0 && added)
 		learn_objects(s, first);
+	free(file);
+	free(canonical);
+	return;
+refused:
+	s->modules_refused++;
+	free(file);
 	free(canonical);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -13,6 +14,7 @@
 #include "closuretrace.skel.h"
 #include "elf_probes.h"
 #include "event.h"
+#include "object_open.h"
 #include "session.h"
 
 #define MAX_OBJECTS 256
@@ -191,12 +193,13 @@ static int attach_multi(struct session *s, const char *path)
 	return err ? err : count;
 }
 
-static int attach_libbpf(struct session *s, const char *path)
+/* file: the object as opened (/proc/self/fd/N); path: its name in messages. */
+static int attach_libbpf(struct session *s, const char *file, const char *path)
 {
 	struct elf_probes probes;
 	int attached = 0, err = 0;
 
-	if (elf_probes_read(path, &probes))
+	if (elf_probes_read(file, &probes))
 		return 0;
 	for (size_t i = 0; i < probes.n; i++) {
 		int kind = probe_kind(probes.probes[i].name);
@@ -211,7 +214,7 @@ static int attach_libbpf(struct session *s, const char *path)
 		if (group_of(kind) != GROUP_MODULE &&
 		    (group_of(kind) == GROUP_BATCH) != s->batching)
 			continue;
-		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, path, "closure",
+		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, file, "closure",
 						probes.probes[i].name, &opts);
 		if (!link) {
 			err = -errno;
@@ -231,18 +234,35 @@ static int attach_libbpf(struct session *s, const char *path)
 
 int session_attach_path(struct session *s, const char *path)
 {
-	struct file_id id = file_id_of(path), *v;
-	int r = -EOPNOTSUPP;
+	struct file_id id, *v;
+	int r = -EOPNOTSUPP, fd = object_open(path);
+	char opened[32];
+	struct stat st;
 
-	if (!id.ino || already_attached(s, id))
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
+	/*
+	 * The probes are read and attached through the descriptor opened here: the path may name
+	 * another file (a FIFO) by the time a second open would look it up.
+	 */
+	snprintf(opened, sizeof(opened), "/proc/self/fd/%d", fd);
+	id = (struct file_id){st.st_dev, st.st_ino};
+	if (already_attached(s, id)) {
+		close(fd);
+		return 0;
+	}
 	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
-	if (!v)
+	if (!v) {
+		close(fd);
 		return -ENOMEM;
+	}
 	s->attached = v;
 	s->attached[s->n_attached++] = id;
 	if (!s->use_libbpf) {
-		r = attach_multi(s, path);
+		r = attach_multi(s, opened);
 		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
 		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->n_link_fds)
 			s->use_libbpf = true;
@@ -251,7 +271,8 @@ int session_attach_path(struct session *s, const char *path)
 				strerror(-r));
 	}
 	if (s->use_libbpf)
-		r = attach_libbpf(s, path);
+		r = attach_libbpf(s, opened, path);
+	close(fd);
 	if (r > 0)
 		s->probes += r;
 	if (s->verbose && r > 0)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -54,7 +55,9 @@ int launch_start(struct launch *l, char *path, char *const *argv)
 	char byte;
 
 	l->path = path;
-	if (pipe2(gate, O_CLOEXEC))
+	/* A socket, not a pipe: a send to a child already killed fails (EPIPE), raising no SIGPIPE.
+	 */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate))
 		return -1;
 	l->pid = fork();
 	if (l->pid < 0) {
@@ -82,16 +85,18 @@ int launch_start(struct launch *l, char *path, char *const *argv)
 	return 0;
 }
 
-void launch_release(struct launch *l)
+int launch_release(struct launch *l)
 {
 	char byte = 1;
+	int err = 0;
 
 	if (l->gate < 0)
-		return;
-	if (write(l->gate, &byte, 1) != 1)
-		perror("closuretrace: releasing the command");
+		return 0;
+	if (send(l->gate, &byte, 1, MSG_NOSIGNAL) != 1)
+		err = -errno;
 	close(l->gate);
 	l->gate = -1;
+	return err;
 }
 
 void launch_abort(struct launch *l)

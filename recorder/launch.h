@@ -10,7 +10,7 @@
 
 struct launch {
 	pid_t pid;	       /* the child, waiting to exec */
-	int gate;	       /* write end of the pipe it waits on; -1 once released */
+	int gate;	       /* our end of the socket pair it waits on; -1 once released */
 	char *path;	       /* the resolved executable: exec'ed and attached to (borrowed) */
 	bool stdout_to_stderr; /* its standard output is ours on standard error (a trace on stdout)
 				*/
@@ -25,8 +25,11 @@ char *launch_resolve(const char *file);
 /* Forks the held child for argv, to exec path. 0, or -1 with errno set. */
 int launch_start(struct launch *l, char *path, char *const *argv);
 
-/* Lets the child exec. */
-void launch_release(struct launch *l);
+/*
+ * Lets the child exec. 0, or -errno: -EPIPE when the child is gone already (killed while the
+ * recorder attached; its status is reaped as any other exit's).
+ */
+int launch_release(struct launch *l);
 
 /* Makes the child exit without running anything (the pipe closes), and reaps it. */
 void launch_abort(struct launch *l);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "live_list.h"
+#include "object_open.h"
 #include "proc_mem.h"
 
 /* Longer lists are cut (complete = false): the reader's memory stays bounded. */
@@ -21,7 +22,7 @@
 /* The link-time address of the descriptor's section in the ELF file at path, or 0. */
 static uint64_t descriptor_section(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = object_open(path);
 	uint64_t addr = 0;
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf_probes.h"
@@ -93,7 +94,7 @@ long objects_add(struct objects *o, const char *path, uint64_t bias, bool *added
  */
 static int load_bias(const char *path, uint64_t start, uint64_t off, uint64_t *bias)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	int fd = object_open(path), found = -1;
 	size_t nph;
 	Elf *e;
 
@@ -160,6 +161,37 @@ int objects_scan_maps(struct objects *o, pid_t pid)
 	}
 	fclose(f);
 	return added_count;
+}
+
+int objects_mapped(pid_t pid, const char *path, struct file_id id)
+{
+	char maps[64], line[4096 + 128];
+	int found = 0;
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned major, minor;
+		unsigned long long ino;
+		int path_at = 0;
+		char *nl;
+
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &major, &minor, &ino, &path_at) < 3)
+			continue;
+		if (id.ino && ino == id.ino && makedev(major, minor) == id.dev) {
+			found = 1;
+			break;
+		}
+		nl = strchr(line + path_at, '\n');
+		if (nl)
+			*nl = '\0';
+		found = path_at && ino && !strcmp(line + path_at, path);
+	}
+	fclose(f);
+	return found;
 }
 
 void objects_free(struct objects *o)

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "object_open.h"
+
 /* A file by identity: the names of one file differ (symlinks, /proc/PID/root), this does not. */
 struct file_id {
 	dev_t dev;
@@ -64,6 +66,13 @@ long objects_find(const struct objects *o, const char *path);
  * were added, or -1 when the maps cannot be read (the process is gone).
  */
 int objects_scan_maps(struct objects *o, pid_t pid);
+
+/*
+ * Whether process pid maps the file id (or, failing that, a file by the name path) now: 1 yes,
+ * 0 no, -1 its maps cannot be read (gone). What a closure:module record names is believed only
+ * then (docs/probes.md, "Trust boundary").
+ */
+int objects_mapped(pid_t pid, const char *path, struct file_id id);
 
 void objects_free(struct objects *o);
 

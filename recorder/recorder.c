@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +28,7 @@ struct recorder {
 	char *exe;
 	int guard;
 	uint64_t start_ns;
+	bool not_started; /* the command was gone when it was to be let run */
 };
 
 const char *recorder_end_name(enum recorder_end end)
@@ -184,6 +187,26 @@ static void block_stop_signals(void)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 }
 
+/*
+ * Whether pid writes to our terminal (its standard output or error is the character device of
+ * ours): a launched command always does, unless redirected. The live status line, redrawn with
+ * \r on one line, would then share that line with the program's own output, so it is left out.
+ */
+static bool shares_terminal(pid_t pid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	if (fstat(STDERR_FILENO, &ours) || !S_ISCHR(ours.st_mode))
+		return false;
+	for (int fd = 1; fd <= 2; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) && theirs.st_rdev == ours.st_rdev)
+			return true;
+	}
+	return false;
+}
+
 struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -216,7 +239,8 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 
 		s->verbose = o->verbose;
 		s->per_op = o->per_op;
-		s->quiet = o->quiet || !isatty(STDERR_FILENO);
+		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
+			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
 		s->exe = r->exe;
 		s->on_event = o->on_event;
@@ -263,8 +287,13 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 			strerror(-err));
 		return EXIT_ENVIRONMENT;
 	}
-	if (s->launched)
-		launch_release(&r->child);
+	/* Killed while we attached: its status is reaped and said as any other end's. */
+	if (s->launched && launch_release(&r->child)) {
+		r->not_started = true;
+		fprintf(stderr,
+			"closuretrace: the command ended before it could start (process %d)\n",
+			(int)s->pid);
+	}
 	if (r->o.verbose)
 		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);
 	return 0;
@@ -324,6 +353,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 	res->stop_signal = s->stop_signal;
 	res->write_errno = s->write_errno;
 	res->probes = s->probes > 0;
+	res->not_started = r->not_started;
 	if (s->launched) {
 		child_status(r->child.pid, res, s->root_exited);
 		still_running(s, res);

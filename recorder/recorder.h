@@ -59,6 +59,7 @@ struct recorder_result {
 	enum recorder_end end;
 	int exit_code;	  /* the launched command's exit status; -1 when none */
 	int signal;	  /* the signal that killed it; 0 when none */
+	bool not_started; /* it ended (was killed) before the recorder let it run */
 	int stop_signal;  /* the signal that stopped the recording; 0 when none */
 	int write_errno;  /* RECORDER_WRITE: why */
 	bool probes;	  /* some process had closure probes attached */

@@ -175,7 +175,7 @@ static void take_record(struct session *s, void *data, size_t size)
 
 		memcpy(path, m->path, CT_PATH_MAX);
 		path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
-		session_on_module(s, path, m->base);
+		session_on_module(s, m->tid, path, m->base);
 	} else if (kind == CT_LOADER) {
 		session_scan(s);
 		if (s->stop_on_load)
@@ -236,6 +236,11 @@ uint64_t session_finish(struct session *s)
 			"closuretrace: warning: %llu module records lost (ring buffer full); some "
 			"call sites may lack file:line: try a larger --buffer-size\n",
 			(unsigned long long)lost_modules);
+	if (s->modules_refused)
+		fprintf(stderr,
+			"closuretrace: warning: %llu module records refused: they named no regular "
+			"file that the process maps (docs/probes.md, \"Trust boundary\")\n",
+			(unsigned long long)s->modules_refused);
 	return session_read_stat(s, CT_STAT_LOST) + session_read_stat(s, CT_STAT_LOST_BATCHED) +
 	       session_batch_lost(s);
 }

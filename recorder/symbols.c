@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "object_open.h"
 #include "symbols.h"
 
 struct symbols {
@@ -14,9 +16,15 @@ struct symbols {
 };
 
 static char *debuginfo_path;
+/*
+ * Separate debug information by build ID only (under /usr/lib/debug/.build-id, as Debian's
+ * -dbgsym packages install it): the standard search also opens the .gnu_debuglink name the
+ * object itself gives, beside it, where the traced process could put a FIFO (docs/probes.md,
+ * "Trust boundary").
+ */
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -45,10 +53,15 @@ void symbols_free(struct symbols *s)
 
 int symbols_add_object(struct symbols *s, const char *path, const char *file, uint64_t bias)
 {
+	int fd = object_open(file);
 	Dwfl_Module *m;
 
+	if (fd < 0)
+		return -1;
 	dwfl_report_begin_add(s->dwfl);
-	m = dwfl_report_elf(s->dwfl, path, file, -1, bias, false);
+	m = dwfl_report_elf(s->dwfl, path, file, fd, bias, false); /* consumes fd on success */
+	if (!m)
+		close(fd);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	return m ? 0 : -1;
 }

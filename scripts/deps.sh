@@ -20,6 +20,7 @@ packages=(
 	uuid-dev libudev-dev udev          # udev: its udev.pc, which bcachefs-tools' Makefile asks for
 	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
 	clickhouse-server clickhouse-client # the fleet tests start their own server
+	valgrind                           # libclosure is checked under memcheck (tests/lib/valgrind.sh)
 )
 
 missing=()

@@ -169,3 +169,14 @@ size_t trace_string_decode(char *s, size_t len)
 	}
 	return (size_t)(w - s);
 }
+
+char *text_visible(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			*p = '?';
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			p[0] = p[1] = '?', p++;
+	}
+	return s;
+}

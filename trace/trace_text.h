@@ -23,4 +23,12 @@ const char *trace_string_scan(const char *p, const char *end, bool *escaped);
 /* Decode a body that trace_string_scan accepted, in place; returns its length in bytes. */
 size_t trace_string_decode(char *s, size_t len);
 
+/*
+ * Makes a string from the traced process (a symbol, a path) safe to print on a terminal, in
+ * place: each control character (C0, DEL, and C1 written as UTF-8, U+0080..U+009F, which some
+ * terminals obey as escape sequences) becomes '?'. Every presentation prints names through
+ * this. Returns s (NULL stays NULL).
+ */
+char *text_visible(char *s);
+
 #endif

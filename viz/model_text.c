@@ -1,5 +1,6 @@
 /* Symbols and the text helpers every presentation uses (model.h). */
 #include "model_internal.h"
+#include "trace_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +12,7 @@
 /* A copy with control characters made visible, so that no output carries them raw. */
 static char *clean_dup(const char *s)
 {
-	char *copy = s ? strdup(s) : NULL;
-
-	for (char *p = copy; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return copy;
+	return text_visible(s ? strdup(s) : NULL);
 }
 
 void model_on_sym(void *ctx, const struct trace_sym *sym)

@@ -21,5 +21,6 @@ supp=$src/viz/check_supp.c
 [ -f "$supp" ] || supp=$src/cli/check_supp.c
 "$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
-"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" "$src/recorder/elf_probes.c" \
-	"$src/tests/fuzz/fuzz_elf.c" -o "$out/fuzz_elf" "${elf_libs[@]}"
+"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" -I"$src/bpf" "$src/recorder/elf_probes.c" \
+	"$src/recorder/object_open.c" "$src/recorder/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \
+	-o "$out/fuzz_elf" "${elf_libs[@]}"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The root recorder against hostile traced programs, for real (root, BPF). One case per run:
+#   trust_test.sh CASE CLOSURETRACE BIN_DIR WORKLOAD
+# The hostile program (ct_hostile.c) runs as nobody, as an unprivileged user's would. Each case
+# prints what it checks and exits 0 (pass) or 1 (fail).
+set -uo pipefail
+case_name=$1 ct=$2 bindir=$3 workload=$4
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+chmod 755 "$tmp"
+skip_without_bpf
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+
+# start_hostile PROGRAM ARGS...: runs it as nobody until it prints "ready"; sets $hpid.
+start_hostile() {
+	"${as_nobody[@]}" "$@" >hostile.out 2>&1 &
+	hpid=$!
+	pids+=("$hpid")
+	for _ in $(seq 1 500); do
+		grep -qx ready hostile.out && return 0
+		kill -0 "$hpid" 2>/dev/null || fail "$* ended: $(cat hostile.out)"
+		sleep 0.02
+	done
+	fail "$* never got ready: $(cat hostile.out)"
+}
+
+# recorded SECONDS CMD...: CMD (a recorder), killed if it runs past SECONDS (then the case fails);
+# its status in $rc, its output in out.txt and err.txt.
+recorded() {
+	local limit=$1
+	shift
+	timeout -s KILL "$limit" "$@" >out.txt 2>err.txt </dev/null
+	rc=$?
+	[ "$rc" != 137 ] || fail "$* still ran after $limit s (killed): $(cat err.txt)"
+}
+
+# no_escapes FILE: not one control character but newline (ESC, BEL, ...) in FILE.
+no_escapes() {
+	if LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$1"; then
+		fail "control characters in $1: $(cat -v "$1" | head -20)"
+	fi
+	echo "ok: no control character in $1"
+}
+
+case $case_name in
+fifo_module)
+	# The process names a FIFO in closure:module: the recorder must neither open it (it would
+	# block for ever in open) nor believe it; it ends at its -d.
+	mkfifo "$tmp/module.fifo"
+	start_hostile "$bindir/ct_hostile" module "$tmp/module.fifo"
+	recorded 30 "$ct" record -p "$hpid" -d 2 -o t.json
+	[ "$rc" = 0 ] || fail "record exited $rc: $(cat err.txt)"
+	grep -q 'module records refused' err.txt || fail "no word of the refused records: $(cat err.txt)"
+	grep -q "module.fifo" t.json && fail "the FIFO is in the trace: $(grep module.fifo t.json | head -3)"
+	echo "ok: record -p -d 2 ended (exit 0), the FIFO refused: $(cat err.txt)"
+	;;
+path_flood)
+	# 2,000,000 distinct module paths, as fast as the process can fire them: refused at the
+	# cost of a stat each; the recorder ends at its -d, its objects bounded.
+	start_hostile "$bindir/ct_hostile" paths
+	start=$(date +%s%N)
+	recorded 60 "$ct" record -p "$hpid" -d 3 -o t.json
+	took=$((($(date +%s%N) - start) / 1000000))
+	[ "$rc" = 0 ] || fail "record exited $rc: $(cat err.txt)"
+	grep -q 'module records refused' err.txt || fail "no word of the refused records: $(cat err.txt)"
+	[ "$(grep -c '"type":"module"' t.json)" -lt 50 ] || fail "$(grep -c '"type":"module"' t.json) module records in the trace"
+	echo "ok: record -p -d 3 of a path flood ended after $took ms: $(cat err.txt)"
+	;;
+escapes_top)
+	# Symbol and file names with escape sequences: top shows them made visible.
+	start_hostile "$bindir/ct_hostile" names
+	recorded 60 "$ct" top -b -n 3 -d 0.5 -p "$hpid"
+	[ "$rc" = 0 ] || fail "top exited $rc: $(cat err.txt)"
+	grep -q '?\]2;PWNED-FILE??\[2J\.c:[0-9]* (names)' out.txt || fail "the init site is not shown: $(cat -v out.txt)"
+	no_escapes out.txt
+	no_escapes err.txt
+	;;
+escapes_ps)
+	start_hostile "$bindir/ct_hostile_debug" names
+	recorded 60 "$ct" ps -p "$hpid"
+	[ "$rc" = 0 ] || fail "ps exited $rc: $(cat err.txt)"
+	grep -q '?\]2;PWNED-FILE??\[2J\.c' out.txt || fail "the file is not shown: $(cat -v out.txt)"
+	no_escapes out.txt
+	no_escapes err.txt
+	;;
+killed_at_attach_record | killed_at_attach_check)
+	# The command is killed (SIGKILL) before the recorder has attached and let it run: a
+	# message, and the command's status (128+9), never the recorder's death by SIGPIPE (141).
+	cmd=${case_name#killed_at_attach_}
+	args=(record -o t.json)
+	[ "$cmd" = check ] && args=(check)
+	timeout -s KILL 60 "$bindir/ct_kill_at_attach" "$ct" "${args[@]}" -- "$workload" counts 1 \
+		>out.txt 2>err.txt </dev/null
+	rc=$?
+	grep -qx killed out.txt || fail "the command was not killed in time: $(cat out.txt err.txt)"
+	[ "$rc" = 137 ] || fail "$cmd exited $rc, not 137 (the command's SIGKILL): $(cat err.txt)"
+	grep -q 'the command ended before it could start' err.txt ||
+		fail "no message: $(cat err.txt)"
+	echo "ok: $cmd of a command killed at attach: exit $rc, $(head -c 300 err.txt)"
+	;;
+*)
+	fail "unknown case $case_name"
+	;;
+esac
+exit "$status"
