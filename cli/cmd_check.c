@@ -234,7 +234,7 @@ static FILE *open_trace(void *ctx, const char **temp)
 		return NULL;
 	}
 	if (out->keep)
-		out->f = trace_out_open(&out->kept, out->keep) ? NULL : out->kept.f;
+		out->f = trace_out_open(&out->kept, out->keep, false) ? NULL : out->kept.f;
 	else
 		out->f = temp_trace(out->temp, sizeof(out->temp));
 	*temp = out->keep ? out->kept.temp : out->temp;

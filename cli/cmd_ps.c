@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -103,6 +104,7 @@ static int run_ps(pid_t pid, bool json)
 	struct live_list list;
 	struct ps_view view = {.pid = pid, .list = &list};
 	char link[64], exe[PATH_MAX];
+	struct timespec now;
 	enum live_status st;
 	ssize_t len;
 	int ret = EXIT_OK;
@@ -113,6 +115,9 @@ static int run_ps(pid_t pid, bool json)
 		objects_free(&objs);
 		return ret;
 	}
+	/* The library's times are CLOCK_MONOTONIC, one clock for every process of the machine. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	view.now_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	len = readlink(link, exe, sizeof(exe) - 1);
 	exe[len > 0 ? len : 0] = '\0';

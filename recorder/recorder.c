@@ -18,8 +18,9 @@
 #include "sink.h"
 #include "trace_writer.h"
 
-#define UPROBE_SYSFS "/sys/bus/event_source/devices/uprobe"
-#define GRACE_NS     (2000000000ull)
+#define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
+#define GRACE_NS       (2000000000ull)
+#define FLUSH_EVERY_NS (1000000000ull) /* the trace goes to its file at least this often */
 
 struct recorder {
 	struct recorder_opts o;
@@ -406,8 +407,15 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 	out = open_out(ctx, &temp);
 	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
 	if (!status) {
+		uint64_t flushed = session_now_ns();
+
+		/* Every second the trace so far goes to the file (a compressed one ends a frame):
+		 * a recorder killed then leaves all but its last second readable. */
 		while (recorder_poll(r, 10) == RECORDER_RUNNING)
-			;
+			if (session_now_ns() - flushed >= FLUSH_EVERY_NS) {
+				fflush(out);
+				flushed = session_now_ns();
+			}
 		recorder_stop(r, res);
 		status = -1;
 	}
