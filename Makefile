@@ -5,10 +5,15 @@
 #   make bench    the benchmarks (Release build, probes in and out)
 #   make fuzz     the libFuzzer harnesses, each for FUZZ_SECONDS (default 300); `make test` runs
 #                 them for 15 s each
-#   make install  install libclosure and closuretrace (PREFIX=/usr/local)
+#   make install  install libclosure and closuretrace (PREFIX=/usr/local), built for release
+#                 (build-release/: no live list unless CLOSURE_DEBUG=ON, warnings not errors)
+# Developer and CI builds (build, test, bench, fuzz) treat warnings as errors; the demo and
+# install builds do not, so that a newer compiler's new warning does not stop a user.
 PREFIX ?= /usr/local
 JOBS   ?= $(shell nproc)
 FUZZ_SECONDS ?= 300
+CLOSURE_DEBUG ?= OFF
+DEVELOPER := -DCLOSURETRACE_WERROR=ON
 CMAKE  := cmake
 CTEST  := ctest --output-on-failure --timeout 600
 
@@ -20,7 +25,7 @@ deps:
 	@bash scripts/deps.sh
 
 build:
-	$(CMAKE) -S . -B build -DCLOSURE_DEBUG=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	$(CMAKE) -S . -B build -DCLOSURE_DEBUG=ON $(DEVELOPER) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	$(CMAKE) --build build -j $(JOBS)
 
 test: deps test-plain test-asan test-tsan
@@ -30,22 +35,24 @@ test-plain: build
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
-	$(CMAKE) -S . -B build-asan -DCLOSURE_DEBUG=ON -DCLOSURETRACE_SANITIZE=address,undefined
+	$(CMAKE) -S . -B build-asan -DCLOSURE_DEBUG=ON $(DEVELOPER) -DCLOSURETRACE_SANITIZE=address,undefined
 	$(CMAKE) --build build-asan -j $(JOBS)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 		$(CTEST) --test-dir build-asan
 
 # The library's tests, its concurrency stress test first of all, under ThreadSanitizer.
 test-tsan:
-	$(CMAKE) -S . -B build-tsan -DCLOSURE_DEBUG=ON -DCLOSURETRACE_SANITIZE=thread -DCLOSURETRACE_TOOL=OFF
+	$(CMAKE) -S . -B build-tsan -DCLOSURE_DEBUG=ON $(DEVELOPER) -DCLOSURETRACE_SANITIZE=thread -DCLOSURETRACE_TOOL=OFF
 	$(CMAKE) --build build-tsan -j $(JOBS)
 	$(CTEST) --test-dir build-tsan -L lib
 
-demo: deps build
+# Configures build/ and builds only the two targets the demo runs (scripts/demo.sh).
+demo: deps
+	$(CMAKE) -S . -B build -DCLOSURE_DEBUG=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	bash scripts/demo.sh build
 
 bench: deps
-	$(CMAKE) -S . -B build-bench -DCMAKE_BUILD_TYPE=Release
+	$(CMAKE) -S . -B build-bench -DCMAKE_BUILD_TYPE=Release $(DEVELOPER)
 	$(CMAKE) --build build-bench -j $(JOBS)
 	bash tests/bench/run.sh build-bench
 
@@ -54,11 +61,14 @@ fuzz: deps build
 	bash tests/fuzz/build.sh . build-fuzz
 	bash tests/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS) build/lib/libclosure.so
 
-install: build
-	$(CMAKE) --install build --prefix $(PREFIX)
+install:
+	$(CMAKE) -S . -B build-release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLOSURE_DEBUG=$(CLOSURE_DEBUG) \
+		-DCLOSURETRACE_WERROR=OFF -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	$(CMAKE) --build build-release -j $(JOBS) --target closure closure_static closuretrace
+	$(CMAKE) --install build-release --prefix $(PREFIX)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf build build-asan build-tsan build-bench build-fuzz
+	rm -rf build build-asan build-tsan build-bench build-fuzz build-release

@@ -5,7 +5,7 @@
  * closure:module, and one on the dynamic loader's _dl_debug_state. Each hit becomes one
  * ring-buffer record; a record that does not fit is counted, never dropped silently.
  */
-#include "vmlinux.h"
+#include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -236,9 +236,11 @@ static __always_inline __u32 ns_tid(struct task_struct *t)
 {
 	struct pid *p = BPF_CORE_READ(t, thread_pid);
 	unsigned int level = BPF_CORE_READ(p, level);
+	/* The array's offset relocated explicitly: an index not known at compile time is not. */
+	struct upid *numbers = (void *)p + bpf_core_field_offset(struct pid, numbers);
 	int nr = 0;
 
-	bpf_probe_read_kernel(&nr, sizeof(nr), &p->numbers[level & 63].nr);
+	bpf_probe_read_kernel(&nr, sizeof(nr), &numbers[level & 63].nr);
 	return (__u32)nr;
 }
 

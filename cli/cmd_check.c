@@ -234,7 +234,7 @@ static FILE *open_trace(void *ctx, const char **temp)
 		return NULL;
 	}
 	if (out->keep)
-		out->f = trace_out_open(&out->kept, out->keep) ? NULL : out->kept.f;
+		out->f = trace_out_open(&out->kept, out->keep, false) ? NULL : out->kept.f;
 	else
 		out->f = temp_trace(out->temp, sizeof(out->temp));
 	*temp = out->keep ? out->kept.temp : out->temp;
@@ -246,11 +246,15 @@ static FILE *open_trace(void *ctx, const char **temp)
 	return out->f;
 }
 
-static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown)
+static void summary(const struct check_diags *d, const struct recorder_result *r, size_t shown,
+		    bool cut)
 {
 	unsigned long closures = d->closures - d->suppressed_closures;
 
-	if (!shown)
+	/* Cut short, "no leaks" would claim what was not judged. */
+	if (!shown && cut)
+		fprintf(stderr, "closuretrace: nothing stuck, no root of a hang found");
+	else if (!shown)
 		fprintf(stderr, "closuretrace: no leaks");
 	else
 		fprintf(stderr, "closuretrace: %zu error%s: %lu closure%s leaked or stuck", shown,
@@ -277,9 +281,8 @@ static int cut_short(const struct check_options *o, const struct recorder_result
 {
 	if (r->end == RECORDER_TIMEOUT) {
 		fprintf(stderr,
-			"closuretrace: %s did not finish within %.3g s: ended it; its closures "
-			"still "
-			"in flight are not judged, stuck ones follow\n",
+			"closuretrace: %s did not finish within %.3g s: ended it; what it hangs "
+			"on follows (closures still at work are not judged)\n",
 			o->argv[0], o->timeout_ns / 1e9);
 		return EXIT_TIMEOUT;
 	}
@@ -414,7 +417,7 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	summary(diags, &run, shown);
+	summary(diags, &run, shown, cut != 0);
 	if (run.exit_code > 0)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);

@@ -32,7 +32,7 @@ int cmd_explain(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *input = "closuretrace.json";
+	const char *input = VIEWER_DEFAULT_TRACE;
 	struct model_id id;
 	int c;
 

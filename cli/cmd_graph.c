@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -70,6 +71,20 @@ static int format_of(const char *output, const char **format)
 	return 0;
 }
 
+/* png and pdf are bytes for a file or a pipe: refused on a terminal, as gzip and perf do. */
+static bool binary_to_terminal(const char *format, const char *output)
+{
+	if (strcmp(format, "png") && strcmp(format, "pdf"))
+		return false;
+	if ((output && strcmp(output, "-")) || !isatty(STDOUT_FILENO))
+		return false;
+	fprintf(stderr,
+		"closuretrace graph: -T %s is binary, not written to a terminal: give -o FILE, or "
+		"redirect the output\n",
+		format);
+	return true;
+}
+
 static int show(struct viz_input *in, FILE *out, void *opts)
 {
 	struct viz_error err;
@@ -89,7 +104,7 @@ int cmd_graph(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	struct render_graph_opts opts = {.format = NULL};
-	const char *input = "closuretrace.json", *output = NULL;
+	const char *input = VIEWER_DEFAULT_TRACE, *output = NULL;
 	int c;
 
 	optind = 1;
@@ -128,6 +143,8 @@ int cmd_graph(int argc, char **argv)
 			opts.format);
 		return EXIT_USAGE;
 	}
+	if (binary_to_terminal(opts.format, output))
+		return EXIT_USAGE;
 	return viewer_show(&(struct viewer_job){.cmd = "closuretrace graph",
 						.input = input,
 						.output = output,

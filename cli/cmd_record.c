@@ -29,9 +29,10 @@ struct record_options {
 	uint64_t duration_ns;
 	size_t buffer_size;
 	bool verbose;
-	bool per_op; /* the per-operation probes even when libclosure offers batches */
-	bool no_bpf; /* the in-process sink even when BPF is permitted */
-	char **argv; /* the command, or NULL with -p */
+	bool per_op;   /* the per-operation probes even when libclosure offers batches */
+	bool no_bpf;   /* the in-process sink even when BPF is permitted */
+	bool compress; /* zstd, whatever the output's name */
+	char **argv;   /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_label labels[RECORD_MAX_LABELS];
 };
@@ -46,7 +47,10 @@ static void usage(FILE *out)
 		"\n"
 		"  -p, --pid PID          attach to a running process\n"
 		"  -o, --output FILE      write the trace to FILE (default closuretrace.json;\n"
-		"                         an existing file is kept as FILE.old; '-' for stdout)\n"
+		"                         an existing file is kept as FILE.old; '-' for stdout;\n"
+		"                         a name ending in .zst is written compressed)\n"
+		"  -z, --compress         write the trace compressed with zstd whatever its name\n"
+		"                         (every command reads it as it reads a plain one)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
 		"  -b, --buffer-size N    ring buffer bytes, a power of two (K, M suffixes;\n"
 		"                         default 16M)\n"
@@ -78,6 +82,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"verbose", no_argument, NULL, 'v'},
 		{"per-op", no_argument, NULL, 'P'},
 		{"no-bpf", no_argument, NULL, 'N'},
+		{"compress", no_argument, NULL, 'z'},
 		{"export", required_argument, NULL, 'E'},
 		{"label", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
@@ -89,7 +94,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 				     .buffer_size = DEFAULT_BUFFER_SIZE};
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:o:d:b:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:o:d:b:vzh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_pid(optarg, &o->pid))
@@ -114,6 +119,9 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 			break;
 		case 'N':
 			o->no_bpf = true;
+			break;
+		case 'z':
+			o->compress = true;
 			break;
 		case 'E':
 			o->export.url = optarg;
@@ -194,13 +202,20 @@ static int finish(const struct record_options *o, struct trace_out *out,
 	return EXIT_OK;
 }
 
+/* The trace file and how to write it. */
+struct output {
+	struct trace_out out;
+	bool compress;
+};
+
 /* The trace file, opened once the recorder is ready (recorder_open_fn). */
 static FILE *open_output(void *ctx, const char **temp)
 {
-	struct trace_out *out = ctx;
+	struct output *o = ctx;
+	struct trace_out *out = &o->out;
 	const char *path = out->target;
 
-	if (trace_out_open(out, path)) {
+	if (trace_out_open(out, path, o->compress)) {
 		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
@@ -212,12 +227,13 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_options o;
 	struct recorder_result res;
-	struct trace_out out = {0};
+	struct output out = {0};
 	int ret = parse_options(argc, argv, &o);
 
 	if (ret >= 0)
 		return ret;
-	out.target = o.output;
+	out.out.target = o.output;
+	out.compress = o.compress;
 	ret = recorder_run(&(struct recorder_opts){.pid = o.pid,
 						   .argv = o.argv,
 						   .buffer_size = o.buffer_size,
@@ -229,9 +245,9 @@ int cmd_record(int argc, char **argv)
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)
-		ret = finish(&o, &out, &res);
+		ret = finish(&o, &out.out, &res);
 	if (ret == EXIT_OK && o.export.url)
 		export_after_run(o.output, &o.export);
-	trace_out_abort(&out); /* after a refusal: nothing of it is left */
+	trace_out_abort(&out.out); /* after a refusal: nothing of it is left */
 	return ret;
 }

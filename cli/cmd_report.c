@@ -33,7 +33,7 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *input = "closuretrace.json";
+	const char *input = VIEWER_DEFAULT_TRACE;
 	bool json = false;
 	int c;
 

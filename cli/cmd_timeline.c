@@ -1,8 +1,11 @@
 /* closuretrace timeline: a trace as Chrome trace-event JSON, for Perfetto and chrome://tracing. */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "commands.h"
@@ -89,7 +92,7 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 int cmd_timeline(int argc, char **argv)
 {
 	struct timeline_opts o = {
-		.path = "closuretrace.json", .from_ns = INT64_MIN, .to_ns = INT64_MAX};
+		.path = VIEWER_DEFAULT_TRACE, .from_ns = INT64_MIN, .to_ns = INT64_MAX};
 	struct timeline_stats st;
 	const char *output = NULL;
 	struct out_file out;
@@ -97,6 +100,12 @@ int cmd_timeline(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	/* Streamed: a trace that cannot be opened is said before any of the output is written. */
+	if (strcmp(o.path, "-") && access(o.path, R_OK)) {
+		fprintf(stderr, "%s: error: %s\n", o.path, strerror(errno));
+		viewer_hint_no_trace("closuretrace timeline", o.path);
+		return EXIT_USAGE;
+	}
 	if (out_open(&out, "closuretrace timeline", output))
 		return EXIT_USAGE;
 	rc = render_timeline(&o, out.f, &st);

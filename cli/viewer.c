@@ -1,6 +1,10 @@
 /* What the viewers share (viewer.h). */
 #include "viewer.h"
 
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "commands.h"
 #include "out_file.h"
 
@@ -13,6 +17,7 @@ static int load(const struct viewer_job *job, struct viz_input *in)
 
 	if (viz_load(job->input, job->keep_finished, job->watch, in, &err)) {
 		fprintf(stderr, "%s\n", err.text);
+		viewer_hint_no_trace(job->cmd, job->input);
 		return -1;
 	}
 	n = viz_warnings(in, warnings);
@@ -49,4 +54,14 @@ int viewer_closure_arg(const char *cmd, const char *want, const char *s, struct 
 	fprintf(stderr, "closuretrace %s: %s a closure as " VIZ_CLOSURE_SYNTAX ", not '%s'\n", cmd,
 		want, s);
 	return EXIT_USAGE;
+}
+
+void viewer_hint_no_trace(const char *cmd, const char *input)
+{
+	if (strcmp(input, VIEWER_DEFAULT_TRACE) || access(input, F_OK) == 0 || errno != ENOENT)
+		return;
+	fprintf(stderr,
+		"%s: hint: no trace here to read; record one first: closuretrace record -- COMMAND "
+		"(or record -p PID), or name one with -i TRACE\n",
+		cmd);
 }

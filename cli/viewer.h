@@ -11,6 +11,9 @@
 
 #include "viz.h"
 
+/* What record writes and the viewers read unless told otherwise (-o, -i). */
+#define VIEWER_DEFAULT_TRACE "closuretrace.json"
+
 /* Renders the loaded trace in (borrowed) into out: 0, or non-zero after saying why. */
 typedef int viewer_render_fn(struct viz_input *in, FILE *out, void *ctx);
 
@@ -32,5 +35,11 @@ int viewer_show(const struct viewer_job *job);
  * CMD: WANT a closure as ADDR, ADDR#N or PID:ADDR#N (...), not 'S'" (WANT: "want", "--root wants").
  */
 int viewer_closure_arg(const char *cmd, const char *want, const char *s, struct model_id *id);
+
+/*
+ * After an input that could not be read: when it is the default trace and does not exist, a
+ * hint to record one first (the user's first command is often report, not record).
+ */
+void viewer_hint_no_trace(const char *cmd, const char *input);
 
 #endif

@@ -780,3 +780,11 @@ int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms)
 
 	return closure_sync_at(cl, ms, CALLER_IP());
 }
+
+long closure_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

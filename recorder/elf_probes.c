@@ -12,10 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "elf_probes.h"
+#include "ld_search.h"
 #include "object_open.h"
 
 #define NT_STAPSDT 3
+#define LD_SO_CACHE "/etc/ld.so.cache"
+#define LD_SO_CONF  "/etc/ld.so.conf"
 
 static Elf *elf_open(const char *path, int *fd)
 {
@@ -410,13 +414,31 @@ static char *search_path(const char *list, const char *origin, const char *name)
 	return found;
 }
 
-/* The folders ld.so searches after the cache; the cache itself lists Debian's multiarch ones. */
+/* The folders ld.so searches after its cache (its built-in list). */
 static const char system_dirs[] =
-	"/usr/local/lib/x86_64-linux-gnu:/usr/local/lib:"
-	"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
+	"/usr/local/lib/" CLOSURETRACE_MULTIARCH ":/usr/local/lib:"
+	"/lib/" CLOSURETRACE_MULTIARCH ":/usr/lib/" CLOSURETRACE_MULTIARCH ":/lib64:/usr/lib64:"
 	"/lib:/usr/lib";
 
-/* exe_rpath: the executable's DT_RPATH, which applies to every object; $ORIGIN there is exe_dir. */
+/* /etc/ld.so.conf's folders, read once: for a library installed there before ldconfig ran. */
+static const char *conf_dirs(void)
+{
+	static char *dirs;
+	static int read;
+
+	if (!read) {
+		dirs = ld_conf_dirs(LD_SO_CONF);
+		read = 1;
+	}
+	return dirs;
+}
+
+/*
+ * As ld.so(8) searches: DT_RPATH (the object's, then the executable's) unless there is a
+ * DT_RUNPATH, LD_LIBRARY_PATH, DT_RUNPATH, the cache, the built-in folders; then the folders of
+ * /etc/ld.so.conf, for a cache not rebuilt since. exe_rpath: the executable's DT_RPATH, which
+ * applies to every object; $ORIGIN there is exe_dir.
+ */
 static char *resolve_needed(const char *name, const struct dyn_info *d, const char *origin,
 			    const char *exe_rpath, const char *exe_dir)
 {
@@ -434,7 +456,11 @@ static char *resolve_needed(const char *name, const struct dyn_info *d, const ch
 	if (!found)
 		found = search_path(d->runpath, origin, name);
 	if (!found)
+		found = ld_cache_find(LD_SO_CACHE, name);
+	if (!found)
 		found = search_path(system_dirs, origin, name);
+	if (!found)
+		found = search_path(conf_dirs(), origin, name);
 	return found;
 }
 

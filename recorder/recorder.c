@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,8 +18,9 @@
 #include "sink.h"
 #include "trace_writer.h"
 
-#define UPROBE_SYSFS "/sys/bus/event_source/devices/uprobe"
-#define GRACE_NS     (2000000000ull)
+#define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
+#define GRACE_NS       (2000000000ull)
+#define FLUSH_EVERY_NS (1000000000ull) /* the trace goes to its file at least this often */
 
 struct recorder {
 	struct recorder_opts o;
@@ -185,6 +188,26 @@ static void block_stop_signals(void)
 	sigprocmask(SIG_BLOCK, &stop, NULL);
 }
 
+/*
+ * Whether pid writes to our terminal (its standard output or error is the character device of
+ * ours): a launched command always does, unless redirected. The live status line, redrawn with
+ * \r on one line, would then share that line with the program's own output, so it is left out.
+ */
+static bool shares_terminal(pid_t pid)
+{
+	struct stat ours, theirs;
+	char path[64];
+
+	if (fstat(STDERR_FILENO, &ours) || !S_ISCHR(ours.st_mode))
+		return false;
+	for (int fd = 1; fd <= 2; fd++) {
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) && theirs.st_rdev == ours.st_rdev)
+			return true;
+	}
+	return false;
+}
+
 struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -217,7 +240,8 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 
 		s->verbose = o->verbose;
 		s->per_op = o->per_op;
-		s->quiet = o->quiet || !isatty(STDERR_FILENO);
+		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
+			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
 		s->exe = r->exe;
 		s->on_event = o->on_event;
@@ -383,8 +407,15 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 	out = open_out(ctx, &temp);
 	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
 	if (!status) {
+		uint64_t flushed = session_now_ns();
+
+		/* Every second the trace so far goes to the file (a compressed one ends a frame):
+		 * a recorder killed then leaves all but its last second readable. */
 		while (recorder_poll(r, 10) == RECORDER_RUNNING)
-			;
+			if (session_now_ns() - flushed >= FLUSH_EVERY_NS) {
+				fflush(out);
+				flushed = session_now_ns();
+			}
 		recorder_stop(r, res);
 		status = -1;
 	}

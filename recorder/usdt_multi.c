@@ -10,23 +10,16 @@
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
+#include "arch.h"
 #include "usdt_multi.h"
 
-/* Offsets in x86-64's struct pt_regs, by every name a register goes by. */
+/* Offsets in struct pt_regs, by every name a register goes by (bpf/arch.h). */
+#define CT_REGISTER(off, n64, n32, n16, n8) {{n64, n32, n16, n8}, off},
 static const struct {
 	const char *names[4];
 	short off;
-} registers[] = {
-	{{"rax", "eax", "ax", "al"}, 80},      {{"rbx", "ebx", "bx", "bl"}, 40},
-	{{"rcx", "ecx", "cx", "cl"}, 88},      {{"rdx", "edx", "dx", "dl"}, 96},
-	{{"rsi", "esi", "si", "sil"}, 104},    {{"rdi", "edi", "di", "dil"}, 112},
-	{{"rbp", "ebp", "bp", "bpl"}, 32},     {{"rsp", "esp", "sp", "spl"}, 152},
-	{{"r8", "r8d", "r8w", "r8b"}, 72},     {{"r9", "r9d", "r9w", "r9b"}, 64},
-	{{"r10", "r10d", "r10w", "r10b"}, 56}, {{"r11", "r11d", "r11w", "r11b"}, 48},
-	{{"r12", "r12d", "r12w", "r12b"}, 24}, {{"r13", "r13d", "r13w", "r13b"}, 16},
-	{{"r14", "r14d", "r14w", "r14b"}, 8},  {{"r15", "r15d", "r15w", "r15b"}, 0},
-	{{"rip", "eip", NULL, NULL}, 128},
-};
+} registers[] = {CLOSURETRACE_SDT_REGISTERS(CT_REGISTER)};
+#undef CT_REGISTER
 
 static int register_offset(const char *name)
 {

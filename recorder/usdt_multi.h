@@ -40,7 +40,7 @@ struct usdt_multi {
 	uint32_t n_specs;
 };
 
-/* Parses an x86-64 SDT argument string ("8@%rdi -4@$0 8@-8(%rbp)"). 0, or -EINVAL. */
+/* Parses an SDT argument string (x86-64: bpf/arch.h) ("8@%rdi -4@$0 8@-8(%rbp)"). 0, or -EINVAL. */
 int usdt_spec_parse(const char *args, uint64_t cookie, struct usdt_spec *out);
 
 /*

@@ -10,6 +10,7 @@ packages=(
 	libclang-rt-dev                    # libFuzzer and the sanitizers' runtimes for clang (make fuzz)
 	libelf-dev zlib1g-dev              # libbpf's own link dependencies
 	libjansson-dev                     # reading and writing traces
+	libzstd-dev zstd                   # compressed traces (.json.zst); zstd for the tests
 	libgraphviz-dev graphviz           # libgvc: graphs rendered in-process
 	libdw-dev                          # symbols and file:line
 	bpftrace                           # the probe reference's one-liner is tested for real
@@ -20,6 +21,7 @@ packages=(
 	uuid-dev libudev-dev udev          # udev: its udev.pc, which bcachefs-tools' Makefile asks for
 	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
 	clickhouse-server clickhouse-client # the fleet tests start their own server
+	valgrind                           # libclosure is checked under memcheck (tests/lib/valgrind.sh)
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "trace_out.h"
+#include "zstd_out.h"
 
 #define BUFFER (1 << 20)
 
@@ -58,7 +59,14 @@ int trace_out_writable(const char *target)
 	return r;
 }
 
-int trace_out_open(struct trace_out *t, const char *target)
+bool trace_out_zstd_name(const char *target)
+{
+	size_t n = strlen(target);
+
+	return n > 4 && !strcmp(target + n - 4, ".zst");
+}
+
+int trace_out_open(struct trace_out *t, const char *target, bool compress)
 {
 	struct stat st;
 	int fd;
@@ -74,13 +82,18 @@ int trace_out_open(struct trace_out *t, const char *target)
 		fd = open_temp(t); /* a regular file, a link to one, a dangling link, nothing */
 	if (fd < 0)
 		return -1;
-	t->f = fdopen(fd, "w");
+	compress = compress || trace_out_zstd_name(target);
+	t->f = compress ? zstd_out_open(fd) : fdopen(fd, "w");
 	if (!t->f) {
 		close(fd);
 		trace_out_abort(t);
 		return -1;
 	}
-	setvbuf(t->f, NULL, _IOFBF, BUFFER);
+	/* A compressed trace: a buffer of our own, so that a frame holds 1 MiB of text (given
+	 * none, glibc ignores the size and buffers one block: 8 KiB frames compress to half as
+	 * well). A plain one keeps glibc's block. */
+	t->buf = compress ? malloc(BUFFER) : NULL;
+	setvbuf(t->f, t->buf, _IOFBF, BUFFER);
 	return 0;
 }
 
@@ -107,6 +120,8 @@ int trace_out_commit(struct trace_out *t, bool keep_old)
 	if (fclose(t->f) && ok)
 		ok = false, e = errno;
 	t->f = NULL;
+	free(t->buf);
+	t->buf = NULL;
 	if (ok && t->temp && ((keep_old && keep_as_old(t->target)) || rename(t->temp, t->target)))
 		ok = false, e = errno;
 	if (!ok) {
@@ -124,6 +139,8 @@ void trace_out_abort(struct trace_out *t)
 	if (t->f)
 		fclose(t->f);
 	t->f = NULL;
+	free(t->buf);
+	t->buf = NULL;
 	if (t->temp)
 		unlink(t->temp);
 	free(t->temp);

@@ -15,14 +15,20 @@ struct trace_out {
 	const char *target; /* borrowed */
 	char *temp;	    /* the file written, renamed at commit; NULL when written in place */
 	FILE *f;
+	char *buf; /* f's buffer, when compressed */
 };
 
 /* Whether target can be written (checked before a run: a new file in its folder, or a device in
  * place). 0, or -1 with errno set. */
 int trace_out_writable(const char *target);
 
-/* Opens for target (see above), close-on-exec, fully buffered. 0, or -1 with errno set. */
-int trace_out_open(struct trace_out *t, const char *target);
+/* Opens for target (see above), close-on-exec, fully buffered; compressed with zstd (a frame
+ * per 1 MiB of text: zstd_out.h) when compress is set or target ends in ".zst". 0, or -1 with
+ * errno set. */
+int trace_out_open(struct trace_out *t, const char *target, bool compress);
+
+/* Whether target's name asks for a compressed trace (".zst"). */
+bool trace_out_zstd_name(const char *target);
 
 /* Flushes and closes; the temporary file becomes the target (keep_old: the previous one is
  * TARGET.old). 0, or -1 with errno set (the temporary file is then removed). */

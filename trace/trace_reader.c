@@ -9,10 +9,10 @@
  * numbers with fractions) goes to jansson, which accepts it or gives the error. The fast path
  * accepts only valid JSON, so malformed input is caught either way.
  */
+#include "trace_input.h"
 #include "trace_reader.h"
 #include "trace_text.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -665,7 +665,7 @@ static int read_line(struct reader *r, char *line, size_t len, bool tail)
 	return rc;
 }
 
-static int read_stream(struct reader *r, FILE *f)
+static int read_stream(struct reader *r, struct trace_input *f)
 {
 	size_t cap = 1 << 20, len = 0, start;
 	char *buf = malloc(cap);
@@ -674,7 +674,7 @@ static int read_stream(struct reader *r, FILE *f)
 	if (!buf)
 		return fail(r, "out of memory");
 	for (;;) {
-		size_t got;
+		long got;
 		char *nl;
 
 		if (len == cap) {
@@ -698,10 +698,14 @@ static int read_stream(struct reader *r, FILE *f)
 			buf = bigger;
 			cap = want;
 		}
-		got = fread(buf + len, 1, cap - len, f);
+		got = trace_input_read(f, buf + len, cap - len, r->err);
+		if (got < 0) {
+			rc = -1;
+			goto out;
+		}
 		if (!got)
 			break;
-		len += got;
+		len += (size_t)got;
 		/* Lines that end inside what was just read; the rest waits for more. */
 		start = 0;
 		while ((nl = memchr(buf + start, '\n', len - start))) {
@@ -712,9 +716,7 @@ static int read_stream(struct reader *r, FILE *f)
 		memmove(buf, buf + start, len - start);
 		len -= start;
 	}
-	if (ferror(f)) {
-		rc = fail(r, "read error: %s", strerror(errno));
-	} else if (len) {
+	if (len) {
 		r->cut_tail = true;
 		rc = read_line(r, buf, len, true);
 		if (rc > 0) {
@@ -731,16 +733,14 @@ int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struc
 	       struct viz_error *err)
 {
 	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info, .err = err};
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct trace_input in;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
 	err->text[0] = 0;
-	if (!f) {
-		snprintf(err->text, sizeof(err->text), "%s: error: %s", path, strerror(errno));
+	if (trace_input_open(&in, path, err))
 		return -1;
-	}
-	rc = read_stream(&r, f);
+	rc = read_stream(&r, &in);
 	info->lines = r.line;
 	if (!rc && !r.seen_header && !r.line && !r.cut_tail) {
 		snprintf(err->text, sizeof(err->text),
@@ -754,8 +754,7 @@ int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struc
 			 path);
 		rc = -1;
 	}
-	if (f != stdin)
-		fclose(f);
+	trace_input_close(&in);
 	return rc ? -1 : 0;
 }
 

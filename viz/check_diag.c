@@ -72,11 +72,16 @@ static void note_parents(struct check_diag *d, struct model *m, const struct mod
 
 static void describe_leak(struct check_diag *d, struct model *m, const struct model_life *l)
 {
-	char why[512];
+	char why[512], quiet[32];
 
 	d->rule = CHECK_LEAK;
 	d->at = site_of(m, leaks_blamed_site(l));
-	if (l->nblames)
+	d->hang_root = l->hang_root;
+	if (l->hang_root)
+		snprintf(d->message, sizeof(d->message),
+			 "closure never finished, the root of the hang: %s",
+			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
+	else if (l->nblames)
 		snprintf(d->message, sizeof(d->message), "closure leaked: %s",
 			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
 	else if (l->remaining < 0) /* named as a parent only */
@@ -86,7 +91,17 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 		snprintf(d->message, sizeof(d->message),
 			 "closure leaked: %lld references outstanding at exit",
 			 (long long)l->remaining);
-	note_init(d, m, l, "the leaked closure");
+	note_init(d, m, l, l->hang_root ? "the closure" : "the leaked closure");
+	if (l->waiting_behind)
+		add_note(d, m, 0, "%s waits behind it: quiet for %s before the process was ended",
+			 l->waiting_behind == 1 ? "a stuck closure" : "stuck closures",
+			 model_duration_text(l->hang_quiet_ns, quiet, sizeof(quiet)));
+	else if (l->hang_root)
+		add_note(d, m, 0,
+			 "no closure is stuck: the program waits on something else; this closure "
+			 "was "
+			 "quiet for %s before the process was ended",
+			 model_duration_text(l->hang_quiet_ns, quiet, sizeof(quiet)));
 	for (unsigned i = 1; i < l->nblames; i++)
 		add_note(d, m, l->blames[i].site, "also: %s",
 			 leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
@@ -161,6 +176,8 @@ static int by_place(const void *pa, const void *pb)
 	const struct check_diag *a = pa, *b = pb;
 	int c = strcmp_null(a->at.file, b->at.file);
 
+	if (a->hang_root != b->hang_root) /* what the stuck ones wait behind: first */
+		return a->hang_root ? -1 : 1;
 	if (c)
 		return c;
 	if (a->at.line != b->at.line)

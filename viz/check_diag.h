@@ -6,6 +6,7 @@
 #ifndef CLOSURETRACE_CHECK_DIAG_H
 #define CLOSURETRACE_CHECK_DIAG_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -22,6 +23,7 @@ struct check_note {
 
 struct check_diag {
 	enum check_rule rule;
+	bool hang_root;		/* the root of a hang (leaks.h): told before every other */
 	struct check_site at;	/* where the error points (strings borrowed from the model) */
 	struct check_site init; /* the closure's init site */
 	const char *closure;	/* what the closure does: its continuation, else its function */

@@ -60,6 +60,16 @@ static void detail(struct model *m, const struct trace_event *ev, char *buf, siz
 	}
 }
 
+/* An event's time since the start of the recording, exact to the ns: "1.310000 ms". */
+static const char *time_text(int64_t ts, char *buf, size_t len)
+{
+	uint64_t a = ts < 0 ? (uint64_t)0 - (uint64_t)ts : (uint64_t)ts;
+
+	snprintf(buf, len, "%s%" PRIu64 ".%06" PRIu64 " ms", ts < 0 ? "-" : "", a / 1000000,
+		 a % 1000000);
+	return buf;
+}
+
 /* The sites a verdict blames: a root cause's, or what held a closure in flight when its process
  * was ended (leaks.c). */
 static void blame_lines(struct model *m, const struct model_life *l, FILE *out)
@@ -118,6 +128,20 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 			fprintf(out, "holds %" PRId64 " reference%s", l->remaining,
 				l->remaining == 1 ? "" : "s");
 		fprintf(out, "%s\n", l->stuck ? " (stuck)" : "");
+		if (l->hang_root && l->waiting_behind)
+			fprintf(out,
+				"  the root of the hang: %" PRIu64
+				" stuck closure%s wait%s behind it; "
+				"quiet for %s before the process was ended\n",
+				l->waiting_behind, l->waiting_behind == 1 ? "" : "s",
+				l->waiting_behind == 1 ? "s" : "",
+				model_duration_text(l->hang_quiet_ns, why, sizeof(why)));
+		else if (l->hang_root)
+			fprintf(out,
+				"  the root of the hang: nothing waits in a closure (the program "
+				"waits "
+				"on something else); quiet for %s before the process was ended\n",
+				model_duration_text(l->hang_quiet_ns, why, sizeof(why)));
 		if (l->verdict == VERDICT_SUSPECT)
 			fprintf(out, "  %s\n", leaks_age_text(l, why, sizeof(why)));
 		if (!l->nblames && l->sure_why)
@@ -132,7 +156,7 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 int render_explain(struct viz_input *in, const struct model_id *id, FILE *out)
 {
 	struct model *m = in->m;
-	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT], err[1024];
+	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT], err[1024], t[32];
 	struct model_life *l = viz_find_closure(in, id, err, sizeof(err));
 	const struct trace_event *evs;
 	unsigned lives;
@@ -157,16 +181,16 @@ int render_explain(struct viz_input *in, const struct model_id *id, FILE *out)
 			"(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
 			"#N)\n",
 			l->addr, lives, l->addr);
-	fprintf(out, "%14s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
+	fprintf(out, "%18s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
 		"site (function)");
 	evs = model_watched(m, l, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_event *ev = &evs[i];
 		const struct model_sym *s = model_sym(m, ev->ip);
 
-		fprintf(out, "%14" PRId64 " %8" PRId64 "  %-12s %5" PRId64 " %-5s %s", ev->ts,
-			ev->tid, trace_op_name(ev->op), ev->remaining,
-			model_flags_text(ev->flags, fl),
+		fprintf(out, "%18s %8" PRId64 "  %-12s %5" PRId64 " %-5s %s",
+			time_text(ev->ts, t, sizeof(t)), ev->tid, trace_op_name(ev->op),
+			ev->remaining, model_flags_text(ev->flags, fl),
 			model_site_text(m, ev->ip, site, sizeof(site)));
 		if (s && s->func && s->file)
 			fprintf(out, " (%s)", s->func);

@@ -143,7 +143,10 @@ static void verdict_line(struct builder *b, const struct model_life *l, int64_t 
 	default:
 		break;
 	}
-	put(b, "%s: ", l->verdict == VERDICT_SUSPECT ? "SUSPECT" : "LEAKED");
+	put(b, "%s: ",
+	    l->verdict == VERDICT_SUSPECT ? "SUSPECT"
+	    : l->hang_root		  ? "ROOT OF THE HANG"
+					  : "LEAKED");
 	if (refs < 0) /* named as a parent only: created before recording, its count never seen */
 		put_text(b, "count not known");
 	else
@@ -201,9 +204,7 @@ static void life_label(struct builder *b, const struct gl *g)
 	if (l->verdict == VERDICT_SUSPECT)
 		put_text(b, leaks_age_text(l, state, sizeof(state)));
 	else
-		put(b, "alive %s at the end",
-		    model_duration_text((uint64_t)model_counts(m)->last_ts - (uint64_t)l->start_ts,
-					d, sizeof(d)));
+		put(b, "alive %s at the end", model_duration_text(l->age_ns, d, sizeof(d)));
 	newline(b);
 	verdict_line(b, l, l->remaining, false);
 }
@@ -385,9 +386,7 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 		put_text(b, "STUCK: ");
 	put_text(b, model_state_text(m, l, state, sizeof(state)));
 	newline(b);
-	put(b, "oldest alive %s at the end",
-	    model_duration_text((uint64_t)model_counts(m)->last_ts - (uint64_t)f->oldest_ts, d,
-				sizeof(d)));
+	put(b, "oldest alive %s at the end", model_duration_text(f->oldest_age_ns, d, sizeof(d)));
 	newline(b);
 	verdict_line(b, l, f->refs, true);
 	if (f->below) {

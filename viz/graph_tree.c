@@ -214,8 +214,10 @@ int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
 			f->count++;
 			f->refs += l->remaining > 0 ? l->remaining : 0;
 			f->below += s[k].g->below;
-			if (l->start_ts < f->oldest_ts)
+			if (l->start_ts < f->oldest_ts) {
 				f->oldest_ts = l->start_ts;
+				f->oldest_age_ns = l->age_ns;
+			}
 		}
 	}
 	free(s);

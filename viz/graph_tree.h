@@ -47,11 +47,12 @@ int gtree_build(struct gtree *t, struct model *m);
 void gtree_choose(struct gtree *t, struct gl *root, bool leaks_only);
 /* Alike unfinished siblings folded into one node, drawn where v[pos] stands. */
 struct fold {
-	size_t count;	   /* lives in the node */
-	bool example;	   /* v[pos] is drawn too, with its tree: "×N more like" it */
-	int64_t refs;	   /* references they hold in all */
-	int64_t oldest_ts; /* the start of the oldest */
-	unsigned below;	   /* lives below them */
+	size_t count;		/* lives in the node */
+	bool example;		/* v[pos] is drawn too, with its tree: "×N more like" it */
+	int64_t refs;		/* references they hold in all */
+	int64_t oldest_ts;	/* the start of the oldest */
+	uint64_t oldest_age_ns; /* its age at the end of the recording */
+	unsigned below;		/* lives below them */
 };
 
 /*

@@ -306,7 +306,7 @@ static bool only_children_hold(const struct model_life *l)
 /* The verdict of one unfinished life, counted in out. */
 static void judge(struct model *m, struct model_life *l, struct leaks_summary *out)
 {
-	int64_t end = model_counts(m)->last_ts;
+	int64_t end = out->end_ts;
 
 	count_held(l);
 	l->age_ns = end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
@@ -346,14 +346,109 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	}
 }
 
-void leaks_analyze(struct model *m, enum leaks_end end, struct leaks_summary *out)
+/*
+ * A closure a hang may wait behind (leaks.h, "The root of a hang"): in flight, quiet since well
+ * before the end, holding a reference that the finished closures of its kind put back.
+ */
+static bool blocks(const struct model_life *l, int64_t end)
+{
+	const struct model_blame *b = l->nblames ? &l->blames[0] : NULL;
+	int64_t quiet = end - l->last_ts;
+
+	if (l->finished || l->stuck || l->verdict != VERDICT_IN_FLIGHT || !b || !l->peer ||
+	    !b->consistent || (b->kind != BLAME_MISSING_PUT && b->kind != BLAME_EXCESS_TAKE))
+		return false;
+	return quiet >= LEAKS_QUIET_NS && (uint64_t)quiet > LEAKS_QUIET_MAX * l->peer->max_ns;
+}
+
+static void make_root(struct model_life *l, struct leaks_summary *out)
+{
+	if (l->hang_root)
+		return;
+	l->hang_root = true;
+	l->hang_quiet_ns = (uint64_t)(out->end_ts - l->last_ts);
+	l->verdict = VERDICT_LEAKED;
+	out->in_flight--;
+	out->leaked++;
+	out->hang_roots++;
+}
+
+/* The unfinished descendants of a closure in closure_sync that block: roots, each counting s.
+ * Iterative, each life visited once per walk (mark), bounded: a corrupt trace's cycle ends. */
+static void roots_below(struct model_life *s, unsigned walk, struct leaks_summary *out)
+{
+	struct model_life *l = s->first_child;
+	unsigned long steps = 0;
+
+	while (l && l != s && steps++ < LEAKS_MAX_DEPTH * 10UL) {
+		bool down = !l->finished && l->mark != walk && l->first_child;
+
+		if (l->mark != walk && blocks(l, out->end_ts)) {
+			make_root(l, out);
+			l->waiting_behind++;
+		}
+		l->mark = walk;
+		if (down) {
+			l = l->first_child;
+			continue;
+		}
+		while (l && l != s && !l->next_sibling)
+			l = l->parent;
+		if (!l || l == s)
+			break;
+		l = l->next_sibling;
+	}
+}
+
+/* A closure on a waitlist waits behind whoever would wake it: the blocking closures of its
+ * process (the trace does not say which closure runs a closure_wake_up). */
+static void roots_of_waiter(struct model *m, struct model_life *s, struct leaks_summary *out)
+{
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		if (l->pid == s->pid && blocks(l, out->end_ts)) {
+			make_root(l, out);
+			l->waiting_behind++;
+		}
+}
+
+static void find_hang_roots(struct model *m, struct leaks_summary *out)
+{
+	unsigned walk = 0x4a4e4700; /* marks of this pass: not a presentation's */
+
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		l->mark = 0;
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		if (l->finished || !l->stuck)
+			continue;
+		if (l->state == MODEL_SYNCING)
+			roots_below(l, ++walk, out);
+		if (l->on_waitlist)
+			roots_of_waiter(m, l, out);
+	}
+	if (out->stuck)
+		return;
+	/* Nothing waits in a closure: the program hangs on something else. */
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		if (blocks(l, out->end_ts))
+			make_root(l, out);
+}
+
+void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct leaks_summary *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->end = end;
 	out->exited = end == LEAKS_EXITED;
-	for (struct model_life *l = model_lives(m); l; l = l->next)
+	out->end_ts = end_ts;
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		l->hang_root = false;
+		l->waiting_behind = 0;
 		if (!l->finished)
 			judge(m, l, out);
+	}
+	if (end == LEAKS_CUT_ENDED)
+		find_hang_roots(m, out);
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		l->mark = 0;
 }
 
 struct model_life *leaks_root_of(struct model_life *l)

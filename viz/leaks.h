@@ -42,14 +42,31 @@ struct leaks_summary {
 	uint64_t leaked, kept_alive, stuck; /* kept_alive: by leaked or suspect children */
 	uint64_t in_flight, suspects;	    /* a recording cut short (in_flight: not stuck) */
 	uint64_t late;			    /* set aside (VERDICT_LATE) */
+	uint64_t hang_roots;		    /* of leaked: roots of a hang (a recording cut short) */
+	int64_t end_ts; /* the end of the recording (ns since its start): ages count to it */
 };
 
 /*
- * Fill the verdict fields of every unfinished life of m (after model_end(m, end ==
- * LEAKS_EXITED)). The blamed sites of a root cause (leaked or suspect) are ranked, most likely
- * first, with how sure the ranking is.
+ * The root of a hang. When the recorder ended the process (LEAKS_CUT_ENDED: check --timeout, a
+ * stop signal passed on), a process that hung is quiescent: the closures its stuck ones wait
+ * behind (their unfinished children, at any depth, for closure_sync; the closures of the same
+ * process for a waitlist, whose waker is not in the trace) that have been quiet for
+ * LEAKS_QUIET_NS and over LEAKS_QUIET_MAX times the longest life of their kind, and hold a
+ * reference the finished closures of their kind put back (a consistent blame), will never put
+ * it: they are leaked, roots of the hang, blamed on the missing put. When nothing is stuck (the
+ * program waits on something that is not a closure: a wait queue, a condition variable), every
+ * closure that fits is a root. In-flight closures that nothing waits behind stay in flight.
  */
-void leaks_analyze(struct model *m, enum leaks_end end, struct leaks_summary *out);
+#define LEAKS_QUIET_NS	(500 * 1000 * 1000LL)
+#define LEAKS_QUIET_MAX 2
+
+/*
+ * Fill the verdict fields of every unfinished life of m (after model_end(m, end ==
+ * LEAKS_EXITED)). end_ts: the end of the recording (ns since its start; the trailer's
+ * duration_ns, else the last event's time): ages count to it. The blamed sites of a root cause
+ * (leaked or suspect) are ranked, most likely first, with how sure the ranking is.
+ */
+void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct leaks_summary *out);
 
 /* Whether a life is judged a root cause: leaked, or a suspect. */
 static inline bool leaks_is_root_cause(const struct model_life *l)

@@ -60,9 +60,14 @@ enum leaks_end viz_end(const struct trace_info *info)
 void viz_judge(struct model *m, const struct trace_info *info, struct leaks_summary *out)
 {
 	enum leaks_end end = viz_end(info);
+	int64_t end_ts;
 
 	model_end(m, end == LEAKS_EXITED);
-	leaks_analyze(m, end, out);
+	end_ts = model_counts(m)->last_ts;
+	/* The trailer's duration counts from the header's start_ns, as event times do. */
+	if (info->has_end && info->duration_ns > end_ts)
+		end_ts = info->duration_ns;
+	leaks_analyze(m, end, end_ts, out);
 }
 
 /* What cut a recording short, from the trailer's reason. */

@@ -101,8 +101,9 @@ static void life_finished(struct model *m, struct model_life *l, int64_t ts)
 
 static bool watched_life(const struct model *m, int64_t pid, uint64_t addr)
 {
+	/* pid 0: the trace names no process per event (viz_find_closure matches the header's). */
 	return m->watching && addr == m->watch_id.addr &&
-	       (!m->watch_id.pid || pid == m->watch_id.pid);
+	       (!m->watch_id.pid || !pid || pid == m->watch_id.pid);
 }
 
 /* A life is over for the model: freed now unless kept or a destructor event is still due. */

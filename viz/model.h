@@ -99,13 +99,16 @@ struct model_life {
 	/* Filled by leaks_analyze() for unfinished lives. */
 	enum model_verdict verdict;
 	bool stuck;
+	bool hang_root;		 /* leaked: the root of a hang (leaks.h, "The root of a hang") */
+	uint64_t waiting_behind; /* hang_root: how many stuck closures wait behind it */
+	uint64_t hang_quiet_ns;	 /* hang_root: from its last event to the end of the recording */
 	unsigned live_children;
 	int64_t held_running, held_waitlist, held_children, held_other;
 	struct model_blame blames[MODEL_MAX_BLAMES];
 	unsigned nblames;
 	enum blame_sure sure;
 	const char *sure_why;	 /* static text */
-	uint64_t age_ns;	 /* at the end of the recording */
+	uint64_t age_ns;	 /* at the end of the recording (not its last event) */
 	struct model_kind *peer; /* the finished closures it is compared with; NULL: none */
 
 	/* Scratch for the presentations. */

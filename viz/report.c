@@ -55,11 +55,14 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 	return buf;
 }
 
+/* An unfinished life's age at the end of the recording (leaks.c measures it); a finished one's
+ * lifetime. */
 static uint64_t age_at_end(struct model *m, const struct model_life *l)
 {
-	int64_t end = model_counts(m)->last_ts;
-
-	return end > l->start_ts ? (uint64_t)end - (uint64_t)l->start_ts : 0;
+	(void)m;
+	if (l->finished)
+		return l->end_ts > l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
+	return l->age_ns;
 }
 
 /* ---- text ---- */
@@ -128,6 +131,9 @@ static void text_header(struct viz_input *in, FILE *out)
 			" kept alive by them",
 			in->leaks.in_flight, in->leaks.suspects, in->leaks.suspects == 1 ? "" : "s",
 			in->leaks.kept_alive);
+	if (in->leaks.hang_roots)
+		fprintf(out, "; %" PRIu64 " root%s of the hang", in->leaks.hang_roots,
+			in->leaks.hang_roots == 1 ? "" : "s");
 	if (!in->leaks.exited && in->leaks.stuck)
 		fprintf(out, "; %" PRIu64 " stuck", in->leaks.stuck);
 	if (in->leaks.late)
@@ -244,7 +250,11 @@ static void text_root_cause(struct viz_input *in, const struct leaks_group *g, u
 	char name[64], site[TXT], why[2 * TXT];
 	unsigned children = 0;
 
-	fprintf(out, "\n  %s %u", l->verdict == VERDICT_SUSPECT ? "suspect" : "leak", nr);
+	fprintf(out, "\n  %s %u",
+		l->verdict == VERDICT_SUSPECT ? "suspect"
+		: l->hang_root		      ? "root"
+					      : "leak",
+		nr);
 	if (g->count > 1)
 		fprintf(out, " [%" PRIu64 " closures]", g->count);
 	fprintf(out, "%s: ", viz_incomplete(in) ? " (incomplete)" : "");
@@ -301,6 +311,15 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	const struct leaks_summary *s = &in->leaks;
 
 	if (!s->exited) {
+		if (s->hang_roots) {
+			fprintf(out,
+				"the root of the hang: %" PRIu64 " closure%s that stuck closures "
+				"wait behind, quiet, holding a reference the finished closures of "
+				"their kind put back\n",
+				s->hang_roots, s->hang_roots == 1 ? "" : "s");
+			text_root_causes(in, VERDICT_LEAKED, out);
+			fputc('\n', out);
+		}
 		fprintf(out,
 			"in flight: %" PRIu64 " closure%s (still at work when the recording "
 			"stopped)\n",
@@ -484,6 +503,12 @@ static json_t *jleak(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "sure", json_string(leaks_sure_text(l->sure)));
 	json_object_set_new(o, "sure_why", json_string(l->sure_why ? l->sure_why : ""));
 	json_object_set_new(o, "verdict", json_string(leaks_verdict_name(l)));
+	if (l->hang_root) {
+		json_object_set_new(o, "hang_root", json_true());
+		json_object_set_new(o, "waiting_behind",
+				    json_integer((json_int_t)l->waiting_behind));
+		json_object_set_new(o, "quiet_ns", json_integer((json_int_t)l->hang_quiet_ns));
+	}
 	if (l->verdict == VERDICT_SUSPECT) {
 		json_t *peer = json_object();
 
@@ -609,6 +634,7 @@ static int json_report(struct viz_input *in, FILE *out)
 			    json_integer((json_int_t)model_counts(m)->finished));
 	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
 	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
+	json_object_set_new(totals, "hang_roots", json_integer((json_int_t)in->leaks.hang_roots));
 	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
 	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
 	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));

@@ -249,6 +249,10 @@ static const char *life_class(const struct model_life *l, const char **prefix)
 		*prefix = "";
 		return "closure";
 	}
+	if (l->hang_root) {
+		*prefix = "ROOT OF THE HANG ";
+		return "closure.hang_root";
+	}
 	if (l->verdict == VERDICT_LEAKED) {
 		*prefix = "LEAKED ";
 		return "closure.leaked";

@@ -500,12 +500,12 @@ void closure_debug_destroy(struct closure *cl);
  */
 #ifndef CLOSURE_INSIDE_LIBRARY
 #define CLOSURE_NOT_TAIL(call)                                                                     \
-	({                                                                                         \
+	__extension__({                                                                            \
 		call;                                                                              \
 		__asm__ volatile("");                                                              \
 	})
 #define CLOSURE_NOT_TAIL_RET(type, call)                                                           \
-	({                                                                                         \
+	__extension__({                                                                            \
 		type closure_ret_ = call;                                                          \
 		__asm__ volatile("");                                                              \
 		closure_ret_;                                                                      \
@@ -562,22 +562,19 @@ void closure_debug_destroy(struct closure *cl);
 			__closure_wait_event(list, cond);                                          \
 	} while (0)
 
-/* Milliseconds on CLOCK_MONOTONIC: closure_wait_event_timeout's clock. */
-static inline long closure_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/*
+ * Milliseconds on CLOCK_MONOTONIC: closure_wait_event_timeout's clock. Out of line, so that this
+ * header needs no POSIX feature macro under -std=c11.
+ */
+long closure_now_ms(void);
 
 /*
  * closure_wait_event() giving up after timeout milliseconds (the kernel's unit is jiffies): 0 when
  * cond is still false at the deadline, else the milliseconds left, at least 1. A statement
- * expression, as in the kernel.
+ * expression, as in the kernel (GCC and Clang; __extension__ keeps -pedantic quiet).
  */
 #define closure_wait_event_timeout(list, cond, timeout)                                            \
-	({                                                                                         \
+	__extension__({                                                                            \
 		long cl_until_ = closure_now_ms() + (long)(timeout), cl_left_;                     \
 		struct closure cl_wait_timeout_;                                                   \
 		if (cond) {                                                                        \

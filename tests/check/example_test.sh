@@ -1,9 +1,10 @@
 #!/bin/bash
-# examples/leakcheck built against an installed closuretrace, as a user would:
+# examples/cmake-project built against an installed closuretrace, as a user would:
 # example_test.sh BUILD_DIR SOURCE_DIR [SANITIZERS]
-# Installs BUILD_DIR into a fresh prefix, builds the example with find_package(closure) and
-# include(closuretrace), runs its ctest: the clean test passes the leak check, the leaking one
-# fails it (WILL_FAIL) with the diagnostic on the planted line.
+# Installs BUILD_DIR into a fresh prefix, builds the example (C11, no GNU extensions) with
+# find_package(closure) and include(closuretrace), runs its ctest: the plain tests pass, the
+# clean test's .leakcheck passes, the leaking one's fails (WILL_FAIL) with the diagnostic on the
+# planted line, each with its own SARIF file. Then REPLACE, and a closuretrace that is not there.
 set -u
 build=$(realpath "$1") src=$(realpath "$2") sanitize=${3:-}
 tmp=$(mktemp -d)
@@ -21,50 +22,85 @@ fi
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || fail "install"
 flags=${sanitize:+-fsanitize=$sanitize}
-cmake -S "$src/examples/leakcheck" -B "$tmp/example" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-	-DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$tmp/configure.out" 2>&1 ||
+example=$src/examples/cmake-project
+cmake -S "$example" -B "$tmp/example" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+	-DCMAKE_C_FLAGS="$flags -Werror" -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$tmp/configure.out" 2>&1 ||
 	fail "configure: $(cat "$tmp/configure.out")"
-cmake --build "$tmp/example" >/dev/null || fail "build"
+cmake --build "$tmp/example" -v >"$tmp/build.out" 2>&1 || fail "build: $(cat "$tmp/build.out")"
+grep -q -- '-std=c11 ' "$tmp/build.out" || fail "not built as ISO C11: $(grep queue_test.c "$tmp/build.out")"
 
-# Both tests are wrapped by the installed closuretrace.
+# Plain tests as written, and beside each a .leakcheck variant run by the installed closuretrace.
 ctest --test-dir "$tmp/example" --show-only=json-v1 >"$tmp/tests.json" || fail "ctest --show-only"
-python3 - "$tmp/tests.json" "$tmp/prefix/bin/closuretrace" <<'PY' || fail "tests not wrapped"
+python3 - "$tmp/tests.json" "$tmp/prefix/bin/closuretrace" "$tmp/example/leakcheck" <<'PY' || fail "tests not as expected"
 import json, sys
-tests = {t["name"]: t["command"] for t in json.load(open(sys.argv[1]))["tests"]}
-assert sorted(tests) == ["queue_balanced", "queue_forgets_put"], tests
-for name, cmd in tests.items():
-    arg = "balanced" if name == "queue_balanced" else "forgets-put"
-    assert cmd[:3] == [sys.argv[2], "check", "--"] and cmd[4:] == [arg], cmd
+tests = {t["name"]: t for t in json.load(open(sys.argv[1]))["tests"]}
+assert sorted(tests) == ["queue_balanced", "queue_balanced.leakcheck", "queue_forgets_put",
+                         "queue_forgets_put.leakcheck"], sorted(tests)
+for plain in ("queue_balanced", "queue_forgets_put"):
+    arg = "balanced" if plain == "queue_balanced" else "forgets-put"
+    assert tests[plain]["command"][1:] == [arg], tests[plain]["command"]
+    cmd = tests[plain + ".leakcheck"]["command"]
+    want = [sys.argv[2], "check", "--sarif", "%s/%s.sarif" % (sys.argv[3], plain), "--"]
+    assert cmd[:5] == want and cmd[6:] == [arg], cmd
+    props = {p["name"]: p["value"] for p in tests[plain + ".leakcheck"]["properties"]}
+    assert props["LABELS"] == ["leakcheck"], props
+    assert props.get("WILL_FAIL", False) == (plain == "queue_forgets_put"), props
 PY
 
 ctest --test-dir "$tmp/example" -V >"$tmp/ctest.out" 2>&1 || fail "ctest failed"
-grep -qE '^1/2 Test #1: queue_balanced \.+ +Passed' "$tmp/ctest.out" || fail "queue_balanced"
-grep -qE '^2/2 Test #2: queue_forgets_put \.+ +Passed' "$tmp/ctest.out" || fail "queue_forgets_put"
-grep -q '^1: closuretrace: no leaks; [0-9]* events, 0 lost$' "$tmp/ctest.out" ||
+for t in queue_balanced queue_balanced.leakcheck queue_forgets_put queue_forgets_put.leakcheck; do
+	grep -qE "^[0-9]/4 Test #[0-9]: $t \.+ +Passed" "$tmp/ctest.out" || fail "$t did not pass"
+done
+grep -q '^2: closuretrace: no leaks; [0-9]* events, 0 lost$' "$tmp/ctest.out" ||
 	fail "the clean test's check summary"
-source=$src/examples/leakcheck/queue_test.c
+source=$example/queue_test.c
 line=$(grep -n '/\* LEAK:' "$source" | cut -d: -f1)
-grep -qx "2: $source:$line: error: closure leaked: put 0 references back; the finished closures of its kind put 1 here" \
+grep -qx "4: $source:$line: error: closure leaked: put 0 references back; the finished closures of its kind put 1 here" \
 	"$tmp/ctest.out" || fail "no diagnostic on $source:$line"
+for t in queue_balanced queue_forgets_put; do
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["version"]=="2.1.0"; print(len(d["runs"][0]["results"]))' \
+		"$tmp/example/leakcheck/$t.sarif" >"$tmp/$t.results" || fail "no SARIF file for $t"
+done
+[[ $(cat "$tmp/queue_balanced.results") == 0 && $(cat "$tmp/queue_forgets_put.results") -ge 1 ]] ||
+	fail "SARIF results: balanced $(cat "$tmp/queue_balanced.results"), forgets_put $(cat "$tmp/queue_forgets_put.results")"
+echo "ok: plain tests and their .leakcheck variants; the leak found at $source:$line; one SARIF file per test"
 
 # WILL_FAIL passes on any failure: the check itself must have failed with the leak status.
 "$tmp/prefix/bin/closuretrace" check -- "$tmp/example/queue_test" forgets-put >/dev/null 2>&1
 rc=$?
 [ "$rc" = 1 ] || fail "the leaking test's check exited $rc, not 1"
-# A test that does not exist (yet) is a configure error that says what to do.
-mkdir -p "$tmp/wrong"
-cat >"$tmp/wrong/CMakeLists.txt" <<'CMAKE'
+
+# A project of its own for the other cases: REPLACE, a test that is not there (yet), no tool.
+mkdir -p "$tmp/other"
+write_project() {
+	cat >"$tmp/other/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
-project(wrong LANGUAGES C)
+project(other LANGUAGES C)
 enable_testing()
 find_package(closure REQUIRED)
 include(closuretrace)
-closuretrace_add_leak_check(TEST later)
-add_test(NAME later COMMAND true)
+$1
 CMAKE
-if cmake -S "$tmp/wrong" -B "$tmp/wrong/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/wrong.out" 2>&1; then
-	fail "closuretrace_add_leak_check accepted a test that is not there"
-fi
-tr -s ' \n' ' ' <"$tmp/wrong.out" | grep -q "closuretrace_add_leak_check: no test 'later' in this folder; call it after add_test(NAME later ...)" ||
-	fail "no message for an unknown test: $(cat "$tmp/wrong.out")"
-echo "PASS: example_project"
+	rm -rf "$tmp/other/build"
+	cmake -S "$tmp/other" -B "$tmp/other/build" "${2:--DCMAKE_PREFIX_PATH=$tmp/prefix}" >"$tmp/other.out" 2>&1
+}
+write_project "add_test(NAME q COMMAND $tmp/example/queue_test balanced)
+closuretrace_add_leak_check(TEST q REPLACE)" || fail "REPLACE: configure: $(cat "$tmp/other.out")"
+ctest --test-dir "$tmp/other/build" --show-only=json-v1 >"$tmp/other.json"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["tests"]; assert [x["name"] for x in t]==["q"] and t[0]["command"][1]=="check", t' \
+	"$tmp/other.json" || fail "REPLACE: not the plain test wrapped: $(cat "$tmp/other.json")"
+write_project "closuretrace_add_leak_check(TEST later)
+add_test(NAME later COMMAND true)" && fail "closuretrace_add_leak_check accepted a test that is not there"
+tr -s ' \n' ' ' <"$tmp/other.out" | grep -q "closuretrace_add_leak_check: no test 'later' in this folder; call it after add_test(NAME later ...)" ||
+	fail "no message for an unknown test: $(cat "$tmp/other.out")"
+cp -a "$tmp/prefix" "$tmp/notool" && rm "$tmp/notool/bin/closuretrace"
+PATH=/usr/bin:/bin write_project "add_test(NAME q COMMAND true)
+closuretrace_add_leak_check(TEST q)" -DCMAKE_PREFIX_PATH="$tmp/notool" ||
+	fail "configure without closuretrace: $(cat "$tmp/other.out")"
+grep -q 'closuretrace not found: leak-checked tests (NAME.leakcheck) will be skipped' "$tmp/other.out" ||
+	fail "no configure message without closuretrace: $(cat "$tmp/other.out")"
+ctest --test-dir "$tmp/other/build" -V >"$tmp/other.ctest" 2>&1
+grep -qE 'q.leakcheck \.+\*+Skipped' "$tmp/other.ctest" &&
+	grep -q 'SKIP: closuretrace not found (install it, or set CLOSURETRACE_EXECUTABLE)' "$tmp/other.ctest" ||
+	fail "without closuretrace, q.leakcheck not skipped with its message: $(cat "$tmp/other.ctest")"
+echo "PASS: example_project (REPLACE, unknown test, no closuretrace)"

@@ -543,6 +543,58 @@ err_no_uprobes)
 		unshare -m sh -c 'mount -t tmpfs none /sys/bus/event_source/devices && exec "$0" record -- "$1" counts 1' "$ct" "$workload"
 	echo ok
 	;;
+zstd)
+	# -o NAME.zst and -z write zstd (a frame per MiB of text or per second); every reader takes
+	# it by its magic: the counts are the workload's own, read back from a file and a pipe.
+	needs_bpf
+	command -v zstd >/dev/null || fail "zstd (the command) is not installed: scripts/deps.sh"
+	"$ct" record -o t.json.zst -- "$workload" counts 1000 >expected.txt 2>err.txt || fail "record: $(cat err.txt)"
+	[ "$(head -c 4 t.json.zst | od -An -tx1 | tr -d ' ')" = 28b52ffd ] || fail "not zstd: $(head -c 16 t.json.zst | od -c)"
+	zstd -q -dc t.json.zst >t.json || fail "zstd -d refused the trace"
+	$check valid t.json >end.txt || fail "invalid trace"
+	grep -qx "lost=0" end.txt || fail "lost: $(cat end.txt)"
+	$check counts t.json >got.txt
+	diff -u expected.txt got.txt || fail "counts differ from the workload's own"
+	"$ct" report -i t.json >plain.txt || fail "report of the plain trace"
+	"$ct" report -i t.json.zst >zst.txt || fail "report of t.json.zst: $(cat zst.txt)"
+	diff <(tail -n +2 plain.txt) <(tail -n +2 zst.txt) || fail "reports differ"
+	# -z whatever the name, to standard output, into a pipe.
+	"$ct" record -z -o - -- "$workload" counts 10 2>err.txt | "$ct" report -i - >pipe.txt ||
+		fail "record -z -o - | report -i -: $(cat err.txt pipe.txt)"
+	grep -q "^closures: " pipe.txt || fail "report of a pipe: $(cat pipe.txt)"
+	# check --keep-trace NAME.zst keeps it compressed.
+	"$ct" check --keep-trace k.json.zst -- "$workload" counts 10 >/dev/null 2>err.txt || fail "check: $(cat err.txt)"
+	[ "$(head -c 4 k.json.zst | od -An -tx1 | tr -d ' ')" = 28b52ffd ] || fail "--keep-trace k.json.zst is not zstd"
+	"$ct" explain -i k.json.zst "$(zstd -dc k.json.zst | sed -n 's/.*"ev":"init","cl":"\(0x[0-9a-f]*\)".*/\1/p' | head -1)" >explain.txt ||
+		fail "explain of k.json.zst: $(cat explain.txt)"
+	echo "ok: $(stat -c %s t.json) bytes plain, $(stat -c %s t.json.zst) compressed"
+	;;
+zstd_killed)
+	# record -p killed (SIGKILL) mid-way: its compressed temporary file ends at a frame's end (a
+	# frame a second at least), so everything up to it is read, as a plain trace cut short.
+	needs_bpf
+	svc=$wdir/../../examples/service
+	"$svc" --rate 2000 >/dev/null &
+	spid=$!
+	pids+=("$spid")
+	wait_for "/proc/$spid/maps" libclosure "$spid"
+	"$ct" record -v -p "$spid" -o k.json.zst 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err.txt "recording process $spid" "$rpid"
+	for _ in $(seq 300); do
+		f=$(ls -A | grep '^\.k\.json\.zst\.' | head -1)
+		[ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 0 ] && break
+		sleep 0.02
+	done
+	[ -n "$f" ] && [ -s "$f" ] || fail "no frame written in 6 s: $(ls -lA)"
+	kill -KILL "$rpid"
+	wait "$rpid" 2>/dev/null
+	"$ct" report -i "$f" >r.txt 2>r.err || fail "report of the killed recording's file: $(cat r.err)"
+	grep -q "no end record: the trace was cut short" r.err || fail "report did not say it was cut: $(cat r.err)"
+	grep -q "^closures: [1-9]" r.txt || fail "no closures read: $(cat r.txt)"
+	echo "ok: $(grep '^closures' r.txt)"
+	;;
 blockio | blockio_static | blockio_leak)
 	# The demo counts its own operations (--counts); the recorder must see exactly those.
 	needs_bpf

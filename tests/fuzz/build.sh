@@ -9,17 +9,18 @@ cc=${FUZZ_CC:-clang}
 flags=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -I"$src/lib/include")
 # shellcheck disable=SC2207
-viz_cflags=($(pkg-config --cflags jansson libgvc)) viz_libs=($(pkg-config --libs jansson libgvc))
+viz_cflags=($(pkg-config --cflags jansson libgvc libzstd)) viz_libs=($(pkg-config --libs jansson libgvc libzstd))
 # shellcheck disable=SC2207
 elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf))
 
 "$cc" "${flags[@]}" "${viz_cflags[@]}" -I"$src/viz" -I"$src/trace" "$src"/viz/*.c \
-	"$src/trace/trace_reader.c" "$src/trace/trace_text.c" "$src/tests/fuzz/fuzz_trace.c" \
+	"$src/trace/trace_input.c" "$src/trace/trace_reader.c" "$src/trace/trace_text.c" "$src/tests/fuzz/fuzz_trace.c" \
 	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
 # check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
 supp=$src/viz/check_supp.c
 [ -f "$supp" ] || supp=$src/cli/check_supp.c
 "$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
-"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" "$src/recorder/elf_probes.c" "$src/recorder/object_open.c" \
-	"$src/tests/fuzz/fuzz_elf.c" -o "$out/fuzz_elf" "${elf_libs[@]}"
+"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" -I"$src/bpf" "$src/recorder/elf_probes.c" \
+	"$src/recorder/object_open.c" "$src/recorder/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \
+	-o "$out/fuzz_elf" "${elf_libs[@]}"

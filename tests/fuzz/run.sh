@@ -18,6 +18,12 @@ python3 "$gen" deep 300 >"$work/trace/deep.json"
 python3 "$gen" busy 200 >"$work/trace/busy.json"
 python3 "$gen" wide 20 >"$work/trace/wide.json"
 python3 "$gen" longline 3000 >"$work/trace/longline.json"
+# Compressed traces (the reader takes zstd by its magic): whole, in two frames, and cut short.
+if command -v zstd >/dev/null; then
+	zstd -q -c "$src/tests/fixtures/lives.json" >"$work/trace/lives.zst"
+	{ head -n 3 "$src/tests/fixtures/hops.json" | zstd -q -c; tail -n +4 "$src/tests/fixtures/hops.json" | zstd -q -c; } >"$work/trace/hops2.zst"
+	head -c 200 "$work/trace/lives.zst" >"$work/trace/lives_cut.zst"
+fi
 cp "$src"/tests/fuzz/seeds/supp/* "$work/supp/"
 for elf in "$@"; do
 	cp "$elf" "$work/elf/"

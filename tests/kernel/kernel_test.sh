@@ -30,6 +30,7 @@ journal) WANT='^journal: [0-9]+ keys from 4 threads in [0-9]+ journal writes, [0
 btree_write) WANT='^btree_write: 32 nodes written 4 times, 1 write error, superblocks at seq 2$' ;;
 request_read) WANT='^request_read: 400 reads, [0-9]+ extent hits, [0-9]+ misses, [0-9]+ inserted$' ;;
 bcachefs_journal_read) WANT='^bcachefs_journal_read: 96 jsets from 3 devices; a bad bucket: -EIO, 80 read; 200 transactions put$' ;;
+uuid_write) WANT='^uuid_write: 16 UUID writes to 2 devices, 1 write error$' ;;
 btree_write_forget_put) WANT= ;;
 *) fail "unknown port" ;;
 esac

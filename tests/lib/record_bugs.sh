@@ -35,6 +35,6 @@ grep '"ev":"destroy"' t.json | grep -q "\"cl\":\"0x$victim\",\"remaining\":1,\"f
 line=$(grep -n 'closure_debug_destroy(&victim); /\* destroy mode \*/' "$src" | cut -d: -f1)
 [ -n "$line" ] || fail "no destroy line in $src"
 "$ct" explain -i t.json "0x$victim" >explain.txt 2>err.txt || fail "explain: $(cat err.txt)"
-grep -Eq "^ +[0-9]+ +[0-9]+ +destroy +1 R +.*bug_workload\.c:$line \(main\)\$" explain.txt ||
+grep -Eq "^ +[0-9]+\.[0-9]{6} ms +[0-9]+ +destroy +1 R +.*bug_workload\.c:$line \(main\)\$" explain.txt ||
 	fail "explain does not show the destroy at bug_workload.c:$line: $(cat explain.txt)"
 echo "ok: destroy"
