@@ -331,6 +331,9 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	__atomic_store_n(&cl->fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->init_ip, ip, __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->init_ns);
+	__atomic_store_n(&cl->ip_ns, cl->init_ns, __ATOMIC_RELAXED);
 	if (parent)
 		closure_get_at(parent, ip);
 	cl->fn_takes_closure = 0;
@@ -367,7 +370,9 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 	/* A listed closure cleared here would break the live list. */
 	closure_debug_check_init(cl, "closure_init_stack", ip);
 	memset(cl, 0, sizeof(*cl));
-	cl->ip = ip;
+	cl->ip = cl->init_ip = ip;
+	closure_debug_stamp(&cl->init_ns);
+	cl->ip_ns = cl->init_ns;
 	cl->magic = CLOSURE_MAGIC_STACK;
 	/* Before the count is published, as in closure_init_at(): no event precedes the init. */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
@@ -433,6 +438,7 @@ static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct closu
 {
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->ip_ns);
 	__atomic_store_n(&cl->fn, fn.fn, __ATOMIC_RELAXED);
 	cl->fn_takes_closure = fn.takes_closure;
 	cl->wq = wq.own;
@@ -627,6 +633,7 @@ PROBE_BODY bool wait_body(struct closure_waitlist *list, struct closure *cl, uin
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->wait_ns);
 	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
 	probe_op1_in(traced, wait, cl, r, ip, (uintptr_t)list);
 
