@@ -65,6 +65,18 @@ int seconds_arg(const char *cmd, const char *opt, const char *s, uint64_t *ns)
 	return usage_error(cmd, msg, s);
 }
 
+int sample_arg(const char *cmd, const char *s, uint32_t *every)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (*s >= '0' && *s <= '9' && !*end && v >= 1 && v <= 1000000000ull) {
+		*every = v == 1 ? 0 : (uint32_t)v;
+		return 0;
+	}
+	return usage_error(cmd, "--sample needs a whole number from 1 to 1000000000", s);
+}
+
 int buffer_size_arg(const char *cmd, const char *s, size_t *bytes)
 {
 	char *end;

@@ -38,4 +38,9 @@ int seconds_arg(const char *cmd, const char *opt, const char *s, uint64_t *ns);
  * "--buffer-size must be a power of two from 4K to 2G: S" and EXIT_USAGE. */
 int buffer_size_arg(const char *cmd, const char *s, size_t *bytes);
 
+/* --sample N of record and top: one root closure in N, N from 1 (every one) to 1,000,000,000:
+ * 0 with *every set (1 is 0: every tree), or usage_error's "--sample needs a whole number from
+ * 1 to 1000000000: S" and EXIT_USAGE. */
+int sample_arg(const char *cmd, const char *s, uint32_t *every);
+
 #endif

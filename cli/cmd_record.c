@@ -32,6 +32,7 @@ struct record_options {
 	bool per_op;   /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;   /* the in-process sink even when BPF is permitted */
 	bool compress; /* zstd, whatever the output's name */
+	uint32_t sample_every; /* --sample N (0: every tree) */
 	char **argv;   /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_label labels[RECORD_MAX_LABELS];
@@ -49,6 +50,9 @@ static void usage(FILE *out)
 		"  -o, --output FILE      write the trace to FILE (default closuretrace.json;\n"
 		"                         an existing file is kept as FILE.old; '-' for stdout;\n"
 		"                         a name ending in .zst is written compressed)\n"
+		"      --sample N         record one root closure in N with all its\n"
+		"                         descendants (whole trees or nothing; the trailer\n"
+		"                         counts the trees left out)\n"
 		"  -z, --compress         write the trace compressed with zstd whatever its name\n"
 		"                         (every command reads it as it reads a plain one)\n"
 		"  -d, --duration SECS    stop after SECS seconds\n"
@@ -83,6 +87,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		{"per-op", no_argument, NULL, 'P'},
 		{"no-bpf", no_argument, NULL, 'N'},
 		{"compress", no_argument, NULL, 'z'},
+		{"sample", required_argument, NULL, 'S'},
 		{"export", required_argument, NULL, 'E'},
 		{"label", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
@@ -123,6 +128,10 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		case 'z':
 			o->compress = true;
 			break;
+		case 'S':
+			if (sample_arg("record", optarg, &o->sample_every))
+				return EXIT_USAGE;
+			break;
 		case 'E':
 			o->export.url = optarg;
 			break;
@@ -152,6 +161,11 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		return usage_error("record",
 				   "--no-bpf cannot record a running process (-p): it was not "
 				   "started with the sink",
+				   NULL);
+	if (o->sample_every && (o->per_op || o->no_bpf))
+		return usage_error("record",
+				   "--sample needs the batched transport: not with --per-op or "
+				   "--no-bpf",
 				   NULL);
 	if (!o->pid == !o->argv)
 		return usage_error("record",
@@ -242,6 +256,7 @@ int cmd_record(int argc, char **argv)
 						   .verbose = o.verbose,
 						   .per_op = o.per_op,
 						   .no_bpf = o.no_bpf,
+						   .sample_every = o.sample_every,
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)

@@ -28,12 +28,13 @@ struct top_opts {
 	double interval; /* seconds */
 	long frames;	 /* batch: how many; 0: until the process exits */
 	bool batch;
+	uint32_t sample_every; /* --sample N (0: every tree) */
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: closuretrace top [-b] [-n N] [-d SECS] -p PID\n"
+		"usage: closuretrace top [-b] [-n N] [-d SECS] [--sample N] -p PID\n"
 		"\n"
 		"A live view of a running process's closures, refreshed every interval: the\n"
 		"closures in flight by kind (init site -> continuation), created and finished per\n"
@@ -45,15 +46,21 @@ static void usage(FILE *out)
 		"  -d, --delay SECS       the interval between frames (default 1)\n"
 		"  -b, --batch            plain text frames on standard output, for scripts\n"
 		"  -n, --iterations N     stop after N frames\n"
+		"      --sample N         look at one root closure in N with all its\n"
+		"                         descendants (whole trees or nothing)\n"
 		"  -h, --help             this help\n");
 }
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
 	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'}, {"delay", required_argument, NULL, 'd'},
-		{"batch", no_argument, NULL, 'b'},     {"iterations", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+		{"pid", required_argument, NULL, 'p'},
+		{"delay", required_argument, NULL, 'd'},
+		{"batch", no_argument, NULL, 'b'},
+		{"iterations", required_argument, NULL, 'n'},
+		{"sample", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	char *end;
 	int c;
@@ -87,6 +94,10 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 					optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'S':
+			if (sample_arg("top", optarg, &o->sample_every))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -168,6 +179,7 @@ int cmd_top(int argc, char **argv)
 	r = recorder_new(&(struct recorder_opts){.pid = o.pid,
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,
+						 .sample_every = o.sample_every,
 						 .on_event = top_view_event,
 						 .on_event_ctx = v},
 			 &status);
