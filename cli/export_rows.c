@@ -216,7 +216,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 	size_t n;
 
 	if (!f || fstat(fileno(f), &t->st)) {
-		snprintf(err->text, sizeof(err->text), "%s: error: %s", t->path, strerror(errno));
+		viz_error_at(err, t->path, 0, "%s", strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;
@@ -225,7 +225,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 		for (size_t i = 0; i < n; i++)
 			h = (h ^ buf[i]) * 0x100000001b3ULL;
 	if (ferror(f)) {
-		snprintf(err->text, sizeof(err->text), "%s: error: %s", t->path, strerror(errno));
+		viz_error_at(err, t->path, 0, "%s", strerror(errno));
 		fclose(f);
 		return -1;
 	}
@@ -467,7 +467,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 		if (!l->finished)
 			row_closure(t, l);
 	if (check_diags_collect(t->m, &leaks, &diags)) {
-		snprintf(err->text, sizeof(err->text), "%s: error: out of memory", t->path);
+		viz_error_at(err, t->path, 0, "out of memory");
 		return -1;
 	}
 	row_diagnostics(t, &diags);

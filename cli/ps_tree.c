@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "model.h"
 #include "trace_text.h"
 #include "ps_tree.h"
 
@@ -236,11 +237,29 @@ static void fmt_flags(char *buf, const struct tree *t, size_t i)
 	*p = '\0';
 }
 
-/* "r COUNT FLAGS [-> FN] [stack] at SITE": what a closure and its folded twins share. */
-static void print_body(FILE *out, struct tree *t, size_t i)
+/* Time from a library time stamp to when the list was read; 0 when not known. */
+static uint64_t since(const struct tree *t, uint64_t at)
+{
+	return at && t->v->now_ns > at ? t->v->now_ns - at : 0;
+}
+
+/* ", waiting 3.00 s" (nothing when the time is not known). */
+static void print_waited(FILE *out, const struct tree *t, uint64_t at)
+{
+	char d[32];
+
+	if (at)
+		fprintf(out, "; waiting %s", model_duration_text(since(t, at), d, sizeof(d)));
+}
+
+/*
+ * "r COUNT FLAGS [-> FN] [stack] last at SITE, init at SITE, alive AGE": what a closure and its
+ * folded twins share (for twins, oldest_ns is the oldest's init).
+ */
+static void print_body(FILE *out, struct tree *t, size_t i, uint64_t oldest_ns, bool group)
 {
 	const struct live_closure *c = &t->c[i];
-	char flags[8], site[4200];
+	char flags[8], site[4200], d[32];
 
 	fmt_flags(flags, t, i);
 	fprintf(out, "r %" PRIu32 " %s", count_of(t, i), flags);
@@ -253,7 +272,15 @@ static void print_body(FILE *out, struct tree *t, size_t i)
 			fprintf(out, " -> 0x%" PRIx64, c->fn);
 	}
 	fmt_site(site, sizeof(site), call_site(t, c->ip), c->ip);
-	fprintf(out, "%s at %s\n", c->stack ? " stack" : "", site);
+	fprintf(out, "%s last at %s", c->stack ? " stack" : "", site);
+	if (c->init_ip) {
+		fmt_site(site, sizeof(site), call_site(t, c->init_ip), c->init_ip);
+		fprintf(out, ", init at %s", site);
+	}
+	if (oldest_ns)
+		fprintf(out, ", %salive %s", group ? "oldest " : "",
+			model_duration_text(since(t, oldest_ns), d, sizeof(d)));
+	fputc('\n', out);
 }
 
 /* What the closure waits for, on lines of its own below it. */
@@ -278,12 +305,15 @@ static void print_waits(FILE *out, struct tree *t, size_t i, int indent)
 		if (refs > kids)
 			fprintf(out, "%s%" PRIu32 " by other gets", kids ? ", " : ": ",
 				refs - (uint32_t)kids);
+		print_waited(out, t, c->sync_ns);
 		fputc('\n', out);
 	}
 	if (c->waitlist && has_flag(t, i, d->flag_waiting)) {
 		fmt_site(site, sizeof(site), call_site(t, c->waiting_on), c->waiting_on);
-		fprintf(out, "%*s  waits on waitlist 0x%" PRIx64 ", closure_wait at %s\n", indent,
-			"", c->waitlist, site);
+		fprintf(out, "%*s  waits on waitlist 0x%" PRIx64 ", closure_wait at %s", indent, "",
+			c->waitlist, site);
+		print_waited(out, t, c->wait_ns);
+		fputc('\n', out);
 	}
 }
 
@@ -307,16 +337,21 @@ static void print_children(FILE *out, struct tree *t, long p, int depth)
 	}
 	qsort_r(kids, nleaves, sizeof(*kids), leaf_cmp, t);
 	for (size_t g = 0, e; g < nleaves; g = e) {
+		uint64_t oldest = 0;
+
 		for (e = g + 1; e < nleaves && !leaf_key_cmp(t, &t->c[kids[g]], &t->c[kids[e]]);
 		     e++)
 			t->done[kids[e]] = true;
 		t->done[kids[g]] = true;
+		for (size_t k = g; k < e; k++)
+			if (t->c[kids[k]].init_ns && (!oldest || t->c[kids[k]].init_ns < oldest))
+				oldest = t->c[kids[k]].init_ns;
 		if (e - g == 1)
 			fprintf(out, "%*s0x%" PRIx64 " ", indent, "", t->c[kids[g]].addr);
 		else
 			fprintf(out, "%*s[%zu closures, first 0x%" PRIx64 "] ", indent, "", e - g,
 				t->c[kids[g]].addr);
-		print_body(out, t, kids[g]);
+		print_body(out, t, kids[g], oldest, e - g > 1);
 	}
 	free(kids);
 }
@@ -327,7 +362,7 @@ static void print_node(FILE *out, struct tree *t, size_t i, int depth)
 
 	t->done[i] = true;
 	fprintf(out, "%*s0x%" PRIx64 " ", indent, "", t->c[i].addr);
-	print_body(out, t, i);
+	print_body(out, t, i, t->c[i].init_ns, false);
 	print_waits(out, t, i, indent);
 	if (t->nchildren[i] && depth < MAX_DEPTH)
 		print_children(out, t, (long)i, depth + 1);
@@ -418,6 +453,12 @@ static json_t *flags_json(const struct tree *t, size_t i)
 	return a;
 }
 
+/* Nanoseconds since a library time stamp, or null when not known. */
+static json_t *ns_json(const struct tree *t, uint64_t at)
+{
+	return at ? json_integer((json_int_t)since(t, at)) : json_null();
+}
+
 static json_t *node_json(struct tree *t, size_t i, int depth)
 {
 	const struct live_closure *c = &t->c[i];
@@ -425,21 +466,31 @@ static json_t *node_json(struct tree *t, size_t i, int depth)
 	json_t *kids = json_array(), *sync = json_null(), *wait = json_null();
 
 	t->done[i] = true;
+	json_t *o;
+
 	if (c->sync_ip && has_flag(t, i, d->flag_sleeping))
-		sync = json_pack("{s:o,s:I}", "site", sym_json(t, c->sync_ip, true), "tid",
-				 (json_int_t)c->sync_tid);
+		sync = json_pack("{s:o,s:I,s:o}", "site", sym_json(t, c->sync_ip, true), "tid",
+				 (json_int_t)c->sync_tid, "waiting_ns", ns_json(t, c->sync_ns));
 	if (c->waitlist && has_flag(t, i, d->flag_waiting))
-		wait = json_pack("{s:o,s:o}", "addr", hex(c->waitlist), "site",
-				 sym_json(t, c->waiting_on, true));
+		wait = json_pack("{s:o,s:o,s:o}", "addr", hex(c->waitlist), "site",
+				 sym_json(t, c->waiting_on, true), "waiting_ns",
+				 ns_json(t, c->wait_ns));
 	for (long k = t->first_child[i]; depth < MAX_DEPTH && k >= 0; k = t->next_sibling[k])
 		if (!t->done[k])
 			json_array_append_new(kids, node_json(t, (size_t)k, depth + 1));
-	return json_pack("{s:o,s:I,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "addr", hex(c->addr), "count",
-			 (json_int_t)count_of(t, i), "flags", flags_json(t, i), "stack", c->stack,
-			 "parent", c->parent ? hex(c->parent) : json_null(), "fn",
-			 c->fn ? sym_json(t, c->fn, false) : json_null(), "site",
-			 sym_json(t, c->ip, true), "sync", sync, "waitlist", wait, "children",
-			 kids);
+	o = json_pack("{s:o,s:I,s:o,s:b,s:o,s:o,s:o,s:o,s:o,s:o}", "addr", hex(c->addr), "count",
+		      (json_int_t)count_of(t, i), "flags", flags_json(t, i), "stack", c->stack,
+		      "parent", c->parent ? hex(c->parent) : json_null(), "fn",
+		      c->fn ? sym_json(t, c->fn, false) : json_null(), "site",
+		      sym_json(t, c->ip, true), "sync", sync, "waitlist", wait, "children", kids);
+	/* "site" is the last one (init or continuation); "init" where it was initialised. */
+	if (o) {
+		json_object_set_new(o, "init",
+				    c->init_ip ? sym_json(t, c->init_ip, true) : json_null());
+		json_object_set_new(o, "age_ns", ns_json(t, c->init_ns));
+		json_object_set_new(o, "last_ns", ns_json(t, c->ip_ns));
+	}
+	return o;
 }
 
 int ps_print_json(FILE *out, const struct ps_view *v)

@@ -16,6 +16,7 @@ struct ps_view {
 	const char *exe; /* the process's executable, as /proc/PID/exe names it */
 	const struct live_list *list;
 	struct symbols *syms; /* over the process's objects */
+	uint64_t now_ns;      /* CLOCK_MONOTONIC when the list was read: ages count to it */
 };
 
 /* The tree as text: one line per closure (identical leaf siblings fold), wait lines below. */

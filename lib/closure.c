@@ -323,6 +323,9 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	__atomic_store_n(&cl->fn, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->init_ip, ip, __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->init_ns);
+	__atomic_store_n(&cl->ip_ns, cl->init_ns, __ATOMIC_RELAXED);
 	/* Whether its tree is recorded: decided before its first record (and its parent's get). */
 	cl->left_out = traced ? closure_batch_left_out(!parent, parent ? parent->left_out : 0) : 0;
 	if (parent)
@@ -361,7 +364,9 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 	/* A listed closure cleared here would break the live list. */
 	closure_debug_check_init(cl, "closure_init_stack", ip);
 	memset(cl, 0, sizeof(*cl));
-	cl->ip = ip;
+	cl->ip = cl->init_ip = ip;
+	closure_debug_stamp(&cl->init_ns);
+	cl->ip_ns = cl->init_ns;
 	cl->magic = CLOSURE_MAGIC_STACK;
 	if (traced)
 		cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
@@ -429,6 +434,7 @@ static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct closu
 {
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->ip_ns);
 	__atomic_store_n(&cl->fn, fn.fn, __ATOMIC_RELAXED);
 	cl->fn_takes_closure = fn.takes_closure;
 	cl->wq = wq.own;
@@ -624,6 +630,7 @@ PROBE_BODY bool wait_body(struct closure_waitlist *list, struct closure *cl, uin
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->wait_ns);
 	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
 	probe_op1_in(traced, wait, cl, r, ip, (uintptr_t)list);
 

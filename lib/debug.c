@@ -95,7 +95,12 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	.magic_stack = CLOSURE_MAGIC_STACK, .remaining_mask = CLOSURE_REMAINING_MASK,              \
 	.flag_destructor = CLOSURE_DESTRUCTOR, .flag_sleeping = CLOSURE_SLEEPING,                  \
 	.flag_waiting = CLOSURE_WAITING, .flag_running = CLOSURE_RUNNING,                          \
-	.off_queued = offsetof(struct closure, queued)
+	.off_queued = offsetof(struct closure, queued),                                            \
+	.off_init_ip = offsetof(struct closure, init_ip),                                          \
+	.off_init_ns = offsetof(struct closure, init_ns),                                          \
+	.off_ip_ns = offsetof(struct closure, ip_ns),                                              \
+	.off_wait_ns = offsetof(struct closure, wait_ns),                                          \
+	.off_sync_ns = offsetof(struct closure, sync_ns)
 
 #ifdef CLOSURE_DEBUG
 
@@ -192,6 +197,7 @@ void closure_debug_sync_begin(struct closure *cl, uintptr_t ip)
 	pthread_mutex_lock(&list_lock);
 	cl->sync_tid = (uint32_t)gettid();
 	cl->sync_ip = ip;
+	closure_debug_stamp(&cl->sync_ns);
 	if (cl->magic == CLOSURE_MAGIC_STACK)
 		link_closure(cl);
 	pthread_mutex_unlock(&list_lock);

@@ -3,6 +3,7 @@
 #define CLOSURE_LIB_INTERNAL_H
 
 #include <stdint.h>
+#include <time.h>
 #include <stdnoreturn.h>
 
 #include "closure.h"
@@ -41,6 +42,21 @@ void closure_debug_create(struct closure *cl);
 void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip);
 /* Off the list and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
 void closure_debug_unlist(struct closure *cl);
+
+/* With CLOSURE_DEBUG: *at = CLOCK_MONOTONIC now (the ages `closuretrace ps` shows). */
+static inline void closure_debug_stamp(uint64_t *at)
+{
+#ifdef CLOSURE_DEBUG
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* Relaxed: another thread (closure_debug_dump) or process may be reading it. */
+	__atomic_store_n(at, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec,
+			 __ATOMIC_RELAXED);
+#else
+	(void)at;
+#endif
+}
 
 /* The owner sleeps in closure_sync() at ip, then wakes (lists a stack closure meanwhile). */
 #ifdef CLOSURE_DEBUG

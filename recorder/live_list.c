@@ -5,6 +5,7 @@
 #include <gelf.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -83,6 +84,11 @@ static enum live_status check_descriptor(const struct closure_debug_info *d)
 	    !offset_ok(d, d->off_sync_tid, 4) || !offset_ok(d, d->off_sync_ip, p) ||
 	    !offset_ok(d, d->off_queued, 1))
 		return LIVE_BAD_DESCRIPTOR;
+	if (d->version >= 2 &&
+	    (!offset_ok(d, d->off_init_ip, p) || !offset_ok(d, d->off_init_ns, 8) ||
+	     !offset_ok(d, d->off_ip_ns, 8) || !offset_ok(d, d->off_wait_ns, 8) ||
+	     !offset_ok(d, d->off_sync_ns, 8)))
+		return LIVE_BAD_DESCRIPTOR;
 	return LIVE_OK;
 }
 
@@ -102,6 +108,11 @@ static enum live_status find_descriptor(pid_t pid, struct objects *objs, struct 
 		if (err)
 			return from_errno(pid, err);
 		out->library = objs->v[i].path;
+		/* A version 1 descriptor ends before the ages: what was read past it is not its. */
+		if (out->info.version < 2)
+			memset(&out->info.off_init_ip, 0,
+			       sizeof(out->info) -
+				       offsetof(struct closure_debug_info, off_init_ip));
 		return check_descriptor(&out->info);
 	}
 	return LIVE_NO_LIBCLOSURE;
@@ -146,6 +157,13 @@ static void decode(const struct live_list *l, const unsigned char *node, uint64_
 	c->sync_tid = field_u32(node, d->off_sync_tid);
 	c->stack = field_u32(node, d->off_magic) == d->magic_stack;
 	c->queued = node[d->off_queued] != 0;
+	if (d->version >= 2) {
+		c->init_ip = field_ptr(l, node, d->off_init_ip);
+		memcpy(&c->init_ns, node + d->off_init_ns, 8);
+		memcpy(&c->ip_ns, node + d->off_ip_ns, 8);
+		memcpy(&c->wait_ns, node + d->off_wait_ns, 8);
+		memcpy(&c->sync_ns, node + d->off_sync_ns, 8);
+	}
 }
 
 static bool live_magic(const struct live_list *l, const unsigned char *node)

@@ -91,16 +91,13 @@ const char *trace_op_name(enum trace_op op)
 
 static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const char *fmt, ...)
 {
-	int n = snprintf(r->err->text, sizeof(r->err->text), "%s:%llu: error: ", r->path,
-			 (unsigned long long)r->line);
+	char msg[sizeof(r->err->text)];
 	va_list ap;
 
-	if (n < 0 || (size_t)n >= sizeof(r->err->text))
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(r->err->text + n, sizeof(r->err->text) - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return -1;
+	return viz_error_at(r->err, r->path, (unsigned long)r->line, "%s", msg);
 }
 
 /* ---- the fast path: a strict parser for flat objects ---- */
@@ -769,22 +766,18 @@ int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struc
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	err->text[0] = 0;
+	*err = (struct viz_error){0};
 	if (trace_input_open(&in, path, err))
 		return -1;
 	rc = read_stream(&r, &in);
 	info->lines = r.line;
 	if (!rc && !r.seen_header && !r.line && !r.cut_tail) {
-		snprintf(err->text, sizeof(err->text),
-			 "%s: error: empty file: not a closuretrace trace", path);
-		rc = -1;
+		rc = viz_error_at(err, path, 0, "empty file: not a closuretrace trace");
 	} else if (!rc && !r.seen_header) {
 		/* Only an unfinished first line: the recording ended while writing its header. */
-		snprintf(err->text, sizeof(err->text),
-			 "%s:1: error: the trace ends inside its header line (cut short before any "
-			 "event was written)",
-			 path);
-		rc = -1;
+		rc = viz_error_at(err, path, 1,
+				  "the trace ends inside its header line (cut short before any "
+				  "event was written)");
 	}
 	trace_input_close(&in);
 	return rc ? -1 : 0;

@@ -282,6 +282,10 @@ struct closure {
 	uint8_t left_out;
 	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
 	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uintptr_t init_ip;	/* where it was initialised: with its first continuation, its kind */
+	/* CLOCK_MONOTONIC ns (CLOSURE_DEBUG, else 0) of its init, its last continuation, its
+	 * closure_wait() and its closure_sync() sleep: the ages `closuretrace ps` shows. */
+	uint64_t init_ns, ip_ns, wait_ns, sync_ns;
 };
 
 /* Internal entry points behind the inline fast paths; not API. */

@@ -23,7 +23,7 @@
 
 #define CLOSURE_DEBUG_SECTION ".closure_debug"
 #define CLOSURE_DEBUG_MAGIC   0x6762646c63ull /* "cldbg", little-endian */
-#define CLOSURE_DEBUG_VERSION 1
+#define CLOSURE_DEBUG_VERSION 2
 
 struct closure_debug_info {
 	uint64_t magic;	       /* CLOSURE_DEBUG_MAGIC */
@@ -40,6 +40,10 @@ struct closure_debug_info {
 	uint32_t remaining_mask;	   /* the count's bits of remaining; flags above */
 	uint32_t flag_destructor, flag_sleeping, flag_waiting, flag_running;
 	uint32_t off_queued; /* a uint8_t: 1 while on a workqueue, not started (the kernel's Q) */
+	/* Version 2: the init site (a pointer) and four uint64_t CLOCK_MONOTONIC ns times (0:
+	 * not known): init, last continuation, closure_wait(), closure_sync() sleep. A version 1
+	 * descriptor ends before them. */
+	uint32_t off_init_ip, off_init_ns, off_ip_ns, off_wait_ns, off_sync_ns;
 };
 
 #endif

@@ -190,12 +190,12 @@ HANG_DIAG=(
 case_timeout() {
 	skip_without_bpf
 	local start=$SECONDS
-	run --timeout 3 --keep-trace t.json -- "$PROG" hang
+	run --timeout 2.5s --keep-trace t.json -- "$PROG" hang
 	expect_rc 124
 	tail -1 t.json | grep -q '"reason":"timeout","signal":15,"cut_short":true}$' ||
 		fail "the trace's end does not say it was cut short: $(tail -1 t.json)"
-	[ $((SECONDS - start)) -lt 20 ] || fail "check took $((SECONDS - start)) s to end a 3 s timeout"
-	grep -qx "closuretrace: $PROG did not finish within 3 s: ended it; what it hangs on follows (closures still at work are not judged)" err ||
+	[ $((SECONDS - start)) -lt 20 ] || fail "check took $((SECONDS - start)) s to end a 2.5 s timeout"
+	grep -qx "closuretrace: $PROG did not finish within 2.5 s: ended it; what it hangs on follows (closures still at work are not judged)" err ||
 		fail "the timeout is not said"
 	expect_diagnostics "${HANG_DIAG[@]}"
 	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||

@@ -122,9 +122,11 @@ usage_errors)
 	expect 2 "closuretrace record: --buffer-size must be a power of two from 4K to 2G: 1000; see 'closuretrace record --help'" "$ct" record -b 1000 -- true
 	expect 2 "closuretrace record: give either -p PID or a command, not both; see 'closuretrace record --help'" "$ct" record -p 1 -- true
 	expect 2 "closuretrace: cannot run no-such-command-xyz: No such file or directory" "$ct" record -- no-such-command-xyz
-	for d in 1e-300 inf nan -1 0; do
-		expect 2 "closuretrace record: --duration needs a positive number of seconds: $d; see 'closuretrace record --help'" "$ct" record -d "$d" -- true
+	for d in 1e-300 inf nan -1 0 1x 5parsecs; do
+		expect 2 "closuretrace record: --duration needs a positive duration (1.5, 1s, 500ms): $d; see 'closuretrace record --help'" "$ct" record -d "$d" -- true
 	done
+	expect 2 "closuretrace record: -p takes one process id here, not a list; see 'closuretrace record --help'" "$ct" record -p 1,2
+	expect 2 "closuretrace record: an option is missing its argument: -p; see 'closuretrace record --help'" "$ct" record -p
 	expect 2 "closuretrace list: give one BINARY or -p PID; see 'closuretrace list --help'" "$ct" list
 	expect 2 "closuretrace list: cannot read /nonexistent as an ELF file: No such file or directory" "$ct" list /nonexistent
 	echo ok
@@ -393,7 +395,7 @@ sigint) signal_case INT 2 ;;
 sigterm) signal_case TERM 15 ;;
 duration)
 	needs_bpf
-	"$ct" record -d 0.3 -o t.json -- "$workload" spin >w.out 2>err.txt || fail "record: $(cat err.txt)"
+	"$ct" record -d 300ms -o t.json -- "$workload" spin >w.out 2>err.txt || fail "record: $(cat err.txt)"
 	pids+=("$(sed -n 's/^spinning //p' w.out)")
 	$check valid t.json >end.txt || fail "invalid trace"
 	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"

@@ -1,11 +1,11 @@
 #!/bin/bash
-# hang_test.sh PROG SRCDIR CLOSURETRACE: uuid_write built with SKIP_PUT hangs (its bio
+# hang_test.sh PROG SRCDIR CLOSURETRACE CLOSURE_DEBUG(0|1): uuid_write built with SKIP_PUT hangs (its bio
 # completion's error path returns before closure_put). check --timeout 3 must end it (124) and
 # name, first, the line of the skipped put (the root of the hang), then the closure_sync the
 # writer hangs in; report, report --json, graph and timeline on the same trace must agree.
 # Root and BPF (elsewhere SKIP, exit 77, unless CLOSURETRACE_NO_SKIP=1).
 set -u
-PROG=$1 SRC=$2 CT=$3
+PROG=$1 SRC=$2 CT=$3 DEBUG=$4
 # shellcheck source=tests/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
 WORK=$(mktemp -d)
@@ -70,3 +70,27 @@ sed -e ':a' -e '/\\$/{N;s/\\\n//;ba}' g.dot | grep -q "ROOT OF THE HANG: holds 1
 "$CT" timeline -i t.json -o t.tl.json >tl.txt 2>&1 || fail "timeline: $(cat tl.txt)"
 grep -q '"cat":"closure.hang_root"' t.tl.json || fail "the timeline does not mark the root"
 echo "ok: hang traced to $S:$PUT, stuck at $S:$SYNC"
+
+# ps of the hung process (a CLOSURE_DEBUG libclosure keeps the list): what each closure is (its
+# init site), where it was last given a continuation, how long it has lived and waited.
+[ "$DEBUG" = 1 ] || exit 0
+"$PROG" >/dev/null 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; rm -rf "$WORK"' EXIT
+AGE='[0-9.]+ (ns|µs|ms|s)' X='0x[0-9a-f]+'
+for _ in $(seq 100); do
+	"$CT" ps -p $pid >ps.txt 2>err || fail "ps: $(cat err)"
+	grep -q "sleeps in closure_sync" ps.txt && break
+	sleep 0.05
+done
+want=("process $pid \\($(realpath "$PROG")\\): 2 live closures, listed by .*"
+	"$X r 1 S stack last at $S:$(line_of UUID_WRITE_STACK) \\(__uuid_write\\), init at $S:$(line_of UUID_WRITE_STACK) \\(__uuid_write\\), alive $AGE"
+	"  sleeps in closure_sync at $S:$SYNC \\(__uuid_write\\), thread $pid, for 1 reference: 1 held by the child below; waiting $AGE"
+	"  $X r 1 D -> uuid_io_unlock last at $S:$(line_of UUID_IO_RETURN) \\(uuid_io\\), init at $S:$INIT \\(uuid_io\\), alive $AGE")
+[ "$(wc -l <ps.txt)" = ${#want[@]} ] || fail "ps: $(cat ps.txt)"
+n=0
+while IFS= read -r line; do
+	[[ $line =~ ^${want[$n]}$ ]] || fail "ps line $((n + 1)): '$line' does not match '${want[$n]}'"
+	n=$((n + 1))
+done <ps.txt
+echo "ok: ps shows init and last sites and ages of the hung closures"

@@ -120,7 +120,7 @@ static void uuid_io(struct cache_set *c, int op, struct bkey *k, struct closure 
 			break;
 	}
 
-	closure_return_with_destructor(cl, uuid_io_unlock);
+	closure_return_with_destructor(cl, uuid_io_unlock); /* UUID_IO_RETURN */
 }
 
 /* alloc.c's bch_bucket_alloc_set(), reduced: the next bucket on every device. */
@@ -140,7 +140,7 @@ static int __uuid_write(struct cache_set *c)
 	struct bkey k;
 	struct closure cl;
 
-	closure_init_stack(&cl);
+	closure_init_stack(&cl); /* UUID_WRITE_STACK */
 
 	if (bch_bucket_alloc_set(c, &k))
 		return 1;

@@ -45,6 +45,8 @@ match() {
 }
 
 X='0x[0-9a-f]+'
+# An age as ps prints it (the library's CLOCK_MONOTONIC stamps to the read).
+AGE='[0-9.]+ (ns|µs|ms|s)'
 S=$(realpath "$src/ps_hang.c")
 
 sync_case() {
@@ -54,14 +56,16 @@ sync_case() {
 	header="process $pid \\($(realpath "$bin")\\): 2 live closures"
 	[ "$bin" = "$bindir/ps_hang_shared" ] && header+=", listed by .*/libclosure\\.so[.0-9]*"
 	match out.txt "$header" \
-		"$X r 1 S stack at $S:$(line_of L_STACK) \\(hang_in_sync\\)" \
-		"  sleeps in closure_sync at $S:$(line_of L_SYNC) \\(hang_in_sync\\), thread $pid, for 1 reference: 1 held by the child below" \
-		"  $X r 1 R at $S:$(line_of L_CHILD) \\(start_child\\)"
+		"$X r 1 S stack last at $S:$(line_of L_STACK) \\(hang_in_sync\\), init at $S:$(line_of L_STACK) \\(hang_in_sync\\), alive $AGE" \
+		"  sleeps in closure_sync at $S:$(line_of L_SYNC) \\(hang_in_sync\\), thread $pid, for 1 reference: 1 held by the child below; waiting $AGE" \
+		"  $X r 1 R last at $S:$(line_of L_CHILD) \\(start_child\\), init at $S:$(line_of L_CHILD) \\(start_child\\), alive $AGE"
 	running "$pid"
 	# Read again: nothing changed, and reading did not disturb it.
 	cp out.txt first.txt
 	expect 0 "" "$ct" ps -p "$pid"
-	diff -u first.txt out.txt || fail "a second ps differs"
+	# The same but for the ages, which grow.
+	strip_ages() { sed -E "s/(alive|waiting) $AGE/\1 AGE/" "$1"; }
+	diff -u <(strip_ages first.txt) <(strip_ages out.txt) || fail "a second ps differs"
 	running "$pid"
 }
 
@@ -75,10 +79,10 @@ help)
 	;;
 usage)
 	expect 2 "closuretrace ps: give -p PID; see 'closuretrace ps --help'" "$ct" ps
-	expect 2 "closuretrace ps: not a process id: abc" "$ct" ps -p abc
-	expect 2 "closuretrace ps: not a process id: 0" "$ct" ps -p 0
-	expect 2 "closuretrace ps: unknown option --bogus; see 'closuretrace ps --help'" "$ct" ps --bogus -p 1
-	expect 2 "closuretrace ps: give -p PID; see 'closuretrace ps --help'" "$ct" ps -p 1 extra
+	expect 2 "closuretrace ps: not a process id: abc; see 'closuretrace ps --help'" "$ct" ps -p abc
+	expect 2 "closuretrace ps: not a process id: 0; see 'closuretrace ps --help'" "$ct" ps -p 0
+	expect 2 "closuretrace ps: unknown option: --bogus; see 'closuretrace ps --help'" "$ct" ps --bogus -p 1
+	expect 2 "closuretrace ps: unexpected argument: extra; see 'closuretrace ps --help'" "$ct" ps -p 1 extra
 	echo "ok: usage errors exit 2 with one line"
 	;;
 no_process)
@@ -137,7 +141,8 @@ eq((doc["pid"], doc["exe"], doc["library"], doc["count"], doc["consistent"], doc
    (pid, exe, exe, 2, True, True), "header")
 eq(len(doc["closures"]), 1, "roots")
 root = doc["closures"][0]
-keys = ["addr", "children", "count", "fn", "flags", "parent", "site", "stack", "sync", "waitlist"]
+keys = ["addr", "age_ns", "children", "count", "fn", "flags", "init", "last_ns", "parent", "site",
+        "stack", "sync", "waitlist"]
 keys = sorted(keys)
 eq(sorted(root), keys, "closure keys")
 hexre = re.compile(r"0x[0-9a-f]+$")
@@ -149,7 +154,11 @@ def site(s, func, line):
 eq((root["count"], root["flags"], root["stack"], root["parent"], root["fn"], root["waitlist"]),
    (1, ["sleeping"], True, None, None, None), "root")
 site(root["site"], "hang_in_sync", l_stack)
-eq(sorted(root["sync"]), ["site", "tid"], "sync keys")
+site(root["init"], "hang_in_sync", l_stack)
+# Ages: positive, the closure older than (or as old as) its sleep in closure_sync.
+assert 0 < root["sync"]["waiting_ns"] <= root["age_ns"], root
+assert 0 < root["last_ns"] <= root["age_ns"], root
+eq(sorted(root["sync"]), ["site", "tid", "waiting_ns"], "sync keys")
 eq(root["sync"]["tid"], pid, "sync tid")
 site(root["sync"]["site"], "hang_in_sync", l_sync)
 eq(len(root["children"]), 1, "children")
@@ -159,6 +168,8 @@ eq((child["count"], child["flags"], child["stack"], child["parent"], child["fn"]
     child["waitlist"], child["children"]),
    (1, ["running"], False, root["addr"], None, None, None, []), "child")
 site(child["site"], "start_child", l_child)
+site(child["init"], "start_child", l_child)
+assert child["age_ns"] > 0, child
 print("ok: JSON fields exact")
 PY
 	running "$pid"
@@ -167,10 +178,10 @@ tree)
 	start "$bindir/ps_hang_debug" tree
 	expect 0 "" "$ct" ps -p "$pid"
 	match out.txt "process $pid \\($(realpath "$bindir/ps_hang_debug")\\): 5 live closures" \
-		"$X r 4 - -> parent_done at $S:$(line_of L_CONTINUE) \\(hang_with_tree\\)" \
-		"  $X r 2 RW at $S:$(line_of L_WAITER) \\(hang_with_tree\\)" \
-		"    waits on waitlist $X, closure_wait at $S:$(line_of L_WAIT) \\(hang_with_tree\\)" \
-		"  \\[3 closures, first $X\\] r 1 R at $S:$(line_of L_KIDS) \\(hang_with_tree\\)"
+		"$X r 4 - -> parent_done last at $S:$(line_of L_CONTINUE) \\(hang_with_tree\\), init at $S:$(line_of L_PARENT) \\(hang_with_tree\\), alive $AGE" \
+		"  $X r 2 RW last at $S:$(line_of L_WAITER) \\(hang_with_tree\\), init at $S:$(line_of L_WAITER) \\(hang_with_tree\\), alive $AGE" \
+		"    waits on waitlist $X, closure_wait at $S:$(line_of L_WAIT) \\(hang_with_tree\\); waiting $AGE" \
+		"  \\[3 closures, first $X\\] r 1 R last at $S:$(line_of L_KIDS) \\(hang_with_tree\\), init at $S:$(line_of L_KIDS) \\(hang_with_tree\\), oldest alive $AGE"
 	expect 0 "" "$ct" ps --json -p "$pid"
 	python3 -c '
 import json, sys
@@ -187,9 +198,9 @@ queue)
 	start "$bindir/ps_hang_debug" queue
 	expect 0 "" "$ct" ps -p "$pid"
 	[ "$(wc -l <out.txt)" = 3 ] || fail "not 3 lines: $(cat out.txt)"
-	grep -qE "^$X r 1 R -> block_forever at $S:$(line_of L_BUSY) \\(hang_with_queue\\)\$" out.txt ||
+	grep -qE "^$X r 1 R -> block_forever last at $S:$(line_of L_BUSY) \\(hang_with_queue\\), init at $S:$(line_of L_BUSY) \\(hang_with_queue\\), alive $AGE\$" out.txt ||
 		fail "no running closure: $(cat out.txt)"
-	grep -qE "^$X r 1 QR -> never_runs at $S:$(line_of L_QUEUED) \\(hang_with_queue\\)\$" out.txt ||
+	grep -qE "^$X r 1 QR -> never_runs last at $S:$(line_of L_QUEUED) \\(hang_with_queue\\), init at $S:$(line_of L_QUEUED) \\(hang_with_queue\\), alive $AGE\$" out.txt ||
 		fail "no queued closure: $(cat out.txt)"
 	expect 0 "" "$ct" ps --json -p "$pid"
 	python3 -c '
@@ -223,7 +234,7 @@ shown = 0
 for l in lines[1:]:
     if l.startswith("note: "):
         continue
-    m2 = re.match(r" *(0x[0-9a-f]+|\[(\d+) closures, first 0x[0-9a-f]+\]) r \d+ [-QRSWD]+( -> \S+)?( stack)? at \S+", l)
+    m2 = re.match(r" *(0x[0-9a-f]+|\[(\d+) closures, first 0x[0-9a-f]+\]) r \d+ [-QRSWD]+( -> \S+)?( stack)? last at \S+", l)
     if m2:
         shown += int(m2.group(2) or 1)
         continue
