@@ -181,6 +181,8 @@ static __always_inline int record_module(struct pt_regs *ctx)
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_MODULE;
 	e->pad = 0;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->pad2 = 0;
 	bpf_usdt_arg(ctx, 0, &path);
 	bpf_usdt_arg(ctx, 1, &base);
 	e->base = base;

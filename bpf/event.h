@@ -61,6 +61,9 @@ struct ct_module_event {
 	__u16 path_len;
 	__u32 tid;
 	__u64 ts;
+	__u32 uid; /* the thread's user: what it may read is what a record may name once it exited
+		    */
+	__u32 pad2;
 	__u64 base;
 	char path[CT_PATH_MAX];
 };

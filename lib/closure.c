@@ -59,7 +59,12 @@ __attribute__((used)) static const char *const keep_modules = &closure_modules_a
 static inline __attribute__((always_inline)) void
 check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, uintptr_t ip)
 {
-	if ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1)))
+	/*
+	 * More references taken off than the count holds (the low bits of what was subtracted are
+	 * references; flags are above them): an underflow, however far it borrows into the flags.
+	 */
+	if (((old - new) & CLOSURE_REMAINING_MASK) > (old & CLOSURE_REMAINING_MASK) ||
+	    ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1))))
 		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, name, old, ip, "count would go below zero");
 	if (new &CLOSURE_GUARD_MASK)
 		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, name, old, ip,
@@ -256,9 +261,15 @@ static void settle(struct closure *cl, struct sub_result res, const char *name, 
 	}
 }
 
-/* closure_get() found the count was 0; called from the user's code, so the caller is the get. */
+/*
+ * closure_get() found the count was 0, or took it to the count's guard bit (2^23 references: one
+ * more would carry into the flags); called from the user's code, so the caller is the get.
+ */
 void closure_get_finished(struct closure *cl, uint32_t r)
 {
+	if (r & (CLOSURE_DESTRUCTOR >> 1))
+		closure_bug(cl, CLOSURE_BUG_OVERFLOW, "closure_get", r - 1, CALLER_IP(),
+			    "too many references: the count reached its limit (8388607)");
 	closure_bug(cl, CLOSURE_BUG_GET_FINISHED, "closure_get", r - 1 /* the count it found */,
 		    CALLER_IP(), "reference taken on a finished closure");
 }
@@ -697,13 +708,14 @@ void closure_wake_up(struct closure_waitlist *list)
 /* The longest timeout honoured as such (31 years): longer is no limit, and no overflow. */
 #define SYNC_TIMEOUT_MAX_MS (1000ll * 1000 * 1000 * 1000)
 
-/* Sleeps until only the running reference is left (r: more than that is outstanding). */
+/* Sleeps until only the running reference is left (r: the count when it was called). */
 static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
 						uintptr_t ip)
 {
 	uint64_t deadline = 0; /* none */
 	int ret = 0;
 
+	require_running(cl, "closure_sync", ip); /* only its owner may wait for the others */
 	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
 		deadline = closure_clock_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
@@ -755,7 +767,13 @@ static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t
 	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
 	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 
-	if ((r & CLOSURE_REMAINING_MASK) > 1)
+	/*
+	 * Only the running reference left, held by the caller: done; so is a closure never
+	 * initialised (all zero), as in the kernel, where no closure_get happened on it. Not
+	 * running with a reference out (its owner gave the running one up; this caller does not own
+	 * it): the slow path, which says the rule is broken.
+	 */
+	if ((r & CLOSURE_REMAINING_MASK) > 1 || (r && !(r & CLOSURE_RUNNING)))
 		return sync_sleep(cl, r, timeout_ms, ip);
 	if (PROBE_TRACED_IF(PROBE_WORD(sync_begin) | PROBE_WORD(sync_end)))
 		return sync_nothing_traced(cl, r, timeout_ms, ip);

@@ -61,12 +61,25 @@ long objects_find(const struct objects *o, const char *path);
  */
 int objects_scan_maps(struct objects *o, pid_t pid);
 
+/* The files a process mapped when its maps were last read (objects_mapped). */
+struct maps_snapshot {
+	pid_t pid;
+	uint64_t read_ns;
+	struct file_id *ids;
+	char **paths;
+	size_t n;
+};
+
 /*
- * Whether process pid maps the file id (or, failing that, a file by the name path) now: 1 yes,
- * 0 no, -1 its maps cannot be read (gone). What a closure:module record names is believed only
- * then (docs/probes.md, "Trust boundary").
+ * Whether process pid maps the file id (or a file by the name path): 1 yes, 0 no, -1 its maps
+ * cannot be read or are empty (gone, or a zombie). The maps are read again when m holds another
+ * process's, or was read before seen_ns (the record's time: the mapping may be newer) and at least
+ * min_gap_ns before now (a flood of records reads them at most so often). What a closure:module
+ * record names is believed only when the process maps it (docs/probes.md, "Trust boundary").
  */
-int objects_mapped(pid_t pid, const char *path, struct file_id id);
+int objects_mapped(struct maps_snapshot *m, pid_t pid, uint64_t seen_ns, uint64_t now,
+		   uint64_t min_gap_ns, const char *path, struct file_id id);
+void maps_snapshot_free(struct maps_snapshot *m);
 
 void objects_free(struct objects *o);
 

@@ -308,7 +308,10 @@ void closure_batch_put(struct closure *cl, uint32_t r);
 #else
 #define CLOSURE_BATCHING() 0
 #endif
-/* Aborts; not declared noreturn, so that its return address stays inside the caller. */
+/*
+ * closure_get found the count was 0, or took it to its guard bit (r: the count after). Aborts; not
+ * declared noreturn, so that its return address stays inside the caller.
+ */
 void closure_get_finished(struct closure *cl, uint32_t r);
 enum { CLOSURE_OP_PUT = 0, CLOSURE_OP_SUB = 1 };
 
@@ -324,11 +327,12 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
 
 	/*
-	 * A count that was 0: the closure finished and its memory may be reused (the kernel BUGs on
-	 * this under CONFIG_DEBUG_CLOSURES). Checked in every build, probes or not: the probe then
-	 * costs only its nop, since the count after is at hand anyway.
+	 * A count that was 0 (the closure finished, its memory may be reused: the kernel BUGs on
+	 * this under CONFIG_DEBUG_CLOSURES), or one that reached the count's guard bit (2^23: the
+	 * kernel's CLOSURE_BUG on guard bits): one compare, as unsigned, catches both. Checked in
+	 * every build, probes or not: the probe then costs only its nop, the count after is at hand.
 	 */
-	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) <= 1, 0))
+	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) - 2u >= (CLOSURE_DESTRUCTOR >> 1) - 2u, 0))
 		closure_get_finished(cl, r);
 	/*
 	 * The record before the probe, as in the library: r is then dead once the probe has its
@@ -353,6 +357,8 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 		if (!(old & CLOSURE_REMAINING_MASK))
 			return false;
 		r = old + 1;
+		if (__builtin_expect(r & (CLOSURE_DESTRUCTOR >> 1), 0))
+			closure_get_finished(cl, r); /* the guard bit: see closure_get */
 	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
 	if (CLOSURE_BATCHING() && CLOSURE_RECORDED(cl)) /* the record first: see closure_get */
