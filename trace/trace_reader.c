@@ -562,6 +562,23 @@ static int decode_sym(struct reader *r, const struct field *fields, int n)
 	return 0;
 }
 
+static int decode_module(struct reader *r, const struct field *fields, int n)
+{
+	const struct field *path = find(fields, n, "path");
+	char *p, *id;
+
+	if (!r->sink->module || !path || path->kind != V_STR)
+		return 0; /* nothing to say without a path */
+	p = dup_field(path);
+	id = dup_field(find(fields, n, "build_id"));
+	if (!p)
+		return fail(r, "out of memory");
+	r->sink->module(r->ctx, &(struct trace_module){.path = p, .build_id = id});
+	free(p);
+	free(id);
+	return 0;
+}
+
 static int decode_header(struct reader *r, const struct field *fields, int n)
 {
 	const struct field *format = find(fields, n, "format"),
@@ -647,9 +664,11 @@ static int decode(struct reader *r, const struct field *fields, int n)
 		return decode_sym(r, fields, n);
 	if (str_is(type, "end"))
 		return decode_end(r, fields, n);
+	if (str_is(type, "module"))
+		return decode_module(r, fields, n);
 	if (str_is(type, "header"))
 		return fail(r, "a second header");
-	return 0; /* module, or a record type added later */
+	return 0; /* a record type added later */
 }
 
 static bool blank(const char *p, const char *end)

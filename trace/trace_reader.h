@@ -97,9 +97,16 @@ struct trace_info {
 	uint64_t lines;
 };
 
+/* A module record; the strings are borrowed for the duration of the callback. */
+struct trace_module {
+	const char *path;
+	const char *build_id; /* hex; NULL when the record gives none (older traces) */
+};
+
 struct trace_sink {
 	void (*event)(void *ctx, const struct trace_event *ev);
 	void (*sym)(void *ctx, const struct trace_sym *sym);
+	void (*module)(void *ctx, const struct trace_module *mod); /* optional */
 };
 
 /*

@@ -36,7 +36,7 @@ void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, 
 /* pid: the process of the event's thread, written when not 0 (check follows several). */
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);
 void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
-void trace_write_module(FILE *f, const char *path, uint64_t base);
+void trace_write_module(FILE *f, const char *path, uint64_t base, const char *build_id);
 void trace_write_end(FILE *f, const struct trace_end *end);
 
 /* The event's name (`ev`), or NULL for an unknown kind. */
