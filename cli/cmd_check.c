@@ -24,6 +24,7 @@
 #include "export.h"
 #include "leaks.h"
 #include "model.h"
+#include "out_file.h"
 #include "record_shared.h"
 #include "recorder.h"
 #include "trace_reader.h"
@@ -35,7 +36,7 @@
 struct check_options {
 	int error_exitcode;
 	size_t buffer_size;
-	const char *sarif, *keep_trace;
+	const char *sarif, *keep_trace, *gen_suppressions;
 	char **suppressions; /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
@@ -75,6 +76,21 @@ static int keep_arg(void *keep, const char *arg, const char *cmd)
 	return 0;
 }
 
+/* --gen-suppressions FILE, written whole or not at all. 0, or -1 after saying why. */
+static int write_suppressions(const struct check_diags *d, const char *path)
+{
+	struct out_file f;
+	unsigned n;
+
+	if (out_open(&f, "closuretrace check", path))
+		return -1;
+	n = check_diags_write_suppressions(d, f.f);
+	if (out_commit(&f))
+		return -1;
+	fprintf(stderr, "closuretrace: wrote %u suppression%s to %s\n", n, n == 1 ? "" : "s", path);
+	return 0;
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
@@ -89,6 +105,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		       .call = suppressions_arg),
 		OPTION(OPT_STRING, 0, "sarif", &o->sarif, "FILE",
 		       "also write the diagnostics as SARIF 2.1.0"),
+		OPTION(OPT_STRING, 0, "gen-suppressions", &o->gen_suppressions, "FILE",
+		       "write a suppression entry for each error reported\n(as valgrind's "
+		       "--gen-suppressions; give it back with\n--suppressions FILE)"),
 		OPTION(OPT_CALL, 0, "keep-trace", &o->keep_trace, "FILE",
 		       "keep the trace (for graph, report, explain)", .call = keep_arg),
 		OPTION(OPT_FLAG, 0, "allow-lost", &o->allow_lost, NULL,
@@ -366,6 +385,10 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < diags->n; i++)
 		shown += !diags->v[i].suppressed;
 	check_diags_print(diags, stderr);
+	if (o.gen_suppressions && write_suppressions(diags, o.gen_suppressions)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (o.sarif && check_sarif_write(diags, o.sarif, CLOSURETRACE_VERSION, &err)) {
 		fprintf(stderr, "closuretrace: %s\n", err.text);
 		ret = EXIT_USAGE;
