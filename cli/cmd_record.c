@@ -31,6 +31,7 @@ struct record_options {
 	bool per_op;   /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;   /* the in-process sink even when BPF is permitted */
 	bool compress; /* zstd, whatever the output's name */
+	uint32_t sample_every; /* --sample N (0: every tree) */
 	char **argv;   /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
@@ -49,6 +50,10 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		       "write the trace compressed with zstd whatever its name\n(every command "
 		       "reads "
 		       "it as it reads a plain one)"),
+		OPTION(OPT_CALL, 0, "sample", &o->sample_every, "N",
+		       "record one root closure in N with all its\ndescendants (whole trees or "
+		       "nothing; the trailer\ncounts the trees left out)",
+		       .call = sample_opt),
 		OPTION(OPT_DURATION, 'd', "duration", &o->duration_ns, "TIME",
 		       "stop after TIME (1.5, 1s, 500ms; bare: seconds)"),
 		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
@@ -104,6 +109,11 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		return args_error("record",
 				  "--no-bpf cannot record a running process (-p): it was not "
 				  "started with the sink",
+				  NULL);
+	if (o->sample_every && (o->per_op || o->no_bpf))
+		return args_error("record",
+				  "--sample needs the batched transport: not with --per-op or "
+				  "--no-bpf",
 				  NULL);
 	if (!o->pid == !o->argv)
 		return args_error("record",
@@ -194,6 +204,7 @@ int cmd_record(int argc, char **argv)
 						   .verbose = o.verbose,
 						   .per_op = o.per_op,
 						   .no_bpf = o.no_bpf,
+						   .sample_every = o.sample_every,
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)

@@ -94,8 +94,12 @@ static void learn_objects(struct session *s, size_t first)
 		if (!o->elf)
 			continue;
 		symbols_add_object(s->syms, o->path, o->file, o->bias);
-		if (s->out)
-			trace_write_module(s->out, o->path, o->bias);
+		if (s->out) {
+			char id[OBJECT_BUILD_ID_MAX];
+
+			trace_write_module(s->out, o->path, o->bias,
+					   object_build_id(o->file, id, sizeof(id)));
+		}
 		if (o->has_probes && s->skel)
 			session_attach_path(s, o->file);
 	}

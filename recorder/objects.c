@@ -1,5 +1,6 @@
 /* The traced process's objects: see objects.h. */
 #define _GNU_SOURCE
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -246,4 +247,25 @@ void objects_free(struct objects *o)
 	free(o->v);
 	o->v = NULL;
 	o->n = 0;
+}
+
+const char *object_build_id(const char *path, char *buf, size_t len)
+{
+	const unsigned char *id = NULL;
+	ssize_t n = -1;
+	Elf *elf = NULL;
+	int fd;
+
+	buf[0] = 0;
+	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return buf;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+	elf_end(elf);
+	close(fd);
+	return buf;
 }

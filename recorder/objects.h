@@ -22,6 +22,12 @@ struct file_id {
 /* The identity of the file at path (ino 0 when it cannot be read). */
 struct file_id file_id_of(const char *path);
 
+/* Room for a build id in hex, with its NUL (GNU build ids are 20 bytes; 64 allowed). */
+#define OBJECT_BUILD_ID_MAX 129
+/* The GNU build id of the ELF file at path, in lower-case hex, into buf (caller-owned); returns
+ * buf, "" when the file has none or cannot be read. */
+const char *object_build_id(const char *path, char *buf, size_t len);
+
 struct object {
 	char *path; /* absolute path as the process sees it */
 	char *file; /* the same file as the recorder opens it (see objects.root) */

@@ -92,6 +92,11 @@ struct session {
 	uint64_t batch_dropped;
 	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
 	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
+	uint32_t sample_every;	    /* --sample N (0: every tree) */
+	/* At the stop: the root closures decided while sampling and those left out, over every
+	 * process (trees_counted: some libclosure counted them, version 3 on). */
+	bool trees_counted;
+	uint64_t trees, trees_left_out;
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */
