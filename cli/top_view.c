@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "hashmap.h"
 #include "leaks.h"
 #include "model.h"
 #include "objects.h"
@@ -40,11 +41,6 @@ struct site_row {
 };
 
 /* An init site's row: open addressing on the address. */
-struct ip_row {
-	uint64_t ip;
-	struct site_row *row;
-};
-
 /* A kind's lifetimes, taken once per frame, with its row. */
 struct kind_stat {
 	const struct model_kind *k;
@@ -63,8 +59,7 @@ struct top_view {
 	bool rescanned; /* the maps were read again this frame */
 	struct site_row **rows;
 	size_t nrows, caprows;
-	struct ip_row *ips;
-	size_t nips, capips;
+	struct hashmap ips; /* init site -> its row (struct site_row *) */
 	struct kind_stat *kinds;
 	size_t nkinds, capkinds;
 	uint64_t in_flight, suspects;
@@ -81,6 +76,7 @@ struct top_view *top_view_new(pid_t pid, uint64_t start_ns)
 		return NULL;
 	v->pid = pid;
 	v->start_ns = v->last_ns = v->now_ns = start_ns;
+	hashmap_init(&v->ips, sizeof(struct site_row *));
 	v->model = model_new(false);
 	v->syms = symbols_new();
 	if (!v->model || !v->syms) {
@@ -106,7 +102,7 @@ void top_view_free(struct top_view *v)
 	for (size_t i = 0; i < v->nrows; i++)
 		free(v->rows[i]);
 	free(v->rows);
-	free(v->ips);
+	hashmap_free(&v->ips);
 	free(v->kinds);
 	free(v);
 }
@@ -140,44 +136,19 @@ static struct site_row *row_named(struct top_view *v, const char *label)
 	return v->rows[v->nrows++] = r;
 }
 
-static int ips_grow(struct top_view *v)
-{
-	size_t cap = v->capips ? 2 * v->capips : 64, i;
-	struct ip_row *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -1;
-	for (size_t k = 0; k < v->capips; k++) {
-		if (!v->ips[k].row)
-			continue;
-		for (i = v->ips[k].ip % cap; t[i].row; i = (i + 1) % cap)
-			;
-		t[i] = v->ips[k];
-	}
-	free(v->ips);
-	v->ips = t;
-	v->capips = cap;
-	return 0;
-}
-
 /* The row of an init site (0: created before top started), its label resolved once. */
 static struct site_row *row_of(struct top_view *v, uint64_t ip)
 {
+	struct site_row **known = hashmap_get(&v->ips, ip, 0), *r;
 	char label[256] = "";
-	struct site_row *r;
-	size_t i;
 
-	if (2 * (v->nips + 1) > v->capips && ips_grow(v))
-		return NULL;
-	for (i = ip % v->capips; v->ips[i].row; i = (i + 1) % v->capips)
-		if (v->ips[i].ip == ip)
-			return v->ips[i].row;
+	if (known)
+		return *known;
 	if (ip)
 		site_label(v, ip, label, sizeof(label));
 	if (!(r = row_named(v, label)))
 		return NULL;
-	v->ips[i] = (struct ip_row){ip, r};
-	v->nips++;
+	*(struct site_row **)hashmap_put(&v->ips, ip, 0, NULL) = r;
 	return r;
 }
 
