@@ -98,39 +98,40 @@ static void begin(struct export_trace *t)
 	put_string(t, t->id);
 }
 
-static void field_s(struct export_trace *t, const char *key, const char *v)
+/* ,"key": */
+static void key(struct export_trace *t, const char *k)
 {
 	put(t, ",\"", 2);
-	put_s(t, key);
+	put_s(t, k);
 	put(t, "\":", 2);
+}
+
+static void field_s(struct export_trace *t, const char *k, const char *v)
+{
+	key(t, k);
 	put_string(t, v);
 }
 
-static void field_i(struct export_trace *t, const char *key, int64_t v)
+static void field_i(struct export_trace *t, const char *k, int64_t v)
 {
 	char num[32];
 
-	put(t, ",\"", 2);
-	put_s(t, key);
-	put(t, "\":", 2);
+	key(t, k);
 	put(t, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
 }
 
-static void field_u(struct export_trace *t, const char *key, uint64_t v)
+static void field_u(struct export_trace *t, const char *k, uint64_t v)
 {
 	char num[32];
 
-	put(t, ",\"", 2);
-	put_s(t, key);
-	put(t, "\":", 2);
+	key(t, k);
 	put(t, num, (size_t)snprintf(num, sizeof(num), "%" PRIu64, v));
 }
 
-static void field_array(struct export_trace *t, const char *key, const char *const *v, size_t n)
+static void field_array(struct export_trace *t, const char *k, const char *const *v, size_t n)
 {
-	put(t, ",\"", 2);
-	put_s(t, key);
-	put(t, "\":[", 3);
+	key(t, k);
+	put(t, "[", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			put(t, ",", 1);
