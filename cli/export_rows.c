@@ -473,6 +473,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 	struct trace_info info = {0};
 	struct leaks_summary leaks;
 	struct check_diags diags = {0};
+	struct stat now;
 
 	t->meta = meta;
 	t->row = row;
@@ -486,6 +487,14 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 	fill_build_ids(t);
 	t->start_unix_ns = start_unix_ns(t);
 
+	/* What was checked is what is sent: a trace still being written is refused here. */
+	if (stat(t->path, &now) || now.st_size != t->st.st_size ||
+	    now.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec) {
+		viz_error_at(err, t->path, 0,
+			     "the trace changed while it was read (is it still being recorded?)");
+		return -1;
+	}
 	model_observe(t->m, &observer, t);
 	if (trace_read(t->path, &second, t, &info, err)) {
 		trace_info_clear(&info);
