@@ -61,6 +61,18 @@ int parse_pid_list(const char *s, struct pid_list *l)
 	}
 }
 
+int sample_opt(void *every, const char *s, const char *cmd)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (*s >= '0' && *s <= '9' && !*end && v >= 1 && v <= 1000000000ull) {
+		*(uint32_t *)every = v == 1 ? 0 : (uint32_t)v;
+		return 0;
+	}
+	return args_error(cmd, "--sample needs a whole number from 1 to 1000000000", s);
+}
+
 int args_one_pid(const char *cmd, const struct pid_list *l, pid_t *pid)
 {
 	if (!l->n)

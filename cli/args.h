@@ -107,4 +107,9 @@ int args_one_pid(const char *cmd, const struct pid_list *l, pid_t *pid);
  */
 int parse_duration(const char *s, double bare_unit_ns, uint64_t *ns);
 
+/* --sample N of record and top (an OPT_CALL into a uint32_t): one root closure in N, N from 1
+ * (every one: 0) to 1,000,000,000; else args_error's "--sample needs a whole number from 1 to
+ * 1000000000: S" and EXIT_USAGE. */
+int sample_opt(void *every, const char *s, const char *cmd);
+
 #endif

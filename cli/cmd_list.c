@@ -137,7 +137,7 @@ int cmd_list(int argc, char **argv)
 	const struct opt opts[] = {
 		OPTION(OPT_PIDS, 'p', "pid", &pids, "PID", "a running process"),
 		OPTION(OPT_FLAG, 'v', "verbose", &verbose, NULL,
-		       "every site, with its address and argument spec"),
+		       "after each probe, the address of its first site and of\nits semaphore"),
 		OPTION_END,
 	};
 	const struct cmdline cl = {

@@ -31,6 +31,7 @@ struct record_options {
 	bool per_op;   /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;   /* the in-process sink even when BPF is permitted */
 	bool compress; /* zstd, whatever the output's name */
+	uint32_t sample_every; /* --sample N (0: every tree) */
 	char **argv;   /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
@@ -49,6 +50,10 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		       "write the trace compressed with zstd whatever its name\n(every command "
 		       "reads "
 		       "it as it reads a plain one)"),
+		OPTION(OPT_CALL, 0, "sample", &o->sample_every, "N",
+		       "record one root closure in N with all its\ndescendants (whole trees or "
+		       "nothing; the trailer\ncounts the trees left out)",
+		       .call = sample_opt),
 		OPTION(OPT_DURATION, 'd', "duration", &o->duration_ns, "TIME",
 		       "stop after TIME (1.5, 1s, 500ms; bare: seconds)"),
 		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
@@ -105,6 +110,11 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 				  "--no-bpf cannot record a running process (-p): it was not "
 				  "started with the sink",
 				  NULL);
+	if (o->sample_every && (o->per_op || o->no_bpf))
+		return args_error("record",
+				  "--sample needs the batched transport: not with --per-op or "
+				  "--no-bpf",
+				  NULL);
 	if (!o->pid == !o->argv)
 		return args_error("record",
 				  o->pid ? "give either -p PID or a command, not both"
@@ -126,7 +136,8 @@ static int finish(const struct record_options *o, struct trace_out *out,
 {
 	const char *name = strcmp(o->output, "-") ? o->output : "standard output";
 
-	if (!r->probes && o->argv) {
+	/* A write that failed (the header is written at once) is the news, before the probes. */
+	if (!r->probes && o->argv && r->end != RECORDER_WRITE) {
 		char what[4200];
 
 		trace_out_abort(out);
@@ -167,8 +178,13 @@ static FILE *open_output(void *ctx, const char **temp)
 	struct trace_out *out = &o->out;
 	const char *path = out->target;
 
-	if (trace_out_open(out, path, o->compress)) {
+	/*
+	 * The target is the file written from the start: a recorder killed leaves it readable up
+	 * to its last complete line (no `end` line), and nothing hidden for the guard to remove.
+	 */
+	if (trace_out_open(out, path, o->compress) || trace_out_place(out, true)) {
 		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
+		trace_out_abort(out);
 		return NULL;
 	}
 	*temp = out->temp;
@@ -194,6 +210,7 @@ int cmd_record(int argc, char **argv)
 						   .verbose = o.verbose,
 						   .per_op = o.per_op,
 						   .no_bpf = o.no_bpf,
+						   .sample_every = o.sample_every,
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)

@@ -27,6 +27,7 @@ struct top_opts {
 	uint64_t interval_ns;
 	long frames; /* batch: how many; 0: until the process exits */
 	bool batch;
+	uint32_t sample_every; /* --sample N (0: every tree) */
 };
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
@@ -40,11 +41,15 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		       "plain text frames on standard output, for scripts"),
 		OPTION(OPT_INT, 'n', "iterations", &o->frames, "N", "stop after N frames", .min = 1,
 		       .max = 1000000),
+		OPTION(OPT_CALL, 0, "sample", &o->sample_every, "N",
+		       "look at one root closure in N with all its\ndescendants (whole trees or "
+		       "nothing)",
+		       .call = sample_opt),
 		OPTION_END,
 	};
 	const struct cmdline cl = {
 		.cmd = "top",
-		.synopsis = "usage: closuretrace top [-b] [-n N] [-d SECS] -p PID\n"
+		.synopsis = "usage: closuretrace top [-b] [-n N] [-d SECS] [--sample N] -p PID\n"
 			    "\n"
 			    "A live view of a running process's closures, refreshed every "
 			    "interval: the\n"
@@ -136,6 +141,7 @@ int cmd_top(int argc, char **argv)
 	r = recorder_new(&(struct recorder_opts){.pid = o.pid,
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,
+						 .sample_every = o.sample_every,
 						 .on_event = top_view_event,
 						 .on_event_ctx = v},
 			 &status);

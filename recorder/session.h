@@ -92,6 +92,11 @@ struct session {
 	uint64_t batch_dropped;
 	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
 	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
+	uint32_t sample_every;	    /* --sample N (0: every tree) */
+	/* At the stop: the root closures decided while sampling and those left out, over every
+	 * process (trees_counted: some libclosure counted them, version 3 on). */
+	bool trees_counted;
+	uint64_t trees, trees_left_out;
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */
@@ -103,6 +108,7 @@ struct session {
 	int write_errno; /* RECORDER_WRITE: why the trace could not be written */
 	uint64_t duration_ns, timeout_ns, grace_ns, stop_wait_ns;
 	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
+	uint64_t last_flush; /* when the trace was last flushed (event_loop.c) */
 };
 
 /* A hash of an address or an id, for the recorder's open-addressing tables. */

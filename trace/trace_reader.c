@@ -37,11 +37,25 @@ struct field {
 /* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
  * so that a record with many unknown fields keeps its known ones. */
 static const char *const known_keys[] = {
-	"type",	    "ts",    "tid",	    "timeout_ms", "ev",	       "cl",	  "remaining",
-	"ret",	    "flags", "fn",	    "ip",	  "parent",    "pid",	  "stack",
-	"not_zero", "v",     "wq",	    "waitlist",	  "how",       "bug",	  "addr",
-	"line",	    "func",  "file",	    "obj",	  "format",    "version", "exe",
-	"events",   "lost",  "duration_ns", "reason",	  "exit_code", "signal",  "cut_short",
+	"type",	       "ts",
+	"tid",	       "timeout_ms",
+	"ev",	       "cl",
+	"remaining",   "ret",
+	"flags",       "fn",
+	"ip",	       "parent",
+	"pid",	       "stack",
+	"not_zero",    "v",
+	"wq",	       "waitlist",
+	"how",	       "bug",
+	"addr",	       "line",
+	"func",	       "file",
+	"obj",	       "format",
+	"version",     "exe",
+	"events",      "lost",
+	"duration_ns", "reason",
+	"exit_code",   "signal",
+	"cut_short",   "sample",
+	"trees",       "trees_left_out",
 };
 
 static bool known_key(const char *key)
@@ -608,6 +622,24 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 	info->has_status = find(fields, n, "exit_code") || find(fields, n, "signal");
 	if ((f = find(fields, n, "cut_short")) && want_bool(r, f, &info->cut_short))
 		return -1;
+	if ((f = find(fields, n, "sample"))) {
+		if (want_int(r, f, &info->sample))
+			return -1;
+		if (info->sample < 2)
+			return fail(r, "\"sample\" must be 2 or more (one tree in N)");
+	}
+	if ((f = find(fields, n, "trees"))) {
+		const struct field *l = find(fields, n, "trees_left_out");
+
+		if (want_int(r, f, &info->trees) || !l || want_int(r, l, &info->trees_left_out))
+			return l ? -1 : fail(r, "\"trees\" without \"trees_left_out\"");
+		if (info->trees < 0 || info->trees_left_out < 0 ||
+		    info->trees_left_out > info->trees)
+			return fail(r,
+				    "\"trees_left_out\" (%lld) must be from 0 to \"trees\" (%lld)",
+				    info->trees_left_out, info->trees);
+		info->has_trees = true;
+	}
 	return 0;
 }
 

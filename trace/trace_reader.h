@@ -88,6 +88,11 @@ struct trace_info {
 	char *reason;	 /* owned; NULL when not given */
 	bool has_status; /* the end record gives the launched command's exit_code or signal */
 	bool cut_short;	 /* the end record says the recording was cut short */
+	/* Whole trees or nothing: the end record's sample (1 in N; 0: not sampled) and, when the
+	 * library counted them, the root closures decided and those left out with their trees. */
+	long long sample;
+	bool has_trees;
+	long long trees, trees_left_out;
 	uint64_t events_read;
 	uint64_t lines;
 };

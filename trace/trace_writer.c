@@ -331,5 +331,10 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		fputs(",\"cut_short\":true", f);
 	if (end->abrupt)
 		fprintf(f, ",\"abrupt\":%u", end->abrupt);
+	if (end->sample_every >= 2)
+		fprintf(f, ",\"sample\":%" PRIu32, end->sample_every);
+	if (end->trees_counted)
+		fprintf(f, ",\"trees\":%" PRIu64 ",\"trees_left_out\":%" PRIu64, end->trees,
+			end->trees_left_out);
 	fputs("}\n", f);
 }

@@ -25,6 +25,11 @@ struct trace_end {
 	int signal;	    /* 0: none */
 	bool cut_short;	    /* the recorder ended a launched command before it finished */
 	unsigned abrupt;    /* processes that ended without their exit handlers (the sink) */
+	/* Whole trees or nothing (docs/trace-format.md): --sample N (0: every tree), and, when
+	 * the library counted them, the root closures decided and those left out. */
+	uint32_t sample_every;
+	bool trees_counted;
+	uint64_t trees, trees_left_out;
 };
 
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);

@@ -33,6 +33,16 @@ wait_for() {
 	done
 	fail "timed out waiting for '$2' in $1: $(cat "$1")"
 }
+# A killed recorder's trace: t.json alone (no hidden .t.json.XXXXXX), its lines whole up to the
+# last, the header first, no end line.
+killed_trace_left() {
+	[ "$(ls -A | grep 't\.json')" = t.json ] || fail "not t.json alone: $(ls -A)"
+	head -1 t.json | grep -q '^{"type":"header"' || fail "no header: $(head -c 300 t.json)"
+	grep -q '"type":"end"' t.json && fail "an end line in a killed recording's trace"
+	[ -z "$(tail -c 1 t.json)" ] || fail "the last line is not whole: $(tail -c 200 t.json)"
+	"$ct" report -i t.json >report.txt 2>report.err
+	echo "ok: the killed recording's trace is t.json, $(wc -l <t.json) whole lines; report: $(head -c 200 report.err)"
+}
 end_field() {
 	$check valid "$1" | sed -n "s/^$2=//p"
 }
@@ -236,8 +246,9 @@ out_stdout)
 	echo ok
 	;;
 recorder_killed)
-	# record SIGKILLed while the command is held at an exec: the command is continued and the
-	# unfinished trace removed (the guard), nothing is left behind.
+	# record SIGKILLed while the command is held at an exec: the command is continued (the
+	# guard); the trace is at -o up to its last complete line, without an end line, and no
+	# hidden file is left.
 	needs_bpf
 	setsid "$ct" record -o t.json -- sh -c 'echo $$ >sh.pid; kill -STOP $$; echo resumed >resumed' \
 		>out.txt 2>err.txt </dev/null &
@@ -256,11 +267,7 @@ recorder_killed)
 		sleep 0.05
 	done
 	[ "$(cat resumed 2>/dev/null)" = resumed ] || fail "the stopped command was not continued"
-	for _ in $(seq 100); do
-		[ -z "$(ls -A | grep '^\.t\.json\.')" ] && break
-		sleep 0.05
-	done
-	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	killed_trace_left
 	echo ok
 	;;
 recorder_killed_at_load)
@@ -294,11 +301,7 @@ recorder_killed_at_load)
 		sleep 0.05
 	done
 	[ ! -e "/proc/$cmd" ] || fail "the command is still there: $(awk '{print $3}' "/proc/$cmd/stat")"
-	for _ in $(seq 100); do
-		[ -z "$(ls -A | grep 't\.json')" ] && break
-		sleep 0.05
-	done
-	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	killed_trace_left
 	echo "ok: held at a dlopen, the recorder killed: the command ran on to its end"
 	;;
 err_zombie_kthread)
@@ -572,8 +575,9 @@ zstd)
 	echo "ok: $(stat -c %s t.json) bytes plain, $(stat -c %s t.json.zst) compressed"
 	;;
 zstd_killed)
-	# record -p killed (SIGKILL) mid-way: its compressed temporary file ends at a frame's end (a
-	# frame a second at least), so everything up to it is read, as a plain trace cut short.
+	# record -p killed (SIGKILL) mid-way: its compressed trace, at -o from the start, ends at a
+	# frame's end (one per flush, every 100 ms), so everything up to it is read, as a plain
+	# trace cut short; no hidden file is left.
 	needs_bpf
 	svc=$wdir/../../examples/service
 	"$svc" --rate 2000 >/dev/null &
@@ -584,18 +588,78 @@ zstd_killed)
 	rpid=$!
 	pids+=("$rpid")
 	wait_for err.txt "recording process $spid" "$rpid"
+	f=k.json.zst
 	for _ in $(seq 300); do
-		f=$(ls -A | grep '^\.k\.json\.zst\.' | head -1)
-		[ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 0 ] && break
+		[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 200 ] && break
 		sleep 0.02
 	done
-	[ -n "$f" ] && [ -s "$f" ] || fail "no frame written in 6 s: $(ls -lA)"
+	[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 200 ] || fail "no frame written in 6 s: $(ls -lA)"
 	kill -KILL "$rpid"
 	wait "$rpid" 2>/dev/null
+	[ -z "$(ls -A | grep '^\.k\.json\.zst\.')" ] || fail "a hidden file is left: $(ls -A)"
 	"$ct" report -i "$f" >r.txt 2>r.err || fail "report of the killed recording's file: $(cat r.err)"
 	grep -q "no end record: the trace was cut short" r.err || fail "report did not say it was cut: $(cat r.err)"
 	grep -q "^closures: [1-9]" r.txt || fail "no closures read: $(cat r.txt)"
 	echo "ok: $(grep '^closures' r.txt)"
+	;;
+sample)
+	# --sample 10 of a launched service: one request tree in 10, whole; the trailer counts the
+	# 2000 roots and the 1800 left out, exactly; every closure in the trace has its whole life.
+	needs_bpf
+	svc=$wdir/../../examples/service
+	"$ct" record --sample 10 -o s.json -- "$svc" --requests 2000 --rate 20000 >/dev/null 2>err.txt ||
+		fail "record --sample: $(cat err.txt)"
+	tail -1 s.json | grep -q '"lost":0,.*"sample":10,"trees":2000,"trees_left_out":1800}$' ||
+		fail "trailer: $(tail -1 s.json)"
+	python3 - s.json <<'PY' || fail "a closure without its whole life"
+import json, sys
+inits, finished, roots = set(), set(), 0
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["type"] != "event":
+        continue
+    if d["ev"] == "init":
+        assert d["cl"] not in inits - finished, line
+        inits.add(d["cl"]); finished.discard(d["cl"])
+        roots += d["parent"] == "0x0"
+    else:
+        assert d["cl"] in inits, "no init: " + line
+        if d["ev"] == "finish":
+            finished.add(d["cl"])
+assert inits == finished, len(inits - finished)
+assert roots == 200, roots
+print("200 trees, %d closures, every one initialised and finished" % len(inits))
+PY
+	"$ct" report -i s.json >r.txt || fail "report"
+	grep -qx "# note: sampled, 200 of 2000 trees recorded (10.0%), 1800 left out whole: every closure here has its whole life; the counts are of the recorded trees, not scaled (one root in 10 asked)" r.txt ||
+		fail "report: $(head -4 r.txt)"
+	grep -q "^closures: 800 (800 finished, 0 unfinished" r.txt || fail "report: $(grep ^closures r.txt)"
+	expect 2 "closuretrace record: --sample needs the batched transport: not with --per-op or --no-bpf; see 'closuretrace record --help'" \
+		"$ct" record --sample 3 --per-op -- true
+	expect 2 "closuretrace record: --sample needs a whole number from 1 to 1000000000: 0; see 'closuretrace record --help'" \
+		"$ct" record --sample 0 -- true
+	echo ok
+	;;
+sample_pid)
+	# record -p --sample 4: the running process samples from the attach on, and stops when the
+	# recording does (a second recording without --sample counts every tree, leaves none out).
+	needs_bpf
+	svc=$wdir/../../examples/service
+	"$svc" --rate 5000 >/dev/null &
+	spid=$!
+	pids+=("$spid")
+	wait_for "/proc/$spid/maps" libclosure "$spid"
+	"$ct" record --sample 4 -p "$spid" -d 1 -o p.json 2>err.txt || fail "record -p --sample: $(cat err.txt)"
+	python3 - p.json <<'PY' || fail "trailer of the sampled recording: $(tail -1 p.json)"
+import json, sys
+end = json.loads(open(sys.argv[1]).readlines()[-1])
+assert end["sample"] == 4 and end["trees"] > 0, end
+assert end["trees_left_out"] == end["trees"] - (end["trees"] + 3) // 4, end
+PY
+	"$ct" record -p "$spid" -d 0.3 -o q.json 2>err.txt || fail "record -p: $(cat err.txt)"
+	tail -1 q.json | grep -q '"trees":[1-9][0-9]*,"trees_left_out":0}$' || fail "second trailer: $(tail -1 q.json)"
+	grep -q '"sample"' <(tail -1 q.json) && fail "second trailer says sampled: $(tail -1 q.json)"
+	echo "ok: $(tail -1 p.json)"
 	;;
 blockio | blockio_static | blockio_leak)
 	# The demo counts its own operations (--counts); the recorder must see exactly those.

@@ -62,7 +62,7 @@ check_restored() {
 case $case_name in
 help)
 	expect 0 "" "$ct" top --help
-	head -1 out.txt | grep -qx 'usage: closuretrace top \[-b\] \[-n N\] \[-d SECS\] -p PID' ||
+	head -1 out.txt | grep -qx 'usage: closuretrace top \[-b\] \[-n N\] \[-d SECS\] \[--sample N\] -p PID' ||
 		fail "usage: $(cat out.txt)"
 	expect 0 "" "$ct" --help
 	grep -qE '^  top +a live view of a running process' out.txt || fail "not in the command list"
