@@ -588,12 +588,19 @@ zstd_killed)
 	rpid=$!
 	pids+=("$rpid")
 	wait_for err.txt "recording process $spid" "$rpid"
+	# The header's frame is written at once; then frames of events (1.5 kB), read back below.
 	f=k.json.zst
+	size() { stat -c %s "$f" 2>/dev/null || echo 0; }
 	for _ in $(seq 300); do
-		[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 200 ] && break
+		[ "$(size)" -gt 0 ] && break
 		sleep 0.02
 	done
-	[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 200 ] || fail "no frame written in 6 s: $(ls -lA)"
+	header=$(size)
+	for _ in $(seq 300); do
+		[ "$(size)" -gt $((header + 1500)) ] && break
+		sleep 0.02
+	done
+	[ "$(size)" -gt $((header + 1500)) ] || fail "no frame of events written in 6 s: $(ls -lA)"
 	kill -KILL "$rpid"
 	wait "$rpid" 2>/dev/null
 	[ -z "$(ls -A | grep '^\.k\.json\.zst\.')" ] || fail "a hidden file is left: $(ls -A)"
