@@ -5,6 +5,7 @@
 #   make bench    the benchmarks (Release build, probes in and out)
 #   make fuzz     the libFuzzer harnesses, each for FUZZ_SECONDS (default 300); `make test` runs
 #                 them for 15 s each
+#   make deb      Debian packages libclosure0, libclosure-dev, closuretrace into dist/ (CPack)
 #   make install  install libclosure and closuretrace (PREFIX=/usr/local), built for release
 #                 (build-release/: no live list unless CLOSURE_DEBUG=ON, warnings not errors)
 # Developer and CI builds (build, test, bench, fuzz) treat warnings as errors; the demo and
@@ -12,12 +13,14 @@
 PREFIX ?= /usr/local
 JOBS   ?= $(shell nproc)
 FUZZ_SECONDS ?= 300
+DEB_BUILD ?= build-deb
+DIST ?= dist
 CLOSURE_DEBUG ?= OFF
 DEVELOPER := -DCLOSURETRACE_WERROR=ON
 CMAKE  := cmake
 CTEST  := ctest --output-on-failure --timeout 600
 
-.PHONY: all deps build test test-plain test-asan test-tsan demo bench fuzz install format clean
+.PHONY: all deps build test deb test-plain test-asan test-tsan demo bench fuzz install format clean
 
 all: build
 
@@ -64,11 +67,20 @@ fuzz: deps build
 install:
 	$(CMAKE) -S . -B build-release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLOSURE_DEBUG=$(CLOSURE_DEBUG) \
 		-DCLOSURETRACE_WERROR=OFF -DCMAKE_INSTALL_PREFIX=$(PREFIX)
-	$(CMAKE) --build build-release -j $(JOBS) --target closure closure_static closuretrace
+	$(CMAKE) --build build-release -j $(JOBS) --target closure closure_static closuretrace man_pages
 	$(CMAKE) --install build-release --prefix $(PREFIX)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+# Release build for /usr, only the packaged targets; cmake/packaging.cmake says what goes where.
+deb: deps
+	$(CMAKE) -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=/usr \
+		-DCLOSURE_DEBUG=OFF -DCLOSURETRACE_WERROR=OFF -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON
+	$(CMAKE) --build $(DEB_BUILD) -j $(JOBS) --target closure closure_static closuretrace man_pages \
+		package_docs
+	rm -rf $(DEB_BUILD)/cpack && cpack --config $(DEB_BUILD)/CPackConfig.cmake -B $(DEB_BUILD)/cpack
+	mkdir -p $(DIST) && mv $(DEB_BUILD)/cpack/*.deb $(DIST)/
+
 clean:
-	rm -rf build build-asan build-tsan build-bench build-fuzz build-release
+	rm -rf build build-asan build-tsan build-bench build-fuzz build-release build-deb dist

@@ -181,6 +181,8 @@ static __always_inline int record_module(struct pt_regs *ctx)
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = CT_MODULE;
 	e->pad = 0;
+	e->uid = (__u32)bpf_get_current_uid_gid();
+	e->pad2 = 0;
 	bpf_usdt_arg(ctx, 0, &path);
 	bpf_usdt_arg(ctx, 1, &base);
 	e->base = base;
@@ -265,6 +267,20 @@ static __always_inline void output_batch(struct batch_scratch *b, __u32 size)
 		count_lost_n(CT_STAT_LOST_BATCHED, n);
 }
 
+/* The registry's sampling counters into h (0 when it is older than version 3 or unreadable). */
+static __always_inline void read_trees(struct ct_batch_event *h, __u64 registry)
+{
+	__u32 version = 0;
+	__u64 c[2] = {};
+
+	if (!bpf_probe_read_user(&version, sizeof(version),
+				 (const void *)(registry + CT_REGISTRY_VERSION_OFF)) &&
+	    version >= 3)
+		bpf_probe_read_user(c, sizeof(c), (const void *)(registry + CT_REGISTRY_TREES_OFF));
+	h->trees = c[0];
+	h->trees_left_out = c[1];
+}
+
 /*
  * closure:batch: one thread's buffer of records, copied from the process as one ring-buffer
  * record. A batch that does not fit is counted record by record.
@@ -310,6 +326,7 @@ static __always_inline int record_batch(struct pt_regs *ctx)
 	b->h.registry = registry;
 	b->h.records = recs;
 	b->h.handed = handed;
+	read_trees(&b->h, (__u64)registry);
 	b->h.pid = bpf_get_current_pid_tgid() >> 32;
 	b->h.tid = (__u32)tid;
 	b->h.n = (__u32)n;
@@ -346,8 +363,9 @@ static __always_inline void drain_thread(__u8 why)
 	if (!head.owner || head.tid != tb.tid)
 		return; /* handed over and given up at the thread's exit: another thread's now */
 	n = head.n < CT_BATCH_MAX ? head.n : CT_BATCH_MAX;
-	if (!n && !head.dropped)
-		return;
+	read_trees(&b->h, tb.registry);
+	if (!n && !head.dropped && !b->h.trees)
+		return; /* an empty drain only to say how many trees were sampled */
 	size = n * CT_BATCH_RECORD_SIZE;
 	b->h.kind = CT_BATCH;
 	b->h.why = why;
@@ -356,6 +374,7 @@ static __always_inline void drain_thread(__u8 why)
 	b->h.registry = tb.registry;
 	b->h.records = tb.records;
 	b->h.handed = 0; /* not handed over: the library's total is unchanged */
+	/* h.trees, h.trees_left_out: read above */
 	b->h.pid = bpf_get_current_pid_tgid() >> 32;
 	b->h.tid = tb.tid;
 	b->h.n = n;

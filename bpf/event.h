@@ -61,6 +61,9 @@ struct ct_module_event {
 	__u16 path_len;
 	__u32 tid;
 	__u64 ts;
+	__u32 uid; /* the thread's user: what it may read is what a record may name once it exited
+		    */
+	__u32 pad2;
 	__u64 base;
 	char path[CT_PATH_MAX];
 };
@@ -115,7 +118,16 @@ struct ct_batch_event {
 	__u64 registry; /* arg0: the process's struct closure_batch_registry */
 	__u64 records;	/* arg1: the buffer's records in the process (names the buffer) */
 	__u64 handed;	/* arg4: records the process had handed over, these included */
+	/* The registry's sampling counters when it was read (version 3 on, else 0): roots decided
+	 * while a recorder sampled, and those left out (lib/include/closure_batch.h). */
+	__u64 trees;
+	__u64 trees_left_out;
 };
+
+/* Where struct closure_batch_registry keeps its version and its sampling counters
+ * (recorder/batch_proc.c checks them against the header). */
+#define CT_REGISTRY_VERSION_OFF 4
+#define CT_REGISTRY_TREES_OFF	64
 
 /*
  * The head of a struct closure_batch_buf (lib/include/closure_batch.h), as BPF reads it at a

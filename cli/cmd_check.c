@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "export.h"
 #include "leaks.h"
 #include "model.h"
+#include "out_file.h"
 #include "record_shared.h"
 #include "recorder.h"
 #include "trace_reader.h"
@@ -32,12 +32,11 @@
 #include "trace_writer.h"
 
 #define DEFAULT_BUFFER_SIZE (64u << 20) /* a test suite is bursty: room for 700k events */
-#define CHECK_MAX_LABELS    32
 
 struct check_options {
 	int error_exitcode;
 	size_t buffer_size;
-	const char *sarif, *keep_trace;
+	const char *sarif, *keep_trace, *gen_suppressions;
 	char **suppressions; /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
@@ -45,156 +44,131 @@ struct check_options {
 	bool per_op;	     /* the per-operation probes even when libclosure offers batches */
 	uint64_t timeout_ns; /* 0: none */
 	struct export_opts export; /* export.url NULL: no --export */
-	struct export_label labels[CHECK_MAX_LABELS];
+	struct export_labels labels;
 	char **argv;
 };
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace check [OPTIONS] -- COMMAND [ARGS...]\n"
-		"\n"
-		"Runs COMMAND traced, with every process it starts, and reports the closures\n"
-		"that leaked or are stuck when it exits as FILE:LINE: error: diagnostics on\n"
-		"standard error. The command's input and output are left alone.\n"
-		"\n"
-		"      --error-exitcode N   exit status when closures leaked (default 1; 0: never "
-		"fail\n"
-		"                           on leaks)\n"
-		"      --suppressions FILE  hide the diagnostics that FILE names (see the man\n"
-		"                           page; may be given more than once)\n"
-		"      --sarif FILE         also write the diagnostics as SARIF 2.1.0\n"
-		"      --keep-trace FILE    keep the trace (for graph, report, explain)\n"
-		"      --allow-lost         do not fail when events were lost (the verdict is\n"
-		"                           then incomplete)\n"
-		"      --no-bpf             run it with the in-process sink (libclosure writes "
-		"its\n"
-		"                           own events; the default without BPF permission)\n"
-		"      --per-op             take each operation from its own probe (a trap per\n"
-		"                           operation) even when libclosure offers batches\n"
-		"      --timeout SECS       end the command after SECS seconds (SIGTERM, SIGKILL\n"
-		"                           2 s later) and report what it was stuck on\n"
-		"  -b, --buffer-size N      ring buffer bytes, a power of two (K, M suffixes;\n"
-		"                           default 64M)\n"
-		"      --export URL         also load the trace and its verdicts into ClickHouse\n"
-		"                           (http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
-		"                           a failed export is a warning, never the exit status\n"
-		"      --label KEY=VALUE    a label of the run for --export (repeatable)\n"
-		"  -h, --help               this help\n"
-		"\n"
-		"Exit status: the command's own when it failed (128+N when signal N killed it),\n"
-		"else N (1) when closures leaked or events were lost, else 0; 2 bad usage,\n"
-		"3 BPF refused or no closure probes; 124 --timeout ended the command;\n"
-		"128+N check was stopped by signal N.\n");
-}
-
-enum {
-	OPT_EXITCODE = 256,
-	OPT_SUPP,
-	OPT_SARIF,
-	OPT_KEEP,
-	OPT_LOST,
-	OPT_TIMEOUT,
-	OPT_NO_BPF,
-	OPT_PER_OP,
-	OPT_EXPORT,
-	OPT_LABEL
-};
-
-/* One option getopt returned (c) into *o: -1 to go on, or an exit status. */
-static int take_option(int c, char **argv, struct check_options *o)
+static int exitcode_arg(void *code, const char *arg, const char *cmd)
 {
 	char *end;
-	long v;
+	long v = strtol(arg, &end, 10);
 
-	switch (c) {
-	case OPT_EXITCODE:
-		v = strtol(optarg, &end, 10);
-		if (*end || end == optarg || v < 0 || v > 255)
-			return usage_error("check", "--error-exitcode needs a number from 0 to 255",
-					   optarg);
-		o->error_exitcode = (int)v;
+	if (*end || end == arg || v < 0 || v > 255)
+		return args_error(cmd, "--error-exitcode needs a number from 0 to 255", arg);
+	*(int *)code = (int)v;
+	return 0;
+}
+
+static int suppressions_arg(void *o, const char *arg, const char *cmd)
+{
+	struct check_options *co = o;
+
+	(void)cmd;
+	co->suppressions[co->n_suppressions++] = (char *)arg; /* argv's own */
+	return 0;
+}
+
+static int keep_arg(void *keep, const char *arg, const char *cmd)
+{
+	if (!strcmp(arg, "-")) /* standard output is the command's */
+		return args_error(cmd, "--keep-trace needs a file", arg);
+	*(const char **)keep = arg;
+	return 0;
+}
+
+/* --gen-suppressions FILE, written whole or not at all. 0, or -1 after saying why. */
+static int write_suppressions(const struct check_diags *d, const char *path)
+{
+	struct out_file f;
+	unsigned n;
+
+	if (out_open(&f, "closuretrace check", path))
 		return -1;
-	case OPT_SUPP:
-		o->suppressions[o->n_suppressions++] = optarg;
+	n = check_diags_write_suppressions(d, f.f);
+	if (out_commit(&f))
 		return -1;
-	case OPT_SARIF:
-		o->sarif = optarg;
-		return -1;
-	case OPT_KEEP:
-		if (!strcmp(optarg, "-")) /* standard output is the command's */
-			return usage_error("check", "--keep-trace needs a file", optarg);
-		o->keep_trace = optarg;
-		return -1;
-	case OPT_LOST:
-		o->allow_lost = true;
-		return -1;
-	case OPT_NO_BPF:
-		o->no_bpf = true;
-		return -1;
-	case OPT_PER_OP:
-		o->per_op = true;
-		return -1;
-	case OPT_TIMEOUT:
-		return seconds_arg("check", "--timeout", optarg, &o->timeout_ns) ? EXIT_USAGE : -1;
-	case OPT_EXPORT:
-		o->export.url = optarg;
-		return -1;
-	case OPT_LABEL:
-		if (o->export.meta.nlabels == CHECK_MAX_LABELS)
-			return usage_error("check", "at most 32 --label", optarg);
-		return export_label_arg("check", optarg, &o->labels[o->export.meta.nlabels++])
-			       ? EXIT_USAGE
-			       : -1;
-	case 'b':
-		return buffer_size_arg("check", optarg, &o->buffer_size) ? EXIT_USAGE : -1;
-	case 'h':
-		usage(stdout);
-		return EXIT_OK;
-	default:
-		return usage_error("check",
-				   optopt ? "an option is missing its argument" : "unknown option",
-				   argv[optind - 1]);
-	}
+	fprintf(stderr, "closuretrace: wrote %u suppression%s to %s\n", n, n == 1 ? "" : "s", path);
+	return 0;
 }
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
 {
-	static const struct option longopts[] = {
-		{"error-exitcode", required_argument, NULL, OPT_EXITCODE},
-		{"suppressions", required_argument, NULL, OPT_SUPP},
-		{"sarif", required_argument, NULL, OPT_SARIF},
-		{"keep-trace", required_argument, NULL, OPT_KEEP},
-		{"allow-lost", no_argument, NULL, OPT_LOST},
-		{"no-bpf", no_argument, NULL, OPT_NO_BPF},
-		{"per-op", no_argument, NULL, OPT_PER_OP},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
-		{"buffer-size", required_argument, NULL, 'b'},
-		{"export", required_argument, NULL, OPT_EXPORT},
-		{"label", required_argument, NULL, OPT_LABEL},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	const struct opt opts[] = {
+		OPTION(OPT_CALL, 0, "error-exitcode", &o->error_exitcode, "N",
+		       "exit status when closures leaked (default 1; 0: never fail\non leaks)",
+		       .call = exitcode_arg),
+		OPTION(OPT_CALL, 0, "suppressions", o, "FILE",
+		       "hide the diagnostics that FILE names (see the man\npage; may be given more "
+		       "than "
+		       "once)",
+		       .call = suppressions_arg),
+		OPTION(OPT_STRING, 0, "sarif", &o->sarif, "FILE",
+		       "also write the diagnostics as SARIF 2.1.0"),
+		OPTION(OPT_STRING, 0, "gen-suppressions", &o->gen_suppressions, "FILE",
+		       "write a suppression entry for each error reported\n(as valgrind's "
+		       "--gen-suppressions; give it back with\n--suppressions FILE)"),
+		OPTION(OPT_CALL, 0, "keep-trace", &o->keep_trace, "FILE",
+		       "keep the trace (for graph, report, explain)", .call = keep_arg),
+		OPTION(OPT_FLAG, 0, "allow-lost", &o->allow_lost, NULL,
+		       "do not fail when events were lost (the verdict is\nthen incomplete)"),
+		OPTION(OPT_FLAG, 0, "no-bpf", &o->no_bpf, NULL,
+		       "run it with the in-process sink (libclosure writes its\nown events; the "
+		       "default "
+		       "without BPF permission)"),
+		OPTION(OPT_FLAG, 0, "per-op", &o->per_op, NULL,
+		       "take each operation from its own probe (a trap per\noperation) even when "
+		       "libclosure offers batches"),
+		OPTION(OPT_DURATION, 0, "timeout", &o->timeout_ns, "TIME",
+		       "end the command after TIME (2.5s, 500ms; bare: seconds;\nSIGTERM, SIGKILL "
+		       "2 s "
+		       "later) and report what it was stuck on"),
+		OPTION(OPT_STRING, 0, "export", &o->export.url, "URL",
+		       "also load the trace and its verdicts into ClickHouse\n"
+		       "(http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
+		       "a failed export is a warning, never the exit status"),
+		OPTION(OPT_CALL, 0, "label", &o->labels, "KEY=VALUE",
+		       "a label of the run for --export (repeatable)", .call = export_label_opt),
+		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
+		       "ring buffer bytes, a power of two (K, M suffixes;\ndefault 64M)"),
+		OPTION_END,
 	};
-	int c, ret;
+	const struct cmdline cl = {
+		.cmd = "check",
+		.synopsis = "usage: closuretrace check [OPTIONS] -- COMMAND [ARGS...]\n"
+			    "\n"
+			    "Runs COMMAND traced, with every process it starts, and reports the "
+			    "closures\n"
+			    "that leaked or are stuck when it exits as FILE:LINE: error: "
+			    "diagnostics on\n"
+			    "standard error. The command's input and output are left alone.\n",
+		.epilogue = "Exit status: the command's own when it failed (128+N when signal N "
+			    "killed it),\n"
+			    "else N (1) when closures leaked or events were lost, else 0; 2 bad "
+			    "usage,\n"
+			    "3 BPF refused or no closure probes; 124 --timeout ended the command;\n"
+			    "128+N check was stopped by signal N.\n",
+		.opts = opts,
+		.stop_at_argument = true,
+	};
+	int next, ret;
 
 	*o = (struct check_options){.error_exitcode = EXIT_LEAKS,
 				    .buffer_size = DEFAULT_BUFFER_SIZE};
 	o->suppressions = calloc(argc, sizeof(*o->suppressions));
 	if (!o->suppressions)
 		return EXIT_ENVIRONMENT;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+b:h", longopts, NULL)) != -1)
-		if ((ret = take_option(c, argv, o)) >= 0)
-			return ret;
-	if (optind == argc)
-		return usage_error(
-			"check", "give the command to check: closuretrace check -- COMMAND", NULL);
-	if (o->export.meta.nlabels && !o->export.url)
-		return usage_error("check", "--label goes with --export URL", NULL);
-	o->export.meta.labels = o->labels;
-	o->argv = argv + optind;
+	ret = args_parse(&cl, argc, argv, &next);
+	if (ret >= 0)
+		return ret;
+	if (next == argc)
+		return args_error("check",
+				  "give the command to check: closuretrace check -- COMMAND", NULL);
+	o->argv = argv + next;
+	if (o->labels.n && !o->export.url)
+		return args_error("check", "--label goes with --export URL", NULL);
+	o->export.meta.labels = o->labels.v;
+	o->export.meta.nlabels = o->labels.n;
 	return -1;
 }
 
@@ -373,7 +347,7 @@ int cmd_check(int argc, char **argv)
 	struct check_supp supp = {0};
 	struct check_verdict judged = {0};
 	struct check_diags *diags = &judged.diags;
-	struct viz_error err;
+	struct viz_error err = {0};
 	struct recorder_result run;
 	struct check_out out = {0};
 	const char *trace_path;
@@ -387,8 +361,7 @@ int cmd_check(int argc, char **argv)
 	}
 	for (size_t i = 0; i < o.n_suppressions; i++)
 		if (check_supp_load(&supp, o.suppressions[i], &err)) {
-			fprintf(stderr, "%s%s\n",
-				strstr(err.text, ": error: ") ? "" : "closuretrace: ", err.text);
+			fprintf(stderr, "%s%s\n", err.placed ? "" : "closuretrace: ", err.text);
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -412,6 +385,10 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < diags->n; i++)
 		shown += !diags->v[i].suppressed;
 	check_diags_print(diags, stderr);
+	if (o.gen_suppressions && write_suppressions(diags, o.gen_suppressions)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	if (o.sarif && check_sarif_write(diags, o.sarif, CLOSURETRACE_VERSION, &err)) {
 		fprintf(stderr, "closuretrace: %s\n", err.text);
 		ret = EXIT_USAGE;

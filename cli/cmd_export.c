@@ -1,6 +1,5 @@
 /* closuretrace export: a trace into ClickHouse; --create-schema makes its tables (docs/fleet.md).
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,39 +12,6 @@
 #include "export.h"
 #include "sql_text.h"
 #include "xalloc.h"
-
-#define MAX_LABELS 32
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace export [-i TRACE] --to URL [--label KEY=VALUE]... [--host "
-		"NAME]\n"
-		"                           [--run-id ID] [--timeout SECONDS]\n"
-		"       closuretrace export --create-schema --to URL [--cluster NAME]\n"
-		"\n"
-		"Load TRACE (default closuretrace.json) into the ClickHouse server at URL\n"
-		"(http://HOST:PORT/DATABASE, its HTTP interface): one row per event, per closure\n"
-		"(kind, sites, lifetime, verdict, blame), per leak or stuck diagnostic, and one "
-		"for\n"
-		"the trace (host, run id, labels, program, build ids, totals). The whole trace is\n"
-		"read first: a damaged one sends nothing. Exporting the same trace again stores\n"
-		"nothing twice (docs/fleet.md, 'the dedupe rule'), so a failed export is finished\n"
-		"by running it again.\n"
-		"\n"
-		"  -i, --input TRACE      the trace to read (a file)\n"
-		"      --to URL           the server and database: http://HOST:PORT/DATABASE\n"
-		"      --label KEY=VALUE  a label of the run (repeatable): ci=nightly, "
-		"commit=abc1\n"
-		"      --host NAME        the machine it ran on (default: this machine's name)\n"
-		"      --run-id ID        the run's name (default: the trace id)\n"
-		"      --timeout SECONDS  the longest one request may take (default 60)\n"
-		"      --create-schema    create the database and the tables of sql/ (IF NOT "
-		"EXISTS)\n"
-		"      --cluster NAME     with --create-schema, on a shard of cluster NAME (the\n"
-		"                         server's remote_servers): local tables and Distributed\n"
-		"                         tables over them; run it on every shard\n");
-}
 
 /* sql/NAME with {local}, {cluster} and {database} put in, one statement at a time. */
 static int run_file(struct clickhouse *ch, const char *name, const char *cluster)
@@ -102,8 +68,8 @@ static int create_schema(const char *url, const char *cluster, double timeout_s)
 	if (cluster &&
 	    strspn(cluster, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
 		    strlen(cluster))
-		return usage_error("export", "--cluster wants a plain name (letters, digits, _)",
-				   cluster);
+		return args_error("export", "--cluster wants a plain name (letters, digits, _)",
+				  cluster);
 	ch = clickhouse_open(url, timeout_s, why, sizeof(why));
 	if (!ch) {
 		fprintf(stderr, "closuretrace export: %s\n", why);
@@ -123,95 +89,95 @@ static int create_schema(const char *url, const char *cluster, double timeout_s)
 	return rc;
 }
 
+static int timeout_arg(void *seconds, const char *arg, const char *cmd)
+{
+	uint64_t ns;
+
+	if (parse_duration(arg, 1e9, &ns) || !ns)
+		return args_error(cmd, "--timeout needs a positive duration (1.5, 1s, 500ms)", arg);
+	*(double *)seconds = (double)ns / 1e9;
+	return 0;
+}
+
+static int batch_arg(void *bytes, const char *arg, const char *cmd)
+{
+	char *end;
+
+	*(size_t *)bytes = strtoul(arg, &end, 10);
+	if (*end || end == arg || !*(size_t *)bytes)
+		return args_error(cmd, "--batch-bytes wants a number of bytes", arg);
+	return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
-	enum {
-		OPT_TO = 256,
-		OPT_LABEL,
-		OPT_HOST,
-		OPT_RUN,
-		OPT_TIMEOUT,
-		OPT_SCHEMA,
-		OPT_CLUSTER,
-		OPT_BATCH
-	};
-	static const struct option options[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"to", required_argument, NULL, OPT_TO},
-		{"label", required_argument, NULL, OPT_LABEL},
-		{"host", required_argument, NULL, OPT_HOST},
-		{"run-id", required_argument, NULL, OPT_RUN},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
-		{"create-schema", no_argument, NULL, OPT_SCHEMA},
-		{"cluster", required_argument, NULL, OPT_CLUSTER},
-		{"batch-bytes", required_argument, NULL,
-		 OPT_BATCH}, /* for the tests: many batches */
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct export_label labels[MAX_LABELS];
+	struct export_labels labels = {0};
 	struct export_opts o = {.timeout_s = EXPORT_TIMEOUT_S};
-	const char *input = "closuretrace.json", *cluster = NULL;
+	const char *input = DEFAULT_TRACE, *cluster = NULL;
 	struct export_result res;
 	bool schema = false;
-	uint64_t ns;
-	char *end;
-	int c, rc;
+	const struct opt opts[] = {
+		OPTION(OPT_STRING, 'i', "input", &input, "TRACE", "the trace to read (a file)"),
+		OPTION(OPT_STRING, 0, "to", &o.url, "URL",
+		       "the server and database: http://HOST:PORT/DATABASE"),
+		OPTION(OPT_CALL, 0, "label", &labels, "KEY=VALUE",
+		       "a label of the run (repeatable): ci=nightly, commit=abc1",
+		       .call = export_label_opt),
+		OPTION(OPT_STRING, 0, "host", &o.meta.host, "NAME",
+		       "the machine it ran on (default: this machine's name)"),
+		OPTION(OPT_STRING, 0, "run-id", &o.meta.run_id, "ID",
+		       "the run's name (default: the trace id)"),
+		OPTION(OPT_CALL, 0, "timeout", &o.timeout_s, "TIME",
+		       "the longest one request may take (default 60s)", .call = timeout_arg),
+		OPTION(OPT_FLAG, 0, "create-schema", &schema, NULL,
+		       "create the database and the tables of sql/ (IF NOT\nEXISTS)"),
+		OPTION(OPT_STRING, 0, "cluster", &cluster, "NAME",
+		       "with --create-schema, on a shard of cluster NAME (the\nserver's "
+		       "remote_servers): local tables and Distributed\ntables over them; run it on "
+		       "every shard"),
+		OPTION(OPT_CALL, 0, "batch-bytes", &o.batch_bytes, "N",
+		       "rows per request, in bytes (for the tests: many batches)",
+		       .call = batch_arg),
+		OPTION_END,
+	};
+	const struct cmdline cl = {
+		.cmd = "export",
+		.synopsis =
+			"usage: closuretrace export [-i TRACE] --to URL [--label KEY=VALUE]... "
+			"[--host "
+			"NAME]\n"
+			"                           [--run-id ID] [--timeout SECONDS]\n"
+			"       closuretrace export --create-schema --to URL [--cluster NAME]\n"
+			"\n"
+			"Load TRACE (default " DEFAULT_TRACE ") into the ClickHouse server at URL\n"
+			"(http://HOST:PORT/DATABASE, its HTTP interface): one row per event, per "
+			"closure\n"
+			"(kind, sites, lifetime, verdict, blame), per leak or stuck diagnostic, "
+			"and one "
+			"for\n"
+			"the trace (host, run id, labels, program, build ids, totals). The whole "
+			"trace is\n"
+			"read first: a damaged one sends nothing. Exporting the same trace again "
+			"stores\n"
+			"nothing twice (docs/fleet.md, 'the dedupe rule'), so a failed export is "
+			"finished\n"
+			"by running it again.\n",
+		.opts = opts,
+	};
+	int next, rc = args_parse(&cl, argc, argv, &next);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case OPT_TO:
-			o.url = optarg;
-			break;
-		case OPT_LABEL:
-			if (o.meta.nlabels == MAX_LABELS)
-				return usage_error("export", "at most 32 --label", optarg);
-			if (export_label_arg("export", optarg, &labels[o.meta.nlabels]))
-				return EXIT_USAGE;
-			o.meta.nlabels++;
-			break;
-		case OPT_HOST:
-			o.meta.host = optarg;
-			break;
-		case OPT_RUN:
-			o.meta.run_id = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if (seconds_arg("export", "--timeout", optarg, &ns))
-				return EXIT_USAGE;
-			o.timeout_s = (double)ns / 1e9;
-			break;
-		case OPT_SCHEMA:
-			schema = true;
-			break;
-		case OPT_CLUSTER:
-			cluster = optarg;
-			break;
-		case OPT_BATCH:
-			o.batch_bytes = strtoul(optarg, &end, 10);
-			if (*end || !o.batch_bytes)
-				return usage_error("export",
-						   "--batch-bytes wants a number of bytes", optarg);
-			break;
-		case 'h':
-		default:
-			return help_or_usage(usage, c);
-		}
-	}
-	if (optind < argc)
-		return extra_arg("export", argv[optind]);
+	if (rc >= 0)
+		return rc;
+	if (next < argc)
+		return args_extra("export", argv[next]);
 	if (!o.url)
-		return usage_error("export", "--to URL is needed (http://HOST:PORT/DATABASE)",
-				   NULL);
+		return args_error("export", "--to URL is needed (http://HOST:PORT/DATABASE)", NULL);
 	if (cluster && !schema)
-		return usage_error("export", "--cluster goes with --create-schema", cluster);
+		return args_error("export", "--cluster goes with --create-schema", cluster);
 	if (schema)
 		return create_schema(o.url, cluster, o.timeout_s);
-	o.meta.labels = labels;
+	o.meta.labels = labels.v;
+	o.meta.nlabels = labels.n;
 	rc = export_trace_to("closuretrace export", input, &o, &res);
 	if (rc == EXIT_OK)
 		printf("closuretrace export: trace %s: %" PRIu64 " events, %" PRIu64

@@ -1,5 +1,4 @@
 /* closuretrace fleet: the questions of docs/fleet.md asked of ClickHouse, answered as tables. */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,21 +25,6 @@ static void list_queries(FILE *out)
 		dot = strrchr(name, '.');
 		fprintf(out, "  %-18.*s %.*s\n", (int)(dot - name), name, (int)(eol - why), why);
 	}
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace fleet QUERY --from URL [--json]\n"
-		"\n"
-		"Ask the ClickHouse server at URL (http://HOST:PORT/DATABASE, where\n"
-		"'closuretrace export' loads traces) one of the questions of docs/fleet.md, and\n"
-		"print the answer as a table (--json: one JSON object per row). QUERY:\n\n");
-	list_queries(out);
-	fprintf(out, "\n"
-		     "  --from URL       the server and database\n"
-		     "  --json           JSON Lines, one object per row\n"
-		     "  --timeout SECONDS  the longest the query may take (default 60)\n");
 }
 
 struct answer {
@@ -139,58 +123,62 @@ static void print_table(char *tsv)
 		printf("(no rows)\n");
 }
 
+static int timeout_arg(void *seconds, const char *arg, const char *cmd)
+{
+	uint64_t ns;
+
+	if (parse_duration(arg, 1e9, &ns) || !ns)
+		return args_error(cmd, "--timeout needs a positive duration (1.5, 1s, 500ms)", arg);
+	*(double *)seconds = (double)ns / 1e9;
+	return 0;
+}
+
 int cmd_fleet(int argc, char **argv)
 {
-	enum { OPT_FROM = 256, OPT_JSON, OPT_TIMEOUT };
-	static const struct option options[] = {
-		{"from", required_argument, NULL, OPT_FROM},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *url = NULL, *text;
 	struct answer a = {0};
 	struct clickhouse *ch;
 	double timeout_s = 60;
 	char name[128], why[256], *sql;
-	uint64_t ns;
-	int c, rc = EXIT_OK;
+	const struct opt opts[] = {
+		OPTION(OPT_STRING, 0, "from", &url, "URL", "the server and database"),
+		OPTION(OPT_FLAG, 0, "json", &a.json, NULL, "JSON Lines, one object per row"),
+		OPTION(OPT_CALL, 0, "timeout", &timeout_s, "TIME",
+		       "the longest the query may take (default 60s)", .call = timeout_arg),
+		OPTION_END,
+	};
+	const struct cmdline cl = {
+		.cmd = "fleet",
+		.synopsis =
+			"usage: closuretrace fleet QUERY --from URL [--json]\n"
+			"\n"
+			"Ask the ClickHouse server at URL (http://HOST:PORT/DATABASE, where\n"
+			"'closuretrace export' loads traces) one of the questions of "
+			"docs/fleet.md, and\n"
+			"print the answer as a table (--json: one JSON object per row). QUERY:\n\n",
+		.more_synopsis = list_queries,
+		.opts = opts,
+	};
+	int next, rc = args_parse(&cl, argc, argv, &next);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case OPT_FROM:
-			url = optarg;
-			break;
-		case OPT_JSON:
-			a.json = true;
-			break;
-		case OPT_TIMEOUT:
-			if (seconds_arg("fleet", "--timeout", optarg, &ns))
-				return EXIT_USAGE;
-			timeout_s = (double)ns / 1e9;
-			break;
-		case 'h':
-		default:
-			return help_or_usage(usage, c);
-		}
-	}
-	if (optind == argc)
-		return usage_error("fleet", "which QUERY?", NULL);
-	if (optind + 1 < argc)
-		return extra_arg("fleet", argv[optind + 1]);
-	snprintf(name, sizeof(name), "fleet/%.100s.sql", argv[optind]);
-	text = strchr(argv[optind], '/') ? NULL : sql_text(name);
+	if (rc >= 0)
+		return rc;
+	rc = EXIT_OK;
+	if (next == argc)
+		return args_error("fleet", "which QUERY?", NULL);
+	if (next + 1 < argc)
+		return args_extra("fleet", argv[next + 1]);
+	snprintf(name, sizeof(name), "fleet/%.100s.sql", argv[next]);
+	text = strchr(argv[next], '/') ? NULL : sql_text(name);
 	if (!text) {
 		fprintf(stderr, "closuretrace fleet: no query '%s'; the queries are:\n",
-			argv[optind]);
+			argv[next]);
 		list_queries(stderr);
 		return EXIT_USAGE;
 	}
 	if (!url)
-		return usage_error("fleet", "--from URL is needed (http://HOST:PORT/DATABASE)",
-				   NULL);
+		return args_error("fleet", "--from URL is needed (http://HOST:PORT/DATABASE)",
+				  NULL);
 	ch = clickhouse_open(url, timeout_s, why, sizeof(why));
 	if (!ch) {
 		fprintf(stderr, "closuretrace fleet: %s\n", why);

@@ -1,6 +1,5 @@
 /* closuretrace graph: the closure trees of a trace as a picture (Graphviz, in-process). */
 #include <ctype.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,27 +9,6 @@
 #include "commands.h"
 #include "viewer.h"
 #include "viz.h"
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace graph [-i TRACE] [-T svg|png|pdf|dot] [-o FILE] [--leaks]\n"
-		"                          [--root [PID:]ADDR[#N]] [--no-fold]\n"
-		"\n"
-		"Draw the parent/child trees of the closures in TRACE (default "
-		"closuretrace.json):\n"
-		"leaked closures red, the closures they keep alive orange, finished ones grey;\n"
-		"finished siblings of the same kind fold into one counted node.\n"
-		"\n"
-		"  -i, --input TRACE   the trace to read ('-': standard input)\n"
-		"  -T, --format FMT    svg, png, pdf, or dot (structure, no layout); default:\n"
-		"                      FILE's extension, else svg\n"
-		"  -o, --output FILE   write there instead of standard output\n"
-		"      --leaks         only unfinished closures and their ancestors\n"
-		"      --root [PID:]ADDR[#N] only the tree below that closure (#N: its Nth life;\n"
-		"                      PID: of that process, in a trace of several)\n"
-		"      --no-fold       one node per closure, however many\n");
-}
 
 static bool known_format(const char *f)
 {
@@ -95,47 +73,54 @@ static int show(struct viz_input *in, FILE *out, void *opts)
 	return -1;
 }
 
+static int root_arg(void *root, const char *arg, const char *cmd)
+{
+	return viewer_closure_arg(cmd, "--root wants", arg, root);
+}
+
 int cmd_graph(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{"input", required_argument, NULL, 'i'},  {"format", required_argument, NULL, 'T'},
-		{"output", required_argument, NULL, 'o'}, {"leaks", no_argument, NULL, 'l'},
-		{"root", required_argument, NULL, 'r'},	  {"no-fold", no_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
-	};
 	struct render_graph_opts opts = {.format = NULL};
-	const char *input = VIEWER_DEFAULT_TRACE, *output = NULL;
-	int c;
+	const char *input = DEFAULT_TRACE, *output = NULL;
+	const struct opt options[] = {
+		OPTION(OPT_STRING, 'i', "input", &input, "TRACE",
+		       "the trace to read ('-': standard input)"),
+		OPTION(OPT_STRING, 'T', "format", &opts.format, "FMT",
+		       "svg, png, pdf, or dot (structure, no layout); default:\nFILE's extension, "
+		       "else "
+		       "svg"),
+		OPTION(OPT_STRING, 'o', "output", &output, "FILE",
+		       "write there instead of standard output"),
+		OPTION(OPT_FLAG, 0, "leaks", &opts.leaks_only, NULL,
+		       "only unfinished closures and their ancestors"),
+		OPTION(OPT_CALL, 0, "root", &opts.root, "[PID:]ADDR[#N]",
+		       "only the tree below that closure (#N: its Nth life;\nPID: of that process, "
+		       "in a "
+		       "trace of several)",
+		       .call = root_arg),
+		OPTION(OPT_FLAG, 0, "no-fold", &opts.no_fold, NULL,
+		       "one node per closure, however many"),
+		OPTION_END,
+	};
+	const struct cmdline cl = {
+		.cmd = "graph",
+		.synopsis = "usage: closuretrace graph [-i TRACE] [-T svg|png|pdf|dot] [-o FILE] "
+			    "[--leaks]\n"
+			    "                          [--root [PID:]ADDR[#N]] [--no-fold]\n"
+			    "\n"
+			    "Draw the parent/child trees of the closures in TRACE "
+			    "(default " DEFAULT_TRACE "):\n"
+			    "leaked closures red, the closures they keep alive orange, finished "
+			    "ones grey;\n"
+			    "finished siblings of the same kind fold into one counted node.\n",
+		.opts = options,
+	};
+	int next, ret = args_parse(&cl, argc, argv, &next);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:T:o:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'T':
-			opts.format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'l':
-			opts.leaks_only = true;
-			break;
-		case 'n':
-			opts.no_fold = true;
-			break;
-		case 'r':
-			if (viewer_closure_arg("graph", "--root wants", optarg, &opts.root))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-		default:
-			return help_or_usage(usage, c);
-		}
-	}
-	if (optind < argc)
-		return extra_arg("graph", argv[optind]);
+	if (ret >= 0)
+		return ret;
+	if (next < argc)
+		return args_extra("graph", argv[next]);
 	if (!opts.format && format_of(output, &opts.format))
 		return EXIT_USAGE;
 	if (!known_format(opts.format)) {

@@ -1,7 +1,6 @@
 /* closuretrace list: the closure probes of a binary (and the libraries it loads) or a process. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,21 +17,6 @@
 #include "record_shared.h"
 
 #define MAX_OBJECTS 256
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace list [-v] BINARY\n"
-		"       closuretrace list [-v] -p PID\n"
-		"\n"
-		"Lists the closure probes of a binary and the libraries it loads, or of every\n"
-		"object a running process maps: one line per probe, as usdt:OBJECT:closure:NAME,\n"
-		"its number of sites and its arguments (name:spec of the first site).\n"
-		"\n"
-		"  -p, --pid PID   a running process\n"
-		"  -v, --verbose   every site, with its address and argument spec\n"
-		"  -h, --help      this help\n");
-}
 
 /* Argument names by probe, from the contract (closure_probes.h). */
 static const char *const common_args[] = {CLOSURE_PROBE_COMMON_ARGS};
@@ -148,40 +132,41 @@ static int list_pid(struct out_file *out, pid_t pid, bool verbose)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	struct pid_list pids = {0};
+	bool verbose = false;
+	const struct opt opts[] = {
+		OPTION(OPT_PIDS, 'p', "pid", &pids, "PID", "a running process"),
+		OPTION(OPT_FLAG, 'v', "verbose", &verbose, NULL,
+		       "every site, with its address and argument spec"),
+		OPTION_END,
+	};
+	const struct cmdline cl = {
+		.cmd = "list",
+		.synopsis =
+			"usage: closuretrace list [-v] BINARY\n"
+			"       closuretrace list [-v] -p PID\n"
+			"\n"
+			"Lists the closure probes of a binary and the libraries it loads, or of "
+			"every\n"
+			"object a running process maps: one line per probe, as "
+			"usdt:OBJECT:closure:NAME,\n"
+			"its number of sites and its arguments (name:spec of the first site).\n",
+		.opts = opts,
 	};
 	struct out_file out;
-	bool verbose = false;
 	pid_t pid = 0;
-	int c, status;
+	int next, status = args_parse(&cl, argc, argv, &next);
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (pid_arg("list", optarg, &pid))
-				return EXIT_USAGE;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return unknown_option("list", argv[optind - 1]);
-		}
-	}
-	if (!pid == (optind + 1 != argc))
-		return usage_error("list", "give one BINARY or -p PID", NULL);
+	if (status >= 0)
+		return status;
+	if (pids.n > 1)
+		return args_error("list", "-p takes one process id here, not a list", NULL);
+	pid = pids.n ? pids.v[0] : 0;
+	if (!pid == (next + 1 != argc))
+		return args_error("list", "give one BINARY or -p PID", NULL);
 	out_open(&out, "closuretrace list", NULL); /* standard output: cannot fail */
 	errno = 0;
-	status = pid ? list_pid(&out, pid, verbose) : list_binary(&out, argv[optind], verbose);
+	status = pid ? list_pid(&out, pid, verbose) : list_binary(&out, argv[next], verbose);
 	/* A listing cut short (a full disk, a closed pipe) is an error, whatever was found. */
 	return out_commit(&out) ? EXIT_USAGE : status;
 }

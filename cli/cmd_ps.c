@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,22 +21,6 @@
 #include "record_shared.h"
 #include "symbols.h"
 #include "trace_text.h"
-
-static void usage(FILE *out)
-{
-	fprintf(out, "usage: closuretrace ps [--json] -p PID\n"
-		     "\n"
-		     "Lists the live closures of a running or hung process, as a tree: each\n"
-		     "closure's address, count and flags (Q queued on a workqueue, R running,\n"
-		     "S sleeping in closure_sync, W on a waitlist, D destructor), continuation,\n"
-		     "where it was initialised or last continued, and what it waits on. Reads\n"
-		     "the list that libclosure keeps when built with CLOSURE_DEBUG, from the\n"
-		     "process's memory, without stopping it (needs root or ptrace rights).\n"
-		     "\n"
-		     "  -p, --pid PID   the process\n"
-		     "      --json      the tree as JSON\n"
-		     "  -h, --help      this help\n");
-}
 
 /* One line saying what to do; every case is the environment's (exit 3). */
 static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
@@ -149,35 +132,35 @@ static int run_ps(pid_t pid, bool json)
 
 int cmd_ps(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct pid_list pids = {0};
 	bool json = false;
-	pid_t pid = 0;
-	int c;
+	const struct opt opts[] = {
+		OPTION(OPT_PIDS, 'p', "pid", &pids, "PID", "the process"),
+		OPTION(OPT_FLAG, 0, "json", &json, NULL, "the tree as JSON"),
+		OPTION_END,
+	};
+	const struct cmdline cl = {
+		.cmd = "ps",
+		.synopsis =
+			"usage: closuretrace ps [--json] -p PID\n"
+			"\n"
+			"Lists the live closures of a running or hung process, as a tree: each\n"
+			"closure's address, count and flags (Q queued on a workqueue, R running,\n"
+			"S sleeping in closure_sync, W on a waitlist, D destructor), "
+			"continuation,\n"
+			"where it was initialised or last continued, and what it waits on. Reads\n"
+			"the list that libclosure keeps when built with CLOSURE_DEBUG, from the\n"
+			"process's memory, without stopping it (needs root or ptrace rights).\n",
+		.opts = opts,
+	};
+	pid_t pid;
+	int next, ret = args_parse(&cl, argc, argv, &next);
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (pid_arg("ps", optarg, &pid))
-				return EXIT_USAGE;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return unknown_option("ps", argv[optind - 1]);
-		}
-	}
-	if (!pid || optind != argc)
-		return usage_error("ps", "give -p PID", NULL);
+	if (ret >= 0)
+		return ret;
+	if (next != argc)
+		return args_extra("ps", argv[next]);
+	if (args_one_pid("ps", &pids, &pid))
+		return EXIT_USAGE;
 	return run_ps(pid, json);
 }

@@ -4,7 +4,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +19,10 @@
 #include "trace_out.h"
 
 #define DEFAULT_BUFFER_SIZE (16u << 20)
-#define RECORD_MAX_LABELS   32
 #define STOP_WAIT_NS	    (2000000000ull) /* a stopped recording waits this long for the command */
 
 struct record_options {
+	struct pid_list pids;
 	pid_t pid;
 	const char *output;
 	uint64_t duration_ns;
@@ -32,132 +31,95 @@ struct record_options {
 	bool per_op;   /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;   /* the in-process sink even when BPF is permitted */
 	bool compress; /* zstd, whatever the output's name */
+	uint32_t sample_every; /* --sample N (0: every tree) */
 	char **argv;   /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
-	struct export_label labels[RECORD_MAX_LABELS];
+	struct export_labels labels;
 };
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace record [OPTIONS] -p PID\n"
-		"       closuretrace record [OPTIONS] -- COMMAND [ARGS...]\n"
-		"\n"
-		"Records every closure operation of a process into a trace (JSON Lines).\n"
-		"\n"
-		"  -p, --pid PID          attach to a running process\n"
-		"  -o, --output FILE      write the trace to FILE (default closuretrace.json;\n"
-		"                         an existing file is kept as FILE.old; '-' for stdout;\n"
-		"                         a name ending in .zst is written compressed)\n"
-		"  -z, --compress         write the trace compressed with zstd whatever its name\n"
-		"                         (every command reads it as it reads a plain one)\n"
-		"  -d, --duration SECS    stop after SECS seconds\n"
-		"  -b, --buffer-size N    ring buffer bytes, a power of two (K, M suffixes;\n"
-		"                         default 16M)\n"
-		"      --per-op           take each operation from its own probe (a trap per\n"
-		"                         operation), even when libclosure offers batches\n"
-		"      --no-bpf           run the command with the in-process sink (libclosure\n"
-		"                         writes its own events; the default without BPF\n"
-		"                         permission; not with -p)\n"
-		"      --export URL       then load the trace into ClickHouse\n"
-		"                         (http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
-		"                         a failed export is a warning\n"
-		"      --label KEY=VALUE  a label of the run for --export (repeatable)\n"
-		"  -v, --verbose          say what is attached\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"Recording stops when the process exits, on Ctrl-C or SIGTERM, or after\n"
-		"--duration; a launched command is then sent the same signal (SIGTERM for\n"
-		"--duration). The trace is complete, with its trailer, in every case.\n");
-}
 
 /* Fills *o; returns -1 to go on, or the exit status to stop with (after --help: 0). */
 static int parse_options(int argc, char **argv, struct record_options *o)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"output", required_argument, NULL, 'o'},
-		{"duration", required_argument, NULL, 'd'},
-		{"buffer-size", required_argument, NULL, 'b'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"per-op", no_argument, NULL, 'P'},
-		{"no-bpf", no_argument, NULL, 'N'},
-		{"compress", no_argument, NULL, 'z'},
-		{"export", required_argument, NULL, 'E'},
-		{"label", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	const struct opt opts[] = {
+		OPTION(OPT_PIDS, 'p', "pid", &o->pids, "PID", "attach to a running process"),
+		OPTION(OPT_STRING, 'o', "output", &o->output, "FILE",
+		       "write the trace to FILE (default " DEFAULT_TRACE ";\nan existing file is "
+		       "kept as FILE.old; '-' for stdout;\na name ending in .zst is written "
+		       "compressed)"),
+		OPTION(OPT_FLAG, 'z', "compress", &o->compress, NULL,
+		       "write the trace compressed with zstd whatever its name\n(every command "
+		       "reads "
+		       "it as it reads a plain one)"),
+		OPTION(OPT_CALL, 0, "sample", &o->sample_every, "N",
+		       "record one root closure in N with all its\ndescendants (whole trees or "
+		       "nothing; the trailer\ncounts the trees left out)",
+		       .call = sample_opt),
+		OPTION(OPT_DURATION, 'd', "duration", &o->duration_ns, "TIME",
+		       "stop after TIME (1.5, 1s, 500ms; bare: seconds)"),
+		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
+		       "ring buffer bytes, a power of two (K, M suffixes;\ndefault 16M)"),
+		OPTION(OPT_FLAG, 0, "per-op", &o->per_op, NULL,
+		       "take each operation from its own probe (a trap per\noperation), even when "
+		       "libclosure offers batches"),
+		OPTION(OPT_FLAG, 0, "no-bpf", &o->no_bpf, NULL,
+		       "run the command with the in-process sink (libclosure\nwrites its own "
+		       "events; the "
+		       "default without BPF\npermission; not with -p)"),
+		OPTION(OPT_STRING, 0, "export", &o->export.url, "URL",
+		       "then load the trace into ClickHouse\n(http://HOST:PORT/DATABASE; "
+		       "closuretrace-export(1));\na failed export is a warning"),
+		OPTION(OPT_CALL, 0, "label", &o->labels, "KEY=VALUE",
+		       "a label of the run for --export (repeatable)", .call = export_label_opt),
+		OPTION(OPT_FLAG, 'v', "verbose", &o->verbose, NULL, "say what is attached"),
+		OPTION_END,
 	};
-	int c;
+	const struct cmdline cl = {
+		.cmd = "record",
+		.synopsis =
+			"usage: closuretrace record [OPTIONS] -p PID\n"
+			"       closuretrace record [OPTIONS] -- COMMAND [ARGS...]\n"
+			"\n"
+			"Records every closure operation of a process into a trace (JSON Lines).\n",
+		.epilogue =
+			"Recording stops when the process exits, on Ctrl-C or SIGTERM, or after\n"
+			"--duration; a launched command is then sent the same signal (SIGTERM for\n"
+			"--duration). The trace is complete, with its trailer, in every case.\n",
+		.opts = opts,
+		.stop_at_argument = true,
+	};
+	int next, ret;
 
-	*o = (struct record_options){.output = "closuretrace.json",
-				     .buffer_size = DEFAULT_BUFFER_SIZE};
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:o:d:b:vzh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_pid(optarg, &o->pid))
-				return usage_error("record", "not a process id", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'd':
-			if (seconds_arg("record", "--duration", optarg, &o->duration_ns))
-				return EXIT_USAGE;
-			break;
-		case 'b':
-			if (buffer_size_arg("record", optarg, &o->buffer_size))
-				return EXIT_USAGE;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'P':
-			o->per_op = true;
-			break;
-		case 'N':
-			o->no_bpf = true;
-			break;
-		case 'z':
-			o->compress = true;
-			break;
-		case 'E':
-			o->export.url = optarg;
-			break;
-		case 'L':
-			if (o->export.meta.nlabels == RECORD_MAX_LABELS)
-				return usage_error("record", "at most 32 --label", optarg);
-			if (export_label_arg("record", optarg,
-					     &o->labels[o->export.meta.nlabels++]))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK; /* help shown: stop, successfully */
-		default:
-			return usage_error("record", "unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o->argv = argv + optind;
-	o->export.meta.labels = o->labels;
-	if (o->export.meta.nlabels && !o->export.url)
-		return usage_error("record", "--label goes with --export URL", NULL);
+	*o = (struct record_options){.output = DEFAULT_TRACE, .buffer_size = DEFAULT_BUFFER_SIZE};
+	ret = args_parse(&cl, argc, argv, &next);
+	if (ret >= 0)
+		return ret;
+	if (next < argc)
+		o->argv = argv + next;
+	o->export.meta.labels = o->labels.v;
+	o->export.meta.nlabels = o->labels.n;
+	if (o->labels.n && !o->export.url)
+		return args_error("record", "--label goes with --export URL", NULL);
 	if (o->export.url && !strcmp(o->output, "-"))
-		return usage_error("record", "--export reads the trace back: give -o FILE, not -",
-				   NULL);
+		return args_error("record", "--export reads the trace back: give -o FILE, not -",
+				  NULL);
+	if (o->pids.n > 1)
+		return args_error("record", "-p takes one process id here, not a list", NULL);
+	o->pid = o->pids.n ? o->pids.v[0] : 0;
 	if (o->pid && o->no_bpf)
-		return usage_error("record",
-				   "--no-bpf cannot record a running process (-p): it was not "
-				   "started with the sink",
-				   NULL);
+		return args_error("record",
+				  "--no-bpf cannot record a running process (-p): it was not "
+				  "started with the sink",
+				  NULL);
+	if (o->sample_every && (o->per_op || o->no_bpf))
+		return args_error("record",
+				  "--sample needs the batched transport: not with --per-op or "
+				  "--no-bpf",
+				  NULL);
 	if (!o->pid == !o->argv)
-		return usage_error("record",
-				   o->pid ? "give either -p PID or a command, not both"
-					  : "give -p PID or -- COMMAND",
-				   NULL);
+		return args_error("record",
+				  o->pid ? "give either -p PID or a command, not both"
+					 : "give -p PID or -- COMMAND",
+				  NULL);
 	return -1;
 }
 
@@ -242,6 +204,7 @@ int cmd_record(int argc, char **argv)
 						   .verbose = o.verbose,
 						   .per_op = o.per_op,
 						   .no_bpf = o.no_bpf,
+						   .sample_every = o.sample_every,
 						   .stdout_to_stderr = !strcmp(o.output, "-")},
 			   open_output, &out, &res);
 	if (ret < 0)

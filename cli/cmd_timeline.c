@@ -1,6 +1,5 @@
 /* closuretrace timeline: a trace as Chrome trace-event JSON, for Perfetto and chrome://tracing. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,76 +13,69 @@
 #include "viewer.h"
 #include "viz.h"
 
-static void usage(FILE *out)
+/* --from and --to: a time since the start of the trace (bare: nanoseconds). */
+static int time_arg(void *ns, const char *arg, const char *cmd)
 {
-	fprintf(out,
-		"usage: closuretrace timeline [-i TRACE] [-o FILE] [--from T] [--to T]\n"
-		"                             [--closure [PID:]ADDR[#N]]\n"
-		"\n"
-		"Write TRACE (default closuretrace.json) as Chrome trace-event JSON, which\n"
-		"ui.perfetto.dev and chrome://tracing open: threads as tracks, each closure's\n"
-		"life as a slice on the track of its kind, operations as instant events with\n"
-		"their file:line, closure_sync as a slice, and arrows for the hops between\n"
-		"threads. Memory stays bounded whatever the size of the trace.\n"
-		"\n"
-		"  -i, --input TRACE      the trace to read ('-': standard input)\n"
-		"  -o, --output FILE      write FILE, whole or not at all (default: standard "
-		"output)\n"
-		"      --from T, --to T   only what happened between T and T (ns since the start,\n"
-		"                         or with a unit: 1.5s, 20ms, 300us)\n"
-		"      --closure ID       only that closure, its ancestors and descendants\n"
-		"                         (ID: ADDR, ADDR#N or PID:ADDR#N)\n");
+	uint64_t v;
+
+	if (!parse_duration(arg, 1, &v) && v <= INT64_MAX) {
+		*(int64_t *)ns = (int64_t)v;
+		return 0;
+	}
+	return args_error(cmd, "--from and --to need a time such as 1.5s, 20ms or 300us (bare: ns)",
+			  arg);
+}
+
+static int closure_arg(void *o, const char *arg, const char *cmd)
+{
+	((struct timeline_opts *)o)->select = true;
+	return viewer_closure_arg(cmd, "want", arg, &((struct timeline_opts *)o)->sel);
 }
 
 /* Fills *o and *output; returns -1 to go on, or the exit status to stop with (after --help: 0). */
 static int parse_args(int argc, char **argv, struct timeline_opts *o, const char **output)
 {
-	static const struct option options[] = {
-		{"input", required_argument, NULL, 'i'},
-		{"output", required_argument, NULL, 'o'},
-		{"from", required_argument, NULL, 'F'},
-		{"to", required_argument, NULL, 'T'},
-		{"closure", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	const struct opt opts[] = {
+		OPTION(OPT_STRING, 'i', "input", &o->path, "TRACE",
+		       "the trace to read ('-': standard input)"),
+		OPTION(OPT_STRING, 'o', "output", output, "FILE",
+		       "write FILE, whole or not at all (default: standard output)"),
+		OPTION(OPT_CALL, 0, "from", &o->from_ns, "T",
+		       "only what happened from T (since the start: 1.5s,\n20ms, 300us; bare: ns)",
+		       .call = time_arg),
+		OPTION(OPT_CALL, 0, "to", &o->to_ns, "T", "only what happened until T",
+		       .call = time_arg),
+		OPTION(OPT_CALL, 0, "closure", o, "ID",
+		       "only that closure, its ancestors and descendants\n(ID: ADDR, ADDR#N or "
+		       "PID:ADDR#N)",
+		       .call = closure_arg),
+		OPTION_END,
 	};
-	int c;
+	const struct cmdline cl = {
+		.cmd = "timeline",
+		.synopsis =
+			"usage: closuretrace timeline [-i TRACE] [-o FILE] [--from T] [--to T]\n"
+			"                             [--closure [PID:]ADDR[#N]]\n"
+			"\n"
+			"Write TRACE (default " DEFAULT_TRACE
+			") as Chrome trace-event JSON, which\n"
+			"ui.perfetto.dev and chrome://tracing open: threads as tracks, each "
+			"closure's\n"
+			"life as a slice on the track of its kind, operations as instant events "
+			"with\n"
+			"their file:line, closure_sync as a slice, and arrows for the hops "
+			"between\n"
+			"threads. Memory stays bounded whatever the size of the trace.\n",
+		.opts = opts,
+	};
+	int next, ret = args_parse(&cl, argc, argv, &next);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			o->path = optarg;
-			break;
-		case 'o':
-			*output = optarg;
-			break;
-		case 'F':
-		case 'T':
-			if (timeline_parse_time(optarg, c == 'F' ? &o->from_ns : &o->to_ns)) {
-				fprintf(stderr,
-					"closuretrace timeline: bad time '%s' (ns, or 1.5s, 20ms, "
-					"300us)\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'c':
-			o->select = true;
-			if (viewer_closure_arg("timeline", "want", optarg, &o->sel))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-		default:
-			return help_or_usage(usage, c);
-		}
-	}
-	if (optind < argc)
-		return extra_arg("timeline", argv[optind]);
-	if (o->from_ns > o->to_ns) {
-		fprintf(stderr, "closuretrace timeline: --from is after --to\n");
-		return EXIT_USAGE;
-	}
+	if (ret >= 0)
+		return ret;
+	if (next < argc)
+		return args_extra("timeline", argv[next]);
+	if (o->from_ns > o->to_ns)
+		return args_error("timeline", "--from is after --to", NULL);
 	return -1;
 }
 
@@ -91,8 +83,7 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
  * whole-or-nothing out_file as theirs. */
 int cmd_timeline(int argc, char **argv)
 {
-	struct timeline_opts o = {
-		.path = VIEWER_DEFAULT_TRACE, .from_ns = INT64_MIN, .to_ns = INT64_MAX};
+	struct timeline_opts o = {.path = DEFAULT_TRACE, .from_ns = INT64_MIN, .to_ns = INT64_MAX};
 	struct timeline_stats st;
 	const char *output = NULL;
 	struct out_file out;

@@ -4,8 +4,6 @@
  * recorder of record feeds the model of report; nothing is written to disk.
  */
 #define _GNU_SOURCE
-#include <getopt.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,81 +22,52 @@
 #define POLL_MS 25
 
 struct top_opts {
+	struct pid_list pids;
 	pid_t pid;
-	double interval; /* seconds */
-	long frames;	 /* batch: how many; 0: until the process exits */
+	uint64_t interval_ns;
+	long frames; /* batch: how many; 0: until the process exits */
 	bool batch;
+	uint32_t sample_every; /* --sample N (0: every tree) */
 };
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: closuretrace top [-b] [-n N] [-d SECS] -p PID\n"
-		"\n"
-		"A live view of a running process's closures, refreshed every interval: the\n"
-		"closures in flight by kind (init function -> continuation, init site), created "
-		"and finished per\n"
-		"second, the oldest one's age, the lifetimes of the finished ones (p50, p99), and\n"
-		"suspects (!): in flight far longer than the finished closures of their kind.\n"
-		"Sorted by closures in flight. q or Ctrl-C quits.\n"
-		"\n"
-		"  -p, --pid PID          the process (root: BPF)\n"
-		"  -d, --delay SECS       the interval between frames (default 1)\n"
-		"  -b, --batch            plain text frames on standard output, for scripts\n"
-		"  -n, --iterations N     stop after N frames\n"
-		"  -h, --help             this help\n");
-}
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'}, {"delay", required_argument, NULL, 'd'},
-		{"batch", no_argument, NULL, 'b'},     {"iterations", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+	const struct opt opts[] = {
+		OPTION(OPT_PIDS, 'p', "pid", &o->pids, "PID", "the process (root: BPF)"),
+		OPTION(OPT_DURATION, 'd', "delay", &o->interval_ns, "TIME",
+		       "the interval between frames (default 1s; 500ms, 2.5)", .min = 0.1,
+		       .max = 3600),
+		OPTION(OPT_FLAG, 'b', "batch", &o->batch, NULL,
+		       "plain text frames on standard output, for scripts"),
+		OPTION(OPT_INT, 'n', "iterations", &o->frames, "N", "stop after N frames", .min = 1,
+		       .max = 1000000),
+		OPTION(OPT_CALL, 0, "sample", &o->sample_every, "N",
+		       "look at one root closure in N with all its\ndescendants (whole trees or "
+		       "nothing)",
+		       .call = sample_opt),
+		OPTION_END,
 	};
-	char *end;
-	int c;
+	const struct cmdline cl = {
+		.cmd = "top",
+		.synopsis = "usage: closuretrace top [-b] [-n N] [-d SECS] [--sample N] -p PID\n"
+			    "\n"
+			    "A live view of a running process's closures, refreshed every "
+			    "interval: the\n"
+			    "closures in flight by kind (init function -> continuation, init "
+			    "site),\n"
+			    "created and finished per second, the oldest one's age, the lifetimes\n"
+			    "of the finished ones (p50, p99), and suspects (!): in flight far\n"
+			    "longer than the finished closures of their kind.\n"
+			    "Sorted by closures in flight. q or Ctrl-C quits.\n",
+		.opts = opts,
+	};
+	int next, ret = args_parse(&cl, argc, argv, &next);
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:d:bn:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (pid_arg("top", optarg, &o->pid))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			o->interval = strtod(optarg, &end);
-			if (*end || end == optarg || !isfinite(o->interval) || o->interval < 0.1 ||
-			    o->interval > 3600) {
-				fprintf(stderr,
-					"closuretrace top: -d takes seconds from 0.1 to 3600: %s\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			o->batch = true;
-			break;
-		case 'n':
-			o->frames = strtol(optarg, &end, 10);
-			if (*end || end == optarg || o->frames <= 0 || o->frames > 1000000) {
-				fprintf(stderr,
-					"closuretrace top: -n takes a number of frames: %s\n",
-					optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return unknown_option("top", argv[optind - 1]);
-		}
-	}
-	if (!o->pid || optind != argc)
-		return usage_error("top", "give -p PID", NULL);
-	return -1;
+	if (ret >= 0)
+		return ret;
+	if (next != argc)
+		return args_extra("top", argv[next]);
+	return args_one_pid("top", &o->pids, &o->pid) ? EXIT_USAGE : -1;
 }
 
 /* One frame: plain text in batch mode, else the screen redrawn from its top left corner. False
@@ -124,7 +93,7 @@ static bool show(struct top_view *v, const struct top_opts *o, struct out_file *
 static void run(struct recorder *r, struct top_view *v, const struct top_opts *o,
 		struct out_file *out)
 {
-	uint64_t step = (uint64_t)(o->interval * 1e9), next = session_now_ns() + step;
+	uint64_t step = o->interval_ns, next = session_now_ns() + step;
 	long shown = 0;
 	int key;
 
@@ -152,7 +121,7 @@ static void run(struct recorder *r, struct top_view *v, const struct top_opts *o
 
 int cmd_top(int argc, char **argv)
 {
-	struct top_opts o = {.interval = 1.0};
+	struct top_opts o = {.interval_ns = 1000000000};
 	struct recorder_result res;
 	struct out_file out;
 	struct recorder *r;
@@ -169,6 +138,7 @@ int cmd_top(int argc, char **argv)
 	r = recorder_new(&(struct recorder_opts){.pid = o.pid,
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,
+						 .sample_every = o.sample_every,
 						 .on_event = top_view_event,
 						 .on_event_ctx = v},
 			 &status);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "clickhouse.h"
 #include "commands.h"
 #include "xalloc.h"
@@ -123,17 +124,17 @@ int export_trace_to(const char *cmd, const char *path, const struct export_opts 
 	return rc;
 }
 
-int export_label_arg(const char *cmd, char *s, struct export_label *l)
+int export_label_opt(void *labels, const char *arg, const char *cmd)
 {
-	char *eq = strchr(s, '=');
+	struct export_labels *l = labels;
+	char *eq = strchr(arg, '=');
 
-	if (!eq || eq == s) {
-		fprintf(stderr, "closuretrace %s: --label wants KEY=VALUE, not '%s'\n", cmd, s);
-		return EXIT_USAGE;
-	}
-	*eq = 0;
-	l->key = s;
-	l->value = eq + 1;
+	if (!eq || eq == arg)
+		return args_error(cmd, "--label wants KEY=VALUE", arg);
+	if (l->n == EXPORT_MAX_LABELS)
+		return args_error(cmd, "at most 32 --label", arg);
+	*eq = 0; /* argv's own string, kept for the run */
+	l->v[l->n++] = (struct export_label){.key = arg, .value = eq + 1};
 	return 0;
 }
 

@@ -41,8 +41,16 @@ int export_trace_to(const char *cmd, const char *path, const struct export_opts 
  * standard error ("closuretrace: exported ..." or a warning). Never fails the command. */
 void export_after_run(const char *path, const struct export_opts *o);
 
-/* "closuretrace CMD: --label wants KEY=VALUE, not 'S'" and EXIT_USAGE, or 0 with l filled
- * (pointing into s, which the caller keeps). */
-int export_label_arg(const char *cmd, char *s, struct export_label *l);
+/* The labels of --label KEY=VALUE (repeatable), as export, check and record read them. */
+#define EXPORT_MAX_LABELS 32
+struct export_labels {
+	size_t n;
+	struct export_label v[EXPORT_MAX_LABELS];
+};
+
+/* One --label KEY=VALUE into labels (a struct export_labels; an OPT_CALL of args.h): 0 with the
+ * label pointing into arg (argv's, kept), or EXIT_USAGE after args_error's "--label wants
+ * KEY=VALUE" or "at most 32 --label". */
+int export_label_opt(void *labels, const char *arg, const char *cmd);
 
 #endif

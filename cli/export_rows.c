@@ -1,10 +1,7 @@
 /* A trace as rows of the ClickHouse tables (export_rows.h). */
 #include "export_rows.h"
 
-#include <elfutils/libdwelf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +14,7 @@
 #include "check_diag.h"
 #include "leaks.h"
 #include "model.h"
+#include "objects.h"
 #include "viz.h"
 #include "xalloc.h"
 
@@ -36,14 +34,17 @@ struct export_trace {
 	struct model *m; /* owned: the symbols from the first reading, the lives from the second */
 	struct trace_info info;
 	struct stat st;
-	char *modules[MAX_MODULES];
+	/* The trace's modules (its module records; in older traces, the objects its symbols name),
+	 * each with the build id the recorder read, else the one its file has now. */
+	char *modules[MAX_MODULES], *module_ids[MAX_MODULES];
 	size_t nmodules;
+	bool module_records; /* the modules come from module records */
 	/* The second reading. */
 	const struct export_meta *meta;
 	export_row_fn *row;
 	void *ctx;
 	int stopped; /* row's non-zero */
-	char host[256], run_id[64], build_id[128];
+	char host[256], run_id[64], build_id[OBJECT_BUILD_ID_MAX];
 	uint64_t start_unix_ns;
 	/* The row being written. */
 	char *buf;
@@ -164,41 +165,73 @@ static const char *site(struct model *m, uint64_t ip, char *buf, size_t len)
 	return buf;
 }
 
-/* The GNU build id of the ELF file at path, in hex; "" when it has none or is not there. */
-static void build_id(const char *path, char *buf, size_t len)
-{
-	const unsigned char *id;
-	ssize_t n = -1;
-	Elf *elf = NULL;
-	int fd;
+/* --- the first reading: the whole file checked, its symbols and modules kept --- */
 
-	buf[0] = 0;
-	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+/* Adds a module (once per path); build_id NULL: not known yet. */
+static void add_module(struct export_trace *t, const char *path, const char *build_id)
+{
+	for (size_t i = 0; i < t->nmodules; i++)
+		if (!strcmp(t->modules[i], path)) {
+			if (!t->module_ids[i] && build_id && *build_id) {
+				t->module_ids[i] = viz_xcalloc(1, strlen(build_id) + 1);
+				strcpy(t->module_ids[i], build_id);
+			}
+			return;
+		}
+	if (t->nmodules == MAX_MODULES)
 		return;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf)
-		n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
-		snprintf(buf + 2 * i, 3, "%02x", id[i]);
-	elf_end(elf);
-	close(fd);
+	t->modules[t->nmodules] = viz_xcalloc(1, strlen(path) + 1);
+	strcpy(t->modules[t->nmodules], path);
+	if (build_id && *build_id) {
+		t->module_ids[t->nmodules] = viz_xcalloc(1, strlen(build_id) + 1);
+		strcpy(t->module_ids[t->nmodules], build_id);
+	}
+	t->nmodules++;
 }
 
-/* --- the first reading: the whole file checked, its symbols and modules kept --- */
+static void prepare_module(void *ctx, const struct trace_module *mod)
+{
+	struct export_trace *t = ctx;
+
+	if (!t->module_records) { /* module records name every object: the symbols' go */
+		for (size_t i = 0; i < t->nmodules; i++) {
+			free(t->modules[i]);
+			free(t->module_ids[i]);
+			t->modules[i] = t->module_ids[i] = NULL;
+		}
+		t->nmodules = 0;
+		t->module_records = true;
+	}
+	add_module(t, mod->path, mod->build_id);
+}
 
 static void prepare_sym(void *ctx, const struct trace_sym *sym)
 {
 	struct export_trace *t = ctx;
 
 	model_sink.sym(t->m, sym);
-	if (!sym->obj || t->nmodules == MAX_MODULES)
-		return;
-	for (size_t i = 0; i < t->nmodules; i++)
-		if (!strcmp(t->modules[i], sym->obj))
-			return;
-	t->modules[t->nmodules] = viz_xcalloc(1, strlen(sym->obj) + 1);
-	strcpy(t->modules[t->nmodules++], sym->obj);
+	if (sym->obj && !t->module_records)
+		add_module(t, sym->obj, NULL);
+}
+
+/* The build ids the trace does not give, from the files as they are now. */
+static void fill_build_ids(struct export_trace *t)
+{
+	char id[OBJECT_BUILD_ID_MAX];
+
+	for (size_t i = 0; i < t->nmodules; i++) {
+		if (t->module_ids[i])
+			continue;
+		object_build_id(t->modules[i], id, sizeof(id));
+		t->module_ids[i] = viz_xcalloc(1, strlen(id) + 1);
+		strcpy(t->module_ids[i], id);
+	}
+	t->build_id[0] = 0;
+	for (size_t i = 0; i < t->nmodules && t->info.exe; i++)
+		if (!strcmp(t->modules[i], t->info.exe))
+			snprintf(t->build_id, sizeof(t->build_id), "%s", t->module_ids[i]);
+	if (!t->build_id[0])
+		object_build_id(t->info.exe, t->build_id, sizeof(t->build_id));
 }
 
 static void prepare_event(void *ctx, const struct trace_event *ev)
@@ -216,7 +249,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 	size_t n;
 
 	if (!f || fstat(fileno(f), &t->st)) {
-		snprintf(err->text, sizeof(err->text), "%s: error: %s", t->path, strerror(errno));
+		viz_error_at(err, t->path, 0, "%s", strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;
@@ -225,7 +258,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 		for (size_t i = 0; i < n; i++)
 			h = (h ^ buf[i]) * 0x100000001b3ULL;
 	if (ferror(f)) {
-		snprintf(err->text, sizeof(err->text), "%s: error: %s", t->path, strerror(errno));
+		viz_error_at(err, t->path, 0, "%s", strerror(errno));
 		fclose(f);
 		return -1;
 	}
@@ -236,7 +269,8 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 
 struct export_trace *export_prepare(const char *path, struct viz_error *err)
 {
-	static const struct trace_sink first = {.event = prepare_event, .sym = prepare_sym};
+	static const struct trace_sink first = {
+		.event = prepare_event, .sym = prepare_sym, .module = prepare_module};
 	struct export_trace *t;
 
 	if (!strcmp(path, "-")) {
@@ -260,8 +294,10 @@ void export_trace_free(struct export_trace *t)
 		return;
 	model_free(t->m);
 	trace_info_clear(&t->info);
-	for (size_t i = 0; i < t->nmodules; i++)
+	for (size_t i = 0; i < t->nmodules; i++) {
 		free(t->modules[i]);
+		free(t->module_ids[i]);
+	}
 	free(t->buf);
 	free(t);
 }
@@ -369,17 +405,12 @@ static void row_trace(struct export_trace *t, const struct leaks_summary *s)
 {
 	const struct export_meta *meta = t->meta;
 	const struct model_counts *n = model_counts(t->m);
-	const char *keys[64], *values[64], *ids[MAX_MODULES];
-	char idbuf[MAX_MODULES][128];
+	const char *keys[64], *values[64];
 	size_t nl = meta->nlabels < 64 ? meta->nlabels : 64;
 
 	for (size_t i = 0; i < nl; i++) {
 		keys[i] = meta->labels[i].key;
 		values[i] = meta->labels[i].value;
-	}
-	for (size_t i = 0; i < t->nmodules; i++) {
-		build_id(t->modules[i], idbuf[i], sizeof(idbuf[i]));
-		ids[i] = idbuf[i];
 	}
 	begin(t);
 	field_u(t, "exported_at", (uint64_t)time(NULL));
@@ -390,7 +421,7 @@ static void row_trace(struct export_trace *t, const struct leaks_summary *s)
 	field_s(t, "program", t->info.exe);
 	field_s(t, "build_id", t->build_id);
 	field_array(t, "modules", (const char *const *)t->modules, t->nmodules);
-	field_array(t, "module_build_ids", ids, t->nmodules);
+	field_array(t, "module_build_ids", (const char *const *)t->module_ids, t->nmodules);
 	field_i(t, "pid", t->info.pid);
 	field_u(t, "start", t->start_unix_ns / 1000000000);
 	field_u(t, "start_unix_ns", t->start_unix_ns);
@@ -451,7 +482,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 	else if (gethostname(t->host, sizeof(t->host) - 1))
 		snprintf(t->host, sizeof(t->host), "unknown");
 	snprintf(t->run_id, sizeof(t->run_id), "%s", meta->run_id ? meta->run_id : t->id);
-	build_id(t->info.exe, t->build_id, sizeof(t->build_id));
+	fill_build_ids(t);
 	t->start_unix_ns = start_unix_ns(t);
 
 	model_observe(t->m, &observer, t);
@@ -467,7 +498,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 		if (!l->finished)
 			row_closure(t, l);
 	if (check_diags_collect(t->m, &leaks, &diags)) {
-		snprintf(err->text, sizeof(err->text), "%s: error: out of memory", t->path);
+		viz_error_at(err, t->path, 0, "out of memory");
 		return -1;
 	}
 	row_diagnostics(t, &diags);

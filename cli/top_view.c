@@ -14,7 +14,8 @@
 #include "trace_text.h"
 #include "trace_reader.h"
 
-/* The suspect rule is the verdicts' (viz/leaks.h: LEAKS_SUSPECT_*, DESIGN.md "What a leak is"). */
+/* The suspect rule is the verdicts' (viz/leaks.h: LEAKS_SUSPECT_*, docs/design.md "What a leak
+ * is"). */
 
 /* Events this much older than the newest are applied: none can still arrive before them. */
 #define FLUSH_LAG_NS 250000000LL

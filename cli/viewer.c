@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "commands.h"
 #include "out_file.h"
 
@@ -58,7 +59,7 @@ int viewer_closure_arg(const char *cmd, const char *want, const char *s, struct 
 
 void viewer_hint_no_trace(const char *cmd, const char *input)
 {
-	if (strcmp(input, VIEWER_DEFAULT_TRACE) || access(input, F_OK) == 0 || errno != ENOENT)
+	if (strcmp(input, DEFAULT_TRACE) || access(input, F_OK) == 0 || errno != ENOENT)
 		return;
 	fprintf(stderr,
 		"%s: hint: no trace here to read; record one first: closuretrace record -- COMMAND "

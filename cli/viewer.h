@@ -11,9 +11,6 @@
 
 #include "viz.h"
 
-/* What record writes and the viewers read unless told otherwise (-o, -i). */
-#define VIEWER_DEFAULT_TRACE "closuretrace.json"
-
 /* Renders the loaded trace in (borrowed) into out: 0, or non-zero after saying why. */
 typedef int viewer_render_fn(struct viz_input *in, FILE *out, void *ctx);
 

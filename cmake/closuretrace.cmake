@@ -30,7 +30,13 @@ include_guard(GLOBAL)
 find_program(CLOSURETRACE_EXECUTABLE closuretrace
 	HINTS "${CMAKE_CURRENT_LIST_DIR}/../../../bin" "${CMAKE_CURRENT_LIST_DIR}/../../../../bin"
 	DOC "the closuretrace command that runs leak-checked tests")
-if(NOT CLOSURETRACE_EXECUTABLE)
+# Set but gone (uninstalled since, or named wrong) is not found either.
+if(CLOSURETRACE_EXECUTABLE AND NOT EXISTS "${CLOSURETRACE_EXECUTABLE}")
+	set(_CLOSURETRACE_FOUND "")
+else()
+	set(_CLOSURETRACE_FOUND "${CLOSURETRACE_EXECUTABLE}")
+endif()
+if(NOT _CLOSURETRACE_FOUND)
 	message(STATUS "closuretrace not found: leak-checked tests (NAME.leakcheck) will be skipped; "
 		"install closuretrace or set CLOSURETRACE_EXECUTABLE")
 endif()
@@ -93,7 +99,7 @@ if(NOT COMMAND _closuretrace_launcher_defined)
 endif()
 ]=])
 		file(APPEND "${launcher}"
-			"set(_CLOSURETRACE_EXECUTABLE [==[${CLOSURETRACE_EXECUTABLE}]==])\n")
+			"set(_CLOSURETRACE_EXECUTABLE [==[${_CLOSURETRACE_FOUND}]==])\n")
 		set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${launcher}")
 	endif()
 	set(how "")

@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -57,6 +58,47 @@ struct closure_batch_registry closure_batch_registry = {
  */
 extern struct closure_batch_registry closure_batch_registry_public
 	__attribute__((alias("closure_batch_registry"), visibility("default")));
+
+const unsigned char *const closure_batch_session = &closure_batch_registry.session;
+
+uint8_t closure_batch_left_out(bool root, uint8_t parent_left_out)
+{
+	struct closure_batch_registry *g = &closure_batch_registry;
+	uint8_t session = __atomic_load_n(&g->session, __ATOMIC_RELAXED);
+	uint32_t every;
+	uint64_t n;
+
+	if (!session)
+		return 0;
+	if (!root) /* the tree's decision, if it was taken in this session */
+		return parent_left_out == session ? session : 0;
+	every = __atomic_load_n(&g->sample_every, __ATOMIC_RELAXED);
+	n = __atomic_fetch_add(&g->trees, 1, __ATOMIC_RELAXED);
+	if (every <= 1 || (every != CLOSURE_SAMPLE_NONE && n % every == 0))
+		return 0;
+	__atomic_add_fetch(&g->trees_left_out, 1, __ATOMIC_RELAXED);
+	return session;
+}
+
+/* CLOSURETRACE_SAMPLE=N or "none" (a launched command): sampling from the first closure on. */
+static void sample_from_env(void)
+{
+	const char *v = getenv(CLOSURE_SAMPLE_ENV);
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return;
+	if (!strcmp(v, "none")) {
+		n = CLOSURE_SAMPLE_NONE;
+	} else {
+		n = strtoul(v, &end, 10);
+		if (*end || n < 2 || n >= CLOSURE_SAMPLE_NONE)
+			return;
+	}
+	closure_batch_registry.sample_every = (uint32_t)n;
+	closure_batch_registry.session = 1;
+}
 
 static __thread struct closure_batch_buf *my_buf;
 static pthread_key_t exit_key;
@@ -272,11 +314,13 @@ static void in_child(void)
 	if (my_buf)
 		my_buf->tid = (uint32_t)syscall(SYS_gettid);
 	g->handed = g->consumed = 0;
+	g->trees = g->trees_left_out = 0; /* the parent's were counted in the parent */
 }
 
 __attribute__((constructor)) static void batch_init(void)
 {
 	pthread_atfork(NULL, NULL, in_child);
+	sample_from_env();
 	closure_batch_sink_start();
 }
 

@@ -7,6 +7,7 @@
 #ifndef CLOSURE_LIB_BATCH_H
 #define CLOSURE_LIB_BATCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -36,6 +37,11 @@ static inline uint64_t closure_clock_ns(void)
 /* Appends one record to this thread's buffer (batching is on: the caller checked). */
 void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
 			  uint64_t x5, uint64_t x6);
+
+/* At an init while traced: the sampling session that leaves the new closure's tree out of the
+ * records, or 0 (recorded). A root is counted and decided (closure_batch.h, version 3); a child
+ * keeps its parent's decision (parent_left_out) if taken in this session. */
+uint8_t closure_batch_left_out(bool root, uint8_t parent_left_out);
 
 /* Hands this thread's records over now. */
 void closure_batch_flush(void);

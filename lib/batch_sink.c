@@ -190,7 +190,8 @@ static bool open_image(void)
 
 void closure_batch_sink_start(void)
 {
-	const char *d = getenv(CLOSURE_SINK_ENV);
+	/* Not in a setuid or setgid program: the caller would choose where it creates files. */
+	const char *d = secure_getenv(CLOSURE_SINK_ENV);
 
 	if (!d || d[0] != '/' || strlen(d) >= sizeof(dir))
 		return;

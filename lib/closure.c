@@ -41,9 +41,11 @@ sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
  */
 #define SUB_AND_SETTLE(cl, v, name, ip, probe)                                                     \
 	do {                                                                                       \
+		/* Before the sub: afterwards another thread may finish and free cl. */            \
+		const bool rec = CLOSURE_RECORDED(cl);                                             \
 		struct sub_result res_ = sub_value(cl, v, name, ip);                               \
 		uint32_t r = res_.after;                                                           \
-		(void)r;                                                                           \
+		(void)r, (void)rec;                                                                \
 		probe;                                                                             \
 		if (res_.outcome != SUB_NORMAL)                                                    \
 			settle(cl, res_, name, ip);                                                \
@@ -57,7 +59,12 @@ __attribute__((used)) static const char *const keep_modules = &closure_modules_a
 static inline __attribute__((always_inline)) void
 check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, uintptr_t ip)
 {
-	if ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1)))
+	/*
+	 * More references taken off than the count holds (the low bits of what was subtracted are
+	 * references; flags are above them): an underflow, however far it borrows into the flags.
+	 */
+	if (((old - new) & CLOSURE_REMAINING_MASK) > (old & CLOSURE_REMAINING_MASK) ||
+	    ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1))))
 		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, name, old, ip, "count would go below zero");
 	if (new &CLOSURE_GUARD_MASK)
 		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, name, old, ip,
@@ -138,7 +145,7 @@ PROBE_BODY void finish_body(struct closure *cl, uint32_t r, uintptr_t ip, const 
 		call_fn(destructor, takes_closure, cl);
 	}
 	if (parent)
-		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
+		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip, rec));
 }
 
 PROBE_COLD void finish_traced(struct closure *cl, uint32_t r, uintptr_t ip)
@@ -254,9 +261,15 @@ static void settle(struct closure *cl, struct sub_result res, const char *name, 
 	}
 }
 
-/* closure_get() found the count was 0; called from the user's code, so the caller is the get. */
+/*
+ * closure_get() found the count was 0, or took it to the count's guard bit (2^23 references: one
+ * more would carry into the flags); called from the user's code, so the caller is the get.
+ */
 void closure_get_finished(struct closure *cl, uint32_t r)
 {
+	if (r & (CLOSURE_DESTRUCTOR >> 1))
+		closure_bug(cl, CLOSURE_BUG_OVERFLOW, "closure_get", r - 1, CALLER_IP(),
+			    "too many references: the count reached its limit (8388607)");
 	closure_bug(cl, CLOSURE_BUG_GET_FINISHED, "closure_get", r - 1 /* the count it found */,
 		    CALLER_IP(), "reference taken on a finished closure");
 }
@@ -266,9 +279,10 @@ PROBE_BODY void sub_body(struct closure *cl, uint32_t v, int kind, const char *n
 			 const bool traced)
 {
 	if (kind == CLOSURE_OP_SUB)
-		SUB_AND_SETTLE(cl, v, name, ip, probe_op1_in(traced, sub, cl, r, ip, (long)(int)v));
+		SUB_AND_SETTLE(cl, v, name, ip,
+			       probe_op1_rec_in(traced, rec, sub, cl, r, ip, (long)(int)v));
 	else
-		SUB_AND_SETTLE(cl, v, "closure_put", ip, probe_put(cl, r, ip));
+		SUB_AND_SETTLE(cl, v, "closure_put", ip, probe_put(cl, r, ip, rec));
 }
 
 PROBE_COLD void sub_traced(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip)
@@ -323,6 +337,8 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	__atomic_store_n(&cl->init_ip, ip, __ATOMIC_RELAXED);
 	closure_debug_stamp(&cl->init_ns);
 	__atomic_store_n(&cl->ip_ns, cl->init_ns, __ATOMIC_RELAXED);
+	/* Whether its tree is recorded: decided before its first record (and its parent's get). */
+	cl->left_out = traced ? closure_batch_left_out(!parent, parent ? parent->left_out : 0) : 0;
 	if (parent)
 		closure_get_at(parent, ip);
 	cl->fn_takes_closure = 0;
@@ -363,6 +379,8 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 	closure_debug_stamp(&cl->init_ns);
 	cl->ip_ns = cl->init_ns;
 	cl->magic = CLOSURE_MAGIC_STACK;
+	if (traced)
+		cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
 	/* Before the count is published, as in closure_init_at(): no event precedes the init. */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
 	/* Release, always: closure_init_stack_release() is the same function. */
@@ -471,9 +489,9 @@ PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn,
 
 	require_running(cl, name, ip);
 	set_fn_at(cl, fn, wq, ip);
-	SUB_AND_SETTLE(
-		cl, v, name, ip,
-		probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, wq_addr(wq), how));
+	SUB_AND_SETTLE(cl, v, name, ip,
+		       probe_op3_rec_in(traced, rec, continue_at, cl, r, ip, (uintptr_t)fn.fn,
+					wq_addr(wq), how));
 }
 
 PROBE_COLD void continue_at_traced(struct closure *cl, struct closure_fn_ref fn,
@@ -571,7 +589,8 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 	 * 0).
 	 */
 	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING,
-		       name, ip, probe_op3_in(traced, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
+		       name, ip,
+		       probe_op3_rec_in(traced, rec, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
 	sleep_while_sleeping(cl);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r; /* only the probes use it */
@@ -579,7 +598,7 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 	probe_op1_in(traced || PROBE_TRACED(finish), finish, cl, r, ip, (uintptr_t)parent);
 	closure_debug_unlist(cl);
 	if (parent)
-		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip));
+		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip, rec));
 }
 
 PROBE_COLD void return_sync_traced(struct closure *cl, uintptr_t ip)
@@ -669,7 +688,7 @@ PROBE_BODY void wake_up_body(struct closure_waitlist *list, uintptr_t ip, const 
 	for (cl = reversed; cl; cl = next) {
 		next = cl->next; /* the put below may requeue cl, reusing its link */
 		SUB_AND_SETTLE(cl, CLOSURE_WAITING + 1, "closure_wake_up", ip,
-			       probe_op1_in(traced, wake, cl, r, ip, (uintptr_t)list));
+			       probe_op1_rec_in(traced, rec, wake, cl, r, ip, (uintptr_t)list));
 	}
 }
 
@@ -689,19 +708,21 @@ void closure_wake_up(struct closure_waitlist *list)
 /* The longest timeout honoured as such (31 years): longer is no limit, and no overflow. */
 #define SYNC_TIMEOUT_MAX_MS (1000ll * 1000 * 1000 * 1000)
 
-/* Sleeps until only the running reference is left (r: more than that is outstanding). */
+/* Sleeps until only the running reference is left (r: the count when it was called). */
 static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
 						uintptr_t ip)
 {
 	uint64_t deadline = 0; /* none */
 	int ret = 0;
 
+	require_running(cl, "closure_sync", ip); /* only its owner may wait for the others */
 	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
 		deadline = closure_clock_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
 	/* One step: give up the running reference and ask the last put to wake us. */
-	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
-		       probe_op1(sync_begin, cl, r, ip, timeout_ms));
+	SUB_AND_SETTLE(
+		cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
+		probe_op1_rec_in(PROBE_TRACED(sync_begin), rec, sync_begin, cl, r, ip, timeout_ms));
 	for (;;) {
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 		if (!(r & CLOSURE_SLEEPING))
@@ -746,7 +767,13 @@ static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t
 	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
 	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 
-	if ((r & CLOSURE_REMAINING_MASK) > 1)
+	/*
+	 * Only the running reference left, held by the caller: done; so is a closure never
+	 * initialised (all zero), as in the kernel, where no closure_get happened on it. Not
+	 * running with a reference out (its owner gave the running one up; this caller does not own
+	 * it): the slow path, which says the rule is broken.
+	 */
+	if ((r & CLOSURE_REMAINING_MASK) > 1 || (r && !(r & CLOSURE_RUNNING)))
 		return sync_sleep(cl, r, timeout_ms, ip);
 	if (PROBE_TRACED_IF(PROBE_WORD(sync_begin) | PROBE_WORD(sync_end)))
 		return sync_nothing_traced(cl, r, timeout_ms, ip);

@@ -67,7 +67,8 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 
 	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
-	probe_op1(bug, cl, remaining, ip, (long)bug);
+	/* Recorded whatever its tree: a bug is never sampled away (and cl may be no closure). */
+	probe_op1_rec_in(PROBE_TRACED(bug), true, bug, cl, remaining, ip, (long)bug);
 	if (CLOSURE_BATCH_ON())
 		closure_batch_flush(); /* abort() runs no exit handler */
 	describe_site(where, sizeof(where), ip);

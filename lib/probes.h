@@ -85,8 +85,12 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
  * semaphores) fires in both copies: no tracer that attaches to it raises anything.
  */
 #define probe_op_(traced, name, cl, r, ip, a, b, c, probe)                                         \
+	probe_op_rec_(traced, (traced) && CLOSURE_RECORDED(cl), name, cl, r, ip, a, b, c, probe)
+/* rec: whether cl's tree is recorded (closure.h's CLOSURE_RECORDED), read while cl was surely
+ * alive: an operation that may give up its last reference reads it first (SUB_AND_SETTLE). */
+#define probe_op_rec_(traced, rec, name, cl, r, ip, a, b, c, probe)                                \
 	do {                                                                                       \
-		if (traced)                                                                        \
+		if ((traced) && (rec))                                                             \
 			CLOSURE_BATCH(name, cl, r, ip, a, b, c);                                   \
 		if ((traced) || !PROBE_GUARDED)                                                    \
 			PROBE_IF_ARMED(name, probe);                                               \
@@ -103,6 +107,12 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #define probe_op3_in(traced, name, cl, r, ip, a, b, c)                                             \
 	probe_op_(traced, name, cl, r, ip, a, b, c,                                                \
 		  CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
+#define probe_op1_rec_in(traced, rec, name, cl, r, ip, a)                                          \
+	probe_op_rec_(traced, rec, name, cl, r, ip, a, 0, 0,                                       \
+		      CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
+#define probe_op3_rec_in(traced, rec, name, cl, r, ip, a, b, c)                                    \
+	probe_op_rec_(traced, rec, name, cl, r, ip, a, b, c,                                       \
+		      CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
 #define probe_op(name, cl, r, ip)        probe_op_in(PROBE_TRACED(name), name, cl, r, ip)
 #define probe_op1(name, cl, r, ip, a)    probe_op1_in(PROBE_TRACED(name), name, cl, r, ip, a)
 #define probe_op2(name, cl, r, ip, a, b) probe_op2_in(PROBE_TRACED(name), name, cl, r, ip, a, b)

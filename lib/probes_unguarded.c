@@ -27,23 +27,24 @@ void probe_get(struct closure *cl, uint32_t r, uintptr_t ip)
 		get_body(cl, r, ip, false);
 }
 
-PROBE_BODY void put_body(struct closure *cl, uint32_t r, uintptr_t ip, const bool traced)
+PROBE_BODY void put_body(struct closure *cl, uint32_t r, uintptr_t ip, bool rec, const bool traced)
 {
-	(void)cl, (void)r, (void)ip;
-	probe_op_in(traced, put, cl, r, ip);
+	(void)cl, (void)r, (void)ip, (void)rec;
+	probe_op_rec_(traced, rec, put, cl, r, ip, 0, 0, 0,
+		      CLOSURE_PROBE4(put, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip));
 }
 
-PROBE_COLD void put_traced(struct closure *cl, uint32_t r, uintptr_t ip)
+PROBE_COLD void put_traced(struct closure *cl, uint32_t r, uintptr_t ip, bool rec)
 {
-	put_body(cl, r, ip, true);
+	put_body(cl, r, ip, rec, true);
 }
 
-void probe_put(struct closure *cl, uint32_t r, uintptr_t ip)
+void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, bool rec)
 {
 	if (PROBE_OP_TRACED(put))
-		put_traced(cl, r, ip);
+		put_traced(cl, r, ip, rec);
 	else
-		put_body(cl, r, ip, false);
+		put_body(cl, r, ip, rec, false);
 }
 
 _Static_assert(CLOSURE_BATCH_COUNT_MASK == CLOSURE_REMAINING_MASK, "lib/batch.h's mask");

@@ -94,8 +94,12 @@ static void learn_objects(struct session *s, size_t first)
 		if (!o->elf)
 			continue;
 		symbols_add_object(s->syms, o->path, o->file, o->bias);
-		if (s->out)
-			trace_write_module(s->out, o->path, o->bias);
+		if (s->out) {
+			char id[OBJECT_BUILD_ID_MAX];
+
+			trace_write_module(s->out, o->path, o->bias,
+					   object_build_id(o->file, id, sizeof(id)));
+		}
 		if (o->has_probes && s->skel)
 			session_attach_path(s, o->file);
 	}
@@ -132,8 +136,8 @@ void session_scan(struct session *s)
 
 /* Objects known to the recorder at most: a process maps a few dozen; beyond, refused. */
 #define OBJECTS_MAX 4096
-/* A module record naming no known object reads the process's maps at most this often. */
-#define MODULE_MAPS_NS 1000000ull
+/* The maps are read again for module records at most this often (a flood of them). */
+#define MODULE_MAPS_GAP_NS 1000000ull
 
 /* Whether the file (its name, or its identity) is a known object at bias. */
 static bool known_object(const struct objects *o, const char *path, struct file_id id,
@@ -147,18 +151,43 @@ static bool known_object(const struct objects *o, const char *path, struct file_
 	return false;
 }
 
+/* Whether user uid may read the file st describes (by its mode bits; root may read anything). */
+static bool readable_by(const struct stat *st, uint32_t uid)
+{
+	return !uid || (st->st_uid == uid ? st->st_mode & S_IRUSR : st->st_mode & S_IROTH);
+}
+
 /*
- * A closure:module record: the process says it maps path at base. Believed only for a regular
- * file that the process maps now (its maps say so), up to OBJECTS_MAX objects; anything else is
- * refused and counted (docs/probes.md, "Trust boundary"), so that a process cannot make the
- * recorder open a FIFO, read a file it does not map, or keep a million objects.
+ * Whether a module record is believed: a regular file that the process maps (its maps, read at
+ * most every MODULE_MAPS_GAP_NS), or, once the process is gone, one its user may read (what it
+ * could have read itself); up to OBJECTS_MAX objects.
  */
-void session_on_module(struct session *s, uint32_t tid, const char *path, uint64_t base)
+static bool module_believed(struct session *s, const struct session_module *m, const char *path,
+			    struct file_id id, const struct stat *st)
+{
+	uint32_t pid = s->follow ? procset_process_of(s, m->tid) : (uint32_t)s->pid;
+	int mapped;
+
+	if (known_object(&s->objects, path, id, m->base))
+		return true;
+	if (s->objects.n >= OBJECTS_MAX)
+		return false;
+	if (!m->tid) /* the in-process sink: read as the process's user, after it */
+		return true;
+	mapped = objects_mapped(&s->module_maps, (pid_t)pid, m->ts, session_now_ns(),
+				MODULE_MAPS_GAP_NS, path, id);
+	return mapped == 1 || (mapped < 0 && readable_by(st, m->uid));
+}
+
+/*
+ * A closure:module record. Refused (and counted) unless believed, so that a process cannot make
+ * the recorder open a FIFO, read a file it may not read, or keep a million objects.
+ */
+void session_on_module(struct session *s, const struct session_module *m)
 {
 	size_t first = s->objects.n;
-	uint32_t pid = !tid ? 0 : s->follow ? procset_process_of(s, tid) : (uint32_t)s->pid;
+	const char *path = m->path;
 	char *canonical, *file = NULL;
-	struct file_id id;
 	struct stat st;
 	bool added;
 
@@ -173,27 +202,12 @@ void session_on_module(struct session *s, uint32_t tid, const char *path, uint64
 	if (canonical)
 		path = canonical;
 	if (asprintf(&file, "%s%s", s->objects.root, path) < 0 || stat(file, &st) ||
-	    !S_ISREG(st.st_mode))
-		goto refused;
-	id = (struct file_id){st.st_dev, st.st_ino};
-	if (!known_object(&s->objects, path, id, base)) {
-		uint64_t now = session_now_ns();
-
-		if (s->objects.n >= OBJECTS_MAX)
-			goto refused;
-		if (tid && (!pid || now - s->module_maps_ns < MODULE_MAPS_NS))
-			goto refused;
-		s->module_maps_ns = now;
-		if (tid && objects_mapped((pid_t)pid, path, id) != 1)
-			goto refused;
-	}
-	if (objects_add(&s->objects, path, base, &added) >= 0 && added)
+	    !S_ISREG(st.st_mode) ||
+	    !module_believed(s, m, path, (struct file_id){st.st_dev, st.st_ino}, &st)) {
+		s->modules_refused++;
+	} else if (objects_add(&s->objects, path, m->base, &added) >= 0 && added) {
 		learn_objects(s, first);
-	free(file);
-	free(canonical);
-	return;
-refused:
-	s->modules_refused++;
+	}
 	free(file);
 	free(canonical);
 }

@@ -13,6 +13,11 @@
 _Static_assert(HEAD_SIZE == CT_BUF_HEAD_SIZE && sizeof(struct ct_buf_head) == CT_BUF_HEAD_SIZE,
 	       "BPF's view of a buffer's head");
 _Static_assert(offsetof(struct closure_batch_record, seq) == CT_RECORD_SEQ_OFF, "seq offset");
+_Static_assert(offsetof(struct closure_batch_registry, version) == CT_REGISTRY_VERSION_OFF &&
+		       offsetof(struct closure_batch_registry, trees) == CT_REGISTRY_TREES_OFF &&
+		       offsetof(struct closure_batch_registry, trees_left_out) ==
+			       CT_REGISTRY_TREES_OFF + 8,
+	       "BPF's view of the registry's sampling counters");
 
 static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
@@ -260,6 +265,38 @@ int batch_ack(pid_t pid, uint64_t registry, uint64_t handed)
 {
 	return poke(pid, registry + offsetof(struct closure_batch_registry, consumed), &handed,
 		    sizeof(handed));
+}
+
+#define SAMPLING_OFF offsetof(struct closure_batch_registry, sample_every)
+#define SAMPLING_LEN (sizeof(struct closure_batch_registry) - SAMPLING_OFF)
+
+int batch_sampling_read(pid_t pid, uint64_t registry, struct batch_sampling *out)
+{
+	struct closure_batch_registry reg;
+	int err = read_registry(pid, registry, &reg);
+
+	if (!err && reg.version < 3)
+		err = -EPROTO;
+	if (!err)
+		err = peek(pid, registry + SAMPLING_OFF, &reg.sample_every, SAMPLING_LEN);
+	if (!err)
+		*out = (struct batch_sampling){.every = reg.sample_every,
+					       .session = reg.session,
+					       .trees = reg.trees,
+					       .trees_left_out = reg.trees_left_out};
+	return err;
+}
+
+int batch_sampling_write(pid_t pid, uint64_t registry, uint32_t every, uint8_t session)
+{
+	struct {
+		uint32_t every;
+		uint8_t session;
+	} __attribute__((packed)) v = {every, session};
+
+	_Static_assert(offsetof(struct closure_batch_registry, session) == SAMPLING_OFF + 4,
+		       "session follows sample_every");
+	return poke(pid, registry + SAMPLING_OFF, &v, sizeof(v));
 }
 
 int batch_set_wait_limit(pid_t pid, uint64_t registry, uint64_t limit)

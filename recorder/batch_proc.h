@@ -77,4 +77,15 @@ int batch_ack(pid_t pid, uint64_t registry, uint64_t handed);
 /* Lossless mode: the library waits when more than limit records are handed and not acked. */
 int batch_set_wait_limit(pid_t pid, uint64_t registry, uint64_t limit);
 
+/* A registry's sampling (version 3, lib/include/closure_batch.h; docs/probes.md). */
+struct batch_sampling {
+	uint32_t every; /* 0 or 1: every tree; N: one root in N; CLOSURE_SAMPLE_NONE: none */
+	uint8_t session;
+	uint64_t trees, trees_left_out;
+};
+/* 0, -EPROTO for a registry older than version 3, or -errno. */
+int batch_sampling_read(pid_t pid, uint64_t registry, struct batch_sampling *out);
+/* Sets sample_every and session (the caller read the version). 0 or -errno. */
+int batch_sampling_write(pid_t pid, uint64_t registry, uint32_t every, uint8_t session);
+
 #endif

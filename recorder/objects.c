@@ -1,5 +1,6 @@
 /* The traced process's objects: see objects.h. */
 #define _GNU_SOURCE
+#include <elfutils/libdwelf.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -162,35 +163,79 @@ int objects_scan_maps(struct objects *o, pid_t pid)
 	return added_count;
 }
 
-int objects_mapped(pid_t pid, const char *path, struct file_id id)
+void maps_snapshot_free(struct maps_snapshot *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->paths[i]);
+	free(m->paths);
+	free(m->ids);
+	*m = (struct maps_snapshot){0};
+}
+
+/* Maps lines kept at most: the kernel's default vm.max_map_count is 65,530. */
+#define MAPS_SNAPSHOT_MAX 65536
+
+/* Reads pid's file mappings into m; -1 when its maps cannot be read. */
+static int maps_read(struct maps_snapshot *m, pid_t pid, uint64_t now)
 {
 	char maps[64], line[4096 + 128];
-	int found = 0;
+	size_t cap = 0;
 	FILE *f;
 
+	maps_snapshot_free(m);
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
 	f = fopen(maps, "re");
 	if (!f)
 		return -1;
-	while (!found && fgets(line, sizeof(line), f)) {
+	m->pid = pid;
+	m->read_ns = now;
+	while (m->n < MAPS_SNAPSHOT_MAX && fgets(line, sizeof(line), f)) {
 		unsigned major, minor;
 		unsigned long long ino;
 		int path_at = 0;
 		char *nl;
 
-		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &major, &minor, &ino, &path_at) < 3)
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &major, &minor, &ino, &path_at) < 3 ||
+		    !ino || !path_at)
 			continue;
-		if (id.ino && ino == id.ino && makedev(major, minor) == id.dev) {
-			found = 1;
-			break;
+		if (m->n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			struct file_id *ids = realloc(m->ids, c * sizeof(*ids));
+			char **paths = ids ? realloc(m->paths, c * sizeof(*paths)) : NULL;
+
+			if (ids)
+				m->ids = ids;
+			if (!paths)
+				break;
+			m->paths = paths;
+			cap = c;
 		}
 		nl = strchr(line + path_at, '\n');
 		if (nl)
 			*nl = '\0';
-		found = path_at && ino && !strcmp(line + path_at, path);
+		m->ids[m->n] = (struct file_id){makedev(major, minor), (ino_t)ino};
+		if (!(m->paths[m->n] = strdup(line + path_at)))
+			break;
+		m->n++;
 	}
 	fclose(f);
-	return found;
+	return 0;
+}
+
+int objects_mapped(struct maps_snapshot *m, pid_t pid, uint64_t seen_ns, uint64_t now,
+		   uint64_t min_gap_ns, const char *path, struct file_id id)
+{
+	bool stale = m->pid != pid || (m->read_ns < seen_ns && now - m->read_ns >= min_gap_ns);
+
+	if (stale && maps_read(m, pid, now))
+		return -1;
+	if (!m->n)
+		return -1; /* a zombie's maps are empty: as gone */
+	for (size_t i = 0; i < m->n; i++)
+		if ((id.ino && m->ids[i].ino == id.ino && m->ids[i].dev == id.dev) ||
+		    !strcmp(m->paths[i], path))
+			return 1;
+	return 0;
 }
 
 void objects_free(struct objects *o)
@@ -202,4 +247,25 @@ void objects_free(struct objects *o)
 	free(o->v);
 	o->v = NULL;
 	o->n = 0;
+}
+
+const char *object_build_id(const char *path, char *buf, size_t len)
+{
+	const unsigned char *id = NULL;
+	ssize_t n = -1;
+	Elf *elf = NULL;
+	int fd;
+
+	buf[0] = 0;
+	if (!path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return buf;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf)
+		n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	for (ssize_t i = 0; i < n && (size_t)(2 * i + 2) < len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", id[i]);
+	elf_end(elf);
+	close(fd);
+	return buf;
 }

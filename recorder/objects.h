@@ -22,6 +22,12 @@ struct file_id {
 /* The identity of the file at path (ino 0 when it cannot be read). */
 struct file_id file_id_of(const char *path);
 
+/* Room for a build id in hex, with its NUL (GNU build ids are 20 bytes; 64 allowed). */
+#define OBJECT_BUILD_ID_MAX 129
+/* The GNU build id of the ELF file at path, in lower-case hex, into buf (caller-owned); returns
+ * buf, "" when the file has none or cannot be read. */
+const char *object_build_id(const char *path, char *buf, size_t len);
+
 struct object {
 	char *path; /* absolute path as the process sees it */
 	char *file; /* the same file as the recorder opens it (see objects.root) */
@@ -61,12 +67,25 @@ long objects_find(const struct objects *o, const char *path);
  */
 int objects_scan_maps(struct objects *o, pid_t pid);
 
+/* The files a process mapped when its maps were last read (objects_mapped). */
+struct maps_snapshot {
+	pid_t pid;
+	uint64_t read_ns;
+	struct file_id *ids;
+	char **paths;
+	size_t n;
+};
+
 /*
- * Whether process pid maps the file id (or, failing that, a file by the name path) now: 1 yes,
- * 0 no, -1 its maps cannot be read (gone). What a closure:module record names is believed only
- * then (docs/probes.md, "Trust boundary").
+ * Whether process pid maps the file id (or a file by the name path): 1 yes, 0 no, -1 its maps
+ * cannot be read or are empty (gone, or a zombie). The maps are read again when m holds another
+ * process's, or was read before seen_ns (the record's time: the mapping may be newer) and at least
+ * min_gap_ns before now (a flood of records reads them at most so often). What a closure:module
+ * record names is believed only when the process maps it (docs/probes.md, "Trust boundary").
  */
-int objects_mapped(pid_t pid, const char *path, struct file_id id);
+int objects_mapped(struct maps_snapshot *m, pid_t pid, uint64_t seen_ns, uint64_t now,
+		   uint64_t min_gap_ns, const char *path, struct file_id id);
+void maps_snapshot_free(struct maps_snapshot *m);
 
 void objects_free(struct objects *o);
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "closure_batch.h"
 #include "check_guard.h"
 #include "commands.h"
 #include "launch.h"
@@ -138,6 +139,8 @@ static int check_pid(pid_t pid, char **exe)
 /* The command to run, checked and started held: -1, or an exit status after saying why. */
 static int launch(struct recorder *r)
 {
+	int ret;
+
 	r->exe = launch_resolve(r->o.argv[0]);
 	if (!r->exe) {
 		fprintf(stderr, "closuretrace: cannot run %s: %s\n", r->o.argv[0], strerror(errno));
@@ -146,7 +149,17 @@ static int launch(struct recorder *r)
 	/* Before the command starts: whatever it forks is then in the guard's process group. */
 	r->guard = check_guard_start();
 	r->child.stdout_to_stderr = r->o.stdout_to_stderr;
-	if (launch_start(&r->child, r->exe, r->o.argv)) {
+	/* --sample: the library samples from its first closure (docs/probes.md). */
+	if (r->o.sample_every >= 2) {
+		char every[16] = "none";
+
+		if (r->o.sample_every != CLOSURE_SAMPLE_NONE)
+			snprintf(every, sizeof(every), "%u", r->o.sample_every);
+		setenv(CLOSURE_SAMPLE_ENV, every, 1);
+	}
+	ret = launch_start(&r->child, r->exe, r->o.argv);
+	unsetenv(CLOSURE_SAMPLE_ENV);
+	if (ret) {
 		fprintf(stderr, "closuretrace: cannot start %s: %s\n", r->exe, strerror(errno));
 		return EXIT_ENVIRONMENT;
 	}
@@ -240,6 +253,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 
 		s->verbose = o->verbose;
 		s->per_op = o->per_op;
+		s->sample_every = o->sample_every;
 		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
 			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
@@ -366,7 +380,11 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .reason = recorder_end_name(res->end),
 				 .exit_code = res->exit_code,
 				 .signal = res->signal,
-				 .cut_short = s->launched && res->end != RECORDER_EXIT};
+				 .cut_short = s->launched && res->end != RECORDER_EXIT,
+				 .sample_every = s->sample_every,
+				 .trees_counted = s->trees_counted,
+				 .trees = s->trees,
+				 .trees_left_out = s->trees_left_out};
 	if (s->out)
 		trace_write_end(s->out, &end);
 }

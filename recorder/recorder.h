@@ -48,6 +48,7 @@ struct recorder_opts {
 	bool stdout_to_stderr; /* the command's standard output goes to our standard error */
 	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
+	uint32_t sample_every; /* --sample N: one root closure in N, whole (0: every one) */
 	recorder_event_fn on_event;
 	void *on_event_ctx;
 };

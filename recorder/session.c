@@ -175,7 +175,11 @@ static void take_record(struct session *s, void *data, size_t size)
 
 		memcpy(path, m->path, CT_PATH_MAX);
 		path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
-		session_on_module(s, m->tid, path, m->base);
+		session_on_module(s, &(struct session_module){.path = path,
+							      .base = m->base,
+							      .ts = m->ts,
+							      .tid = m->tid,
+							      .uid = m->uid});
 	} else if (kind == CT_LOADER) {
 		session_scan(s);
 		if (s->stop_on_load)
@@ -270,6 +274,7 @@ void session_close(struct session *s)
 	closuretrace_bpf__destroy(s->skel);
 	symbols_free(s->syms);
 	objects_free(&s->objects);
+	maps_snapshot_free(&s->module_maps);
 	free(s->seen);
 	free(s->pending);
 	free(s->tid_pid);

@@ -78,8 +78,8 @@ struct session {
 	uint64_t *seen; /* open-addressing set of addresses already symbolized or pending */
 	size_t seen_cap, seen_n;
 	uint64_t modules_refused; /* closure:module records naming no object mapped (addresses.c) */
-	uint64_t module_maps_ns;  /* when a module record last had the maps read */
-	uint64_t *pending;	  /* addresses in no known object yet */
+	struct maps_snapshot module_maps; /* the maps module records were last checked against */
+	uint64_t *pending;		  /* addresses in no known object yet */
 	size_t n_pending, pending_cap;
 
 	/* The batched transport (session_batch.h); per_op: attach the per-operation probes. */
@@ -92,6 +92,11 @@ struct session {
 	uint64_t batch_dropped;
 	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
 	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
+	uint32_t sample_every;	    /* --sample N (0: every tree) */
+	/* At the stop: the root closures decided while sampling and those left out, over every
+	 * process (trees_counted: some libclosure counted them, version 3 on). */
+	bool trees_counted;
+	uint64_t trees, trees_left_out;
 
 	uint64_t events;
 	int64_t live; /* closures initialised and not finished (stack closures excluded) */
@@ -142,11 +147,16 @@ void session_detect_batch(struct session *s, const char *path);
 /* Reads the process's maps, learns new objects and attaches those with probes. */
 void session_scan(struct session *s);
 /*
- * A closure:module record: an object of the process at its bias, from thread tid (BPF: believed
- * only when the process maps it), or from the in-process sink (tid 0: the process is gone, its
- * maps with it; the recorder runs as its user).
+ * A closure:module record: an object of the process at its bias, from thread tid of user uid at
+ * time ts (BPF: believed only when the process maps it, or once it is gone when its user may read
+ * it), or from the in-process sink (tid 0: read as the process's user, after it).
  */
-void session_on_module(struct session *s, uint32_t tid, const char *path, uint64_t base);
+struct session_module {
+	const char *path;
+	uint64_t base, ts;
+	uint32_t tid, uid;
+};
+void session_on_module(struct session *s, const struct session_module *m);
 /* addr is written as a sym record once (now, or when its object is known). */
 void session_note_address(struct session *s, uint64_t addr);
 void session_retry_pending(struct session *s);

@@ -191,6 +191,59 @@ static uint64_t polled_until(const struct session *s, uint64_t now)
 	return s->launched ? 0 : now + BATCH_POLLED_AHEAD_NS;
 }
 
+/* A new session in the registry (-p), counting trees from now: this recording's sampling. */
+static void start_sampling(struct session *s, struct batch_process *p)
+{
+	struct batch_sampling now;
+
+	if (p->session_set || batch_sampling_read((pid_t)p->pid, p->registry, &now))
+		return; /* older than version 3: no sampling, every tree recorded */
+	p->trees = p->trees_base = now.trees;
+	p->trees_left_out = p->left_out_base = now.trees_left_out;
+	/* Another session than any the closures alive may carry from an earlier recording. */
+	if (!batch_sampling_write((pid_t)p->pid, p->registry, s->sample_every,
+				  (uint8_t)(now.session + 1) ? (uint8_t)(now.session + 1) : 1))
+		p->sampling = p->session_set = true;
+}
+
+void session_batch_sample(struct session *s, uint32_t every)
+{
+	s->sample_every = every;
+	for (size_t i = 0; i < s->n_batch_procs; i++) {
+		struct batch_process *p = &s->batch_procs[i];
+		struct batch_sampling now;
+
+		if (p->session_set && !p->gone &&
+		    !batch_sampling_read((pid_t)p->pid, p->registry, &now))
+			batch_sampling_write((pid_t)p->pid, p->registry, every, now.session);
+	}
+}
+
+/* At the stop: the counters of the processes still there, and this recording's session ended
+ * (-p: the process runs on unsampled); then the totals. */
+static void stop_sampling(struct session *s)
+{
+	for (size_t i = 0; i < s->n_batch_procs; i++) {
+		struct batch_process *p = &s->batch_procs[i];
+		struct batch_sampling now;
+
+		/* -p: counted from this recording's start; launched: from the process's. */
+		if (!p->gone && (p->session_set || s->launched) &&
+		    !batch_sampling_read((pid_t)p->pid, p->registry, &now) && now.session &&
+		    now.trees >= p->trees) {
+			p->sampling = true;
+			p->trees = now.trees;
+			p->trees_left_out = now.trees_left_out;
+			batch_sampling_write((pid_t)p->pid, p->registry, 0, 0);
+		}
+		if (!p->sampling)
+			continue;
+		s->trees_counted = true;
+		s->trees += p->trees - p->trees_base;
+		s->trees_left_out += p->trees_left_out - p->left_out_base;
+	}
+}
+
 /*
  * record -p: the registry of each libclosure of the process, from its exported symbol, so that
  * records already buffered by threads that claimed their buffers before this recording (and
@@ -223,8 +276,15 @@ static void learn_registries(struct session *s)
 			known |= p->registry == at;
 			image = p->image;
 		}
-		if (known || !(p = add_process(s, (uint32_t)s->pid, image, at)))
+		if (known) {
+			for (size_t k = 0; k < s->n_batch_procs; k++)
+				if (s->batch_procs[k].registry == at && !s->batch_procs[k].gone)
+					start_sampling(s, &s->batch_procs[k]);
 			continue;
+		}
+		if (!(p = add_process(s, (uint32_t)s->pid, image, at)))
+			continue;
+		start_sampling(s, p);
 		/* At once: its threads are known to BPF from now on (the message says so). */
 		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
 			   session_now_ns() - BATCH_IDLE_NS, polled_until(s, session_now_ns()));
@@ -247,6 +307,12 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	p = process_for(s, h->pid, h->image, h->registry);
 	if (p && h->handed > p->handed)
 		p->handed = h->handed;
+	/* The sampling counters only grow within an image: the latest read is the largest. */
+	if (p && h->trees > p->trees) {
+		p->sampling = p->session_set || s->launched;
+		p->trees = h->trees;
+		p->trees_left_out = h->trees_left_out;
+	}
 	/*
 	 * After an exec the next image has its own registry, perhaps at this address: never write
 	 * there. A batch handed over afterwards by this image means the exec failed.
@@ -321,6 +387,7 @@ void session_batch_stop(struct session *s)
 			batch_stop_polling((pid_t)p->pid, p->registry);
 		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->stream);
 	}
+	stop_sampling(s);
 	batch_decoder_flush(s->batch);
 	if (s->verbose && batch_decoder_stale(s->batch))
 		fprintf(stderr,

@@ -47,7 +47,20 @@ struct batch_process {
 	uint64_t handed; /* the highest total received */
 	uint64_t acked;	 /* what the process was last told */
 	struct batch_poll poll;
+	/* Whole trees or nothing (docs/probes.md): the registry's counters when last read (from
+	 * a batch, or the registry itself), and when this recording set its session (-p). */
+	bool sampling;	  /* the counters below are this recording's (from the bases) */
+	bool session_set; /* -p: this recording set the registry's session */
+	uint64_t trees, trees_left_out;
+	uint64_t trees_base, left_out_base;
 };
+
+/*
+ * Under -p: the sampling of every libclosure of the process from now on (0 or 1: every tree, N:
+ * one root in N, CLOSURE_SAMPLE_NONE: no new tree; trees already recorded stay complete). The
+ * recorder that falls behind degrades so. The trailer counts the trees left out.
+ */
+void session_batch_sample(struct session *s, uint32_t every);
 
 /* Prepares s for batches (events not before not_before_ns). 0, or -ENOMEM. */
 int session_batch_init(struct session *s, uint64_t not_before_ns);

@@ -89,7 +89,7 @@ static void take_chunk(struct session *s, const struct closure_sink_chunk *h, co
 		memcpy(&bias, p, 8);
 		memcpy(path, p + 8, len);
 		path[len] = '\0';
-		session_on_module(s, 0, path, bias);
+		session_on_module(s, &(struct session_module){.path = path, .base = bias});
 	} else if (h->kind == CLOSURE_SINK_BATCH && h->size >= sizeof(struct closure_sink_batch)) {
 		const struct closure_sink_batch *b = (const void *)p;
 

@@ -21,7 +21,7 @@ static bool zstd_magic(const unsigned char *p, size_t n)
 
 static int fail_errno(struct trace_input *t, struct viz_error *err)
 {
-	snprintf(err->text, sizeof(err->text), "%s: error: %s", t->path, strerror(errno));
+	viz_error_at(err, t->path, 0, "%s", strerror(errno));
 	return -1;
 }
 
@@ -54,7 +54,7 @@ int trace_input_open(struct trace_input *t, const char *path, struct viz_error *
 	t->in = malloc(t->in_cap);
 	if (!t->in) {
 		trace_input_close(t);
-		snprintf(err->text, sizeof(err->text), "%s: error: out of memory", path);
+		viz_error_at(err, path, 0, "out of memory");
 		return -1;
 	}
 	/* The first bytes decide; a short read (a pipe) is read again until four are there. */
@@ -70,7 +70,7 @@ int trace_input_open(struct trace_input *t, const char *path, struct viz_error *
 	if (!t->z ||
 	    ZSTD_isError(ZSTD_DCtx_setParameter(t->z, ZSTD_d_windowLogMax, WINDOW_LOG_MAX))) {
 		trace_input_close(t);
-		snprintf(err->text, sizeof(err->text), "%s: error: out of memory", path);
+		viz_error_at(err, path, 0, "out of memory");
 		return -1;
 	}
 	return 0;
@@ -94,23 +94,25 @@ static long read_compressed(struct trace_input *t, char *buf, size_t cap, struct
 		in = (ZSTD_inBuffer){t->in, t->in_len, t->in_pos};
 		r = ZSTD_decompressStream(t->z, &out, &in);
 		if (ZSTD_isError(r)) {
-			snprintf(err->text, sizeof(err->text),
-				 "%s: error: corrupt zstd data near byte %llu of the file: %s",
-				 t->path, (unsigned long long)(t->in_offset + t->in_pos),
-				 ZSTD_getErrorName(r));
+			viz_error_at(err, t->path, 0,
+				     "corrupt zstd data near byte %llu of the file: %s",
+				     (unsigned long long)(t->in_offset + t->in_pos),
+				     ZSTD_getErrorName(r));
 			return -1;
 		}
 		if (!out.pos && in.pos == t->in_pos && t->eof)
-			break; /* nothing held: r would be the next frame's header, which never comes */
+			break; /* nothing held: r would be the next frame's header, which never
+				  comes */
 		t->in_pos = in.pos;
 		t->frame_left = r;
 	}
 	if (!out.pos && t->eof && t->frame_left) {
-		snprintf(err->text, sizeof(err->text),
-			 "%s: error: the compressed trace is cut short inside a zstd frame (after "
-			 "byte %llu of the file): the recording was killed while writing, or the "
-			 "file was truncated",
-			 t->path, (unsigned long long)(t->in_offset + t->in_len));
+		viz_error_at(
+			err, t->path, 0,
+			"the compressed trace is cut short inside a zstd frame (after "
+			"byte %llu of the file): the recording was killed while writing, or the "
+			"file was truncated",
+			(unsigned long long)(t->in_offset + t->in_len));
 		return -1;
 	}
 	return (long)out.pos;

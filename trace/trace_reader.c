@@ -37,11 +37,25 @@ struct field {
 /* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
  * so that a record with many unknown fields keeps its known ones. */
 static const char *const known_keys[] = {
-	"type",	    "ts",    "tid",	    "timeout_ms", "ev",	       "cl",	  "remaining",
-	"ret",	    "flags", "fn",	    "ip",	  "parent",    "pid",	  "stack",
-	"not_zero", "v",     "wq",	    "waitlist",	  "how",       "bug",	  "addr",
-	"line",	    "func",  "file",	    "obj",	  "format",    "version", "exe",
-	"events",   "lost",  "duration_ns", "reason",	  "exit_code", "signal",  "cut_short",
+	"type",	       "ts",
+	"tid",	       "timeout_ms",
+	"ev",	       "cl",
+	"remaining",   "ret",
+	"flags",       "fn",
+	"ip",	       "parent",
+	"pid",	       "stack",
+	"not_zero",    "v",
+	"wq",	       "waitlist",
+	"how",	       "bug",
+	"addr",	       "line",
+	"func",	       "file",
+	"obj",	       "format",
+	"version",     "exe",
+	"events",      "lost",
+	"duration_ns", "reason",
+	"exit_code",   "signal",
+	"cut_short",   "sample",
+	"trees",       "trees_left_out",
 };
 
 static bool known_key(const char *key)
@@ -77,16 +91,13 @@ const char *trace_op_name(enum trace_op op)
 
 static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const char *fmt, ...)
 {
-	int n = snprintf(r->err->text, sizeof(r->err->text), "%s:%llu: error: ", r->path,
-			 (unsigned long long)r->line);
+	char msg[sizeof(r->err->text)];
 	va_list ap;
 
-	if (n < 0 || (size_t)n >= sizeof(r->err->text))
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(r->err->text + n, sizeof(r->err->text) - (size_t)n, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return -1;
+	return viz_error_at(r->err, r->path, (unsigned long)r->line, "%s", msg);
 }
 
 /* ---- the fast path: a strict parser for flat objects ---- */
@@ -551,6 +562,23 @@ static int decode_sym(struct reader *r, const struct field *fields, int n)
 	return 0;
 }
 
+static int decode_module(struct reader *r, const struct field *fields, int n)
+{
+	const struct field *path = find(fields, n, "path");
+	char *p, *id;
+
+	if (!r->sink->module || !path || path->kind != V_STR)
+		return 0; /* nothing to say without a path */
+	p = dup_field(path);
+	id = dup_field(find(fields, n, "build_id"));
+	if (!p)
+		return fail(r, "out of memory");
+	r->sink->module(r->ctx, &(struct trace_module){.path = p, .build_id = id});
+	free(p);
+	free(id);
+	return 0;
+}
+
 static int decode_header(struct reader *r, const struct field *fields, int n)
 {
 	const struct field *format = find(fields, n, "format"),
@@ -594,6 +622,24 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 	info->has_status = find(fields, n, "exit_code") || find(fields, n, "signal");
 	if ((f = find(fields, n, "cut_short")) && want_bool(r, f, &info->cut_short))
 		return -1;
+	if ((f = find(fields, n, "sample"))) {
+		if (want_int(r, f, &info->sample))
+			return -1;
+		if (info->sample < 2)
+			return fail(r, "\"sample\" must be 2 or more (one tree in N)");
+	}
+	if ((f = find(fields, n, "trees"))) {
+		const struct field *l = find(fields, n, "trees_left_out");
+
+		if (want_int(r, f, &info->trees) || !l || want_int(r, l, &info->trees_left_out))
+			return l ? -1 : fail(r, "\"trees\" without \"trees_left_out\"");
+		if (info->trees < 0 || info->trees_left_out < 0 ||
+		    info->trees_left_out > info->trees)
+			return fail(r,
+				    "\"trees_left_out\" (%lld) must be from 0 to \"trees\" (%lld)",
+				    info->trees_left_out, info->trees);
+		info->has_trees = true;
+	}
 	return 0;
 }
 
@@ -618,9 +664,11 @@ static int decode(struct reader *r, const struct field *fields, int n)
 		return decode_sym(r, fields, n);
 	if (str_is(type, "end"))
 		return decode_end(r, fields, n);
+	if (str_is(type, "module"))
+		return decode_module(r, fields, n);
 	if (str_is(type, "header"))
 		return fail(r, "a second header");
-	return 0; /* module, or a record type added later */
+	return 0; /* a record type added later */
 }
 
 static bool blank(const char *p, const char *end)
@@ -737,22 +785,18 @@ int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struc
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	err->text[0] = 0;
+	*err = (struct viz_error){0};
 	if (trace_input_open(&in, path, err))
 		return -1;
 	rc = read_stream(&r, &in);
 	info->lines = r.line;
 	if (!rc && !r.seen_header && !r.line && !r.cut_tail) {
-		snprintf(err->text, sizeof(err->text),
-			 "%s: error: empty file: not a closuretrace trace", path);
-		rc = -1;
+		rc = viz_error_at(err, path, 0, "empty file: not a closuretrace trace");
 	} else if (!rc && !r.seen_header) {
 		/* Only an unfinished first line: the recording ended while writing its header. */
-		snprintf(err->text, sizeof(err->text),
-			 "%s:1: error: the trace ends inside its header line (cut short before any "
-			 "event was written)",
-			 path);
-		rc = -1;
+		rc = viz_error_at(err, path, 1,
+				  "the trace ends inside its header line (cut short before any "
+				  "event was written)");
 	}
 	trace_input_close(&in);
 	return rc ? -1 : 0;

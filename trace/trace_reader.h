@@ -88,13 +88,25 @@ struct trace_info {
 	char *reason;	 /* owned; NULL when not given */
 	bool has_status; /* the end record gives the launched command's exit_code or signal */
 	bool cut_short;	 /* the end record says the recording was cut short */
+	/* Whole trees or nothing: the end record's sample (1 in N; 0: not sampled) and, when the
+	 * library counted them, the root closures decided and those left out with their trees. */
+	long long sample;
+	bool has_trees;
+	long long trees, trees_left_out;
 	uint64_t events_read;
 	uint64_t lines;
+};
+
+/* A module record; the strings are borrowed for the duration of the callback. */
+struct trace_module {
+	const char *path;
+	const char *build_id; /* hex; NULL when the record gives none (older traces) */
 };
 
 struct trace_sink {
 	void (*event)(void *ctx, const struct trace_event *ev);
 	void (*sym)(void *ctx, const struct trace_sym *sym);
+	void (*module)(void *ctx, const struct trace_module *mod); /* optional */
 };
 
 /*

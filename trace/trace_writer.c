@@ -307,11 +307,14 @@ void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s)
 	fputs("}\n", f);
 }
 
-void trace_write_module(FILE *f, const char *path, uint64_t base)
+void trace_write_module(FILE *f, const char *path, uint64_t base, const char *build_id)
 {
 	fputs("{\"type\":\"module\",\"path\":", f);
 	trace_write_string(f, path);
-	fprintf(f, ",\"base\":\"0x%" PRIx64 "\"}\n", base);
+	fprintf(f, ",\"base\":\"0x%" PRIx64 "\"", base);
+	if (build_id && *build_id)
+		fprintf(f, ",\"build_id\":\"%s\"", build_id); /* hex digits only */
+	fputs("}\n", f);
 }
 
 void trace_write_end(FILE *f, const struct trace_end *end)
@@ -328,5 +331,10 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		fputs(",\"cut_short\":true", f);
 	if (end->abrupt)
 		fprintf(f, ",\"abrupt\":%u", end->abrupt);
+	if (end->sample_every >= 2)
+		fprintf(f, ",\"sample\":%" PRIu32, end->sample_every);
+	if (end->trees_counted)
+		fprintf(f, ",\"trees\":%" PRIu64 ",\"trees_left_out\":%" PRIu64, end->trees,
+			end->trees_left_out);
 	fputs("}\n", f);
 }

@@ -25,13 +25,18 @@ struct trace_end {
 	int signal;	    /* 0: none */
 	bool cut_short;	    /* the recorder ended a launched command before it finished */
 	unsigned abrupt;    /* processes that ended without their exit handlers (the sink) */
+	/* Whole trees or nothing (docs/trace-format.md): --sample N (0: every tree), and, when
+	 * the library counted them, the root closures decided and those left out. */
+	uint32_t sample_every;
+	bool trees_counted;
+	uint64_t trees, trees_left_out;
 };
 
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
 /* pid: the process of the event's thread, written when not 0 (check follows several). */
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);
 void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
-void trace_write_module(FILE *f, const char *path, uint64_t base);
+void trace_write_module(FILE *f, const char *path, uint64_t base, const char *build_id);
 void trace_write_end(FILE *f, const struct trace_end *end);
 
 /* The event's name (`ev`), or NULL for an unknown kind. */

@@ -330,3 +330,47 @@ void check_diags_print(const struct check_diags *d, FILE *out)
 		}
 	}
 }
+
+/* A function name as a fun: pattern matches only itself: glob characters escaped. */
+static void put_literal(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("*?[]\\", *s))
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+unsigned check_diags_write_suppressions(const struct check_diags *d, FILE *out)
+{
+	unsigned n = 0;
+
+	fputs("# closuretrace check --gen-suppressions: an entry for each error reported.\n"
+	      "# Give this file to check with --suppressions FILE; keep the entries you mean.\n",
+	      out);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct check_diag *g = &d->v[i];
+		const char *rule = g->rule == CHECK_STUCK ? "stuck" : "leak";
+		const char *fun = g->at.func ? g->at.func : g->closure;
+
+		if (g->suppressed)
+			continue;
+		fprintf(out, "# %s", g->message);
+		if (g->count > 1)
+			fprintf(out, " [%u closures]", g->count);
+		fputc('\n', out);
+		if (g->at.file && g->at.line > 0) {
+			fprintf(out, "%s:site:%s:%ld\n", rule, check_display_path(g->at.file),
+				g->at.line);
+		} else if (fun) {
+			fprintf(out, "%s:fun:", rule);
+			put_literal(out, fun);
+			fputc('\n', out);
+		} else {
+			fputs("# (neither a line nor a function names it: not suppressible)\n", out);
+			continue;
+		}
+		n++;
+	}
+	return n;
+}

@@ -71,6 +71,13 @@ void check_diags_suppress(struct check_diags *d, struct check_supp *supp);
 /* A path as diagnostics show it: relative to the working folder when it lies inside. */
 const char *check_display_path(const char *path);
 
+/*
+ * Writes a suppression entry (check_supp.h) for each diagnostic that is not suppressed, after a
+ * comment with its message: site:FILE:LINE where the error points, else fun:FUNCTION. Fed back
+ * with --suppressions, they hide exactly these. Returns the number of entries written.
+ */
+unsigned check_diags_write_suppressions(const struct check_diags *d, FILE *out);
+
 /* Prints the diagnostics that are not suppressed, FILE:LINE: error: ... then the notes. */
 void check_diags_print(const struct check_diags *d, FILE *out);
 

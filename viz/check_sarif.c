@@ -114,8 +114,8 @@ int check_sarif_write(const struct check_diags *d, const char *path, const char 
 			version, "rules", rules, "results", results);
 	failed = log ? json_dump_file(log, path, JSON_INDENT(2) | JSON_ENSURE_ASCII) : -1;
 	if (failed)
-		snprintf(err->text, sizeof(err->text), "cannot write %s: %s", path,
-			 log ? strerror(errno) : "out of memory");
+		viz_error_set(err, "cannot write %s: %s", path,
+			      log ? strerror(errno) : "out of memory");
 	json_decref(log);
 	return failed ? -1 : 0;
 }

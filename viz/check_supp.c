@@ -12,8 +12,7 @@
 static int entry_error(struct viz_error *err, const char *path, unsigned long line, const char *msg,
 		       const char *text)
 {
-	snprintf(err->text, sizeof(err->text), "%s:%lu: error: %s: '%s'", path, line, msg, text);
-	return -1;
+	return viz_error_at(err, path, line, "%s: '%s'", msg, text);
 }
 
 /* Cuts a trailing comment (a '#' after a blank) and surrounding blanks; returns the start. */
@@ -96,8 +95,8 @@ int check_supp_load(struct check_supp *s, const char *path, struct viz_error *er
 	int ret = 0;
 
 	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err->text, sizeof(err->text), "cannot read the suppressions %s: %s", path,
-			 f ? "not a regular file" : strerror(errno));
+		viz_error_set(err, "cannot read the suppressions %s: %s", path,
+			      f ? "not a regular file" : strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;

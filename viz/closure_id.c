@@ -1,7 +1,8 @@
 /*
- * Naming one closure (DESIGN.md "The command"): ADDR, ADDR#N (its Nth life at that address) or
- * PID:ADDR#N in a trace of several processes. Every command that takes a closure parses and looks
- * it up here, so that they all accept the same names and refuse an ambiguous one the same way.
+ * Naming one closure (docs/design.md "Naming a closure"): ADDR, ADDR#N (its Nth life at that
+ * address) or PID:ADDR#N in a trace of several processes. Every command that takes a closure parses
+ * and looks it up here, so that they all accept the same names and refuse an ambiguous one the same
+ * way.
  */
 #include <errno.h>
 #include <inttypes.h>

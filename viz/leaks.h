@@ -1,5 +1,5 @@
 /*
- * Verdicts (DESIGN.md "What a leak is"), one definition for report, graph, explain and check.
+ * Verdicts (docs/design.md "What a leak is"), one definition for report, graph, explain and check.
  *
  * The process exited: an unfinished closure is leaked (a root cause) or kept alive (only its
  * unfinished children hold it), and stuck when it waits in closure_sync or on a waitlist.

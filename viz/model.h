@@ -29,7 +29,7 @@ struct model_site {
 	uint32_t child_taken, child_put; /* of which: a child's init and the put when it finished */
 };
 
-/* What leaks.c concludes about an unfinished life (DESIGN.md "What a leak is"). */
+/* What leaks.c concludes about an unfinished life (docs/design.md "What a leak is"). */
 enum model_verdict {
 	VERDICT_NONE,	    /* finished */
 	VERDICT_LEAKED,	    /* the process exited: a root cause */
@@ -144,8 +144,9 @@ struct model *model_new(bool keep_finished); /* new reference */
 void model_free(struct model *m);	     /* frees every life, kind and symbol it handed out */
 
 /*
- * A closure's identity: its process, its address, and which life at that address (DESIGN.md:
- * ADDR, ADDR#N, PID:ADDR#N). pid 0: not given (any process); nth 0: the last life.
+ * A closure's identity: its process, its address, and which life at that address
+ * (docs/design.md "Naming a closure": ADDR, ADDR#N, PID:ADDR#N). pid 0: not given (any process);
+ * nth 0: the last life.
  */
 struct model_id {
 	int64_t pid;
@@ -179,8 +180,8 @@ void model_observe(struct model *m, const struct model_observer *obs, void *ctx)
 /*
  * After the last event: drain the reorder window, settle stack closures. exited: the traced
  * process exited before the recording stopped (what an unfinished closure can be depends on it,
- * DESIGN.md "What a leak is"); then a stack closure that holds only its running reference had its
- * frame left (kernel fast paths return without closure_sync), and that ends it.
+ * docs/design.md "What a leak is"); then a stack closure that holds only its running reference had
+ * its frame left (kernel fast paths return without closure_sync), and that ends it.
  */
 void model_end(struct model *m, bool exited);
 /* The exited given to model_end. */

@@ -67,11 +67,38 @@ static uint64_t age_at_end(struct model *m, const struct model_life *l)
 
 /* ---- text ---- */
 
+/*
+ * Whole trees or nothing: what share of the root closures' trees the trace holds, or "" when it
+ * holds them all. Nothing is scaled: the counts are of the trees recorded.
+ */
+static const char *sampled_text(const struct trace_info *info, char *buf, size_t len)
+{
+	long long kept = info->trees - info->trees_left_out;
+
+	buf[0] = 0;
+	if (!info->has_trees || (!info->trees_left_out && !info->sample))
+		return buf;
+	snprintf(buf, len,
+		 "%s%lld of %lld trees recorded (%.1f%%), %lld left out whole%s: every closure "
+		 "here has its whole life; the counts are of the recorded trees, not scaled",
+		 info->sample ? "sampled, " : "", kept, info->trees,
+		 info->trees ? 100.0 * (double)kept / (double)info->trees : 100.0,
+		 info->trees_left_out,
+		 info->sample ? "" : " (the recorder fell behind: no new tree was recorded)");
+	if (info->sample) {
+		char every[48];
+
+		snprintf(every, sizeof(every), " (one root in %lld asked)", info->sample);
+		strncat(buf, every, len - strlen(buf) - 1);
+	}
+	return buf;
+}
+
 static void text_header(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
 	const struct trace_info *info = &in->info;
-	char d[64], end[256];
+	char d[64], end[256], sampled[512];
 
 	fprintf(out, "# closuretrace report of %s\n", in->path);
 	fprintf(out, "# pid %lld%s%s, %" PRIu64 " events", info->pid, info->exe ? " " : "",
@@ -89,6 +116,8 @@ static void text_header(struct viz_input *in, FILE *out)
 		fprintf(out,
 			"# warning: %lld events were lost: every verdict below is incomplete\n",
 			info->lost);
+	if (*sampled_text(info, sampled, sizeof(sampled)))
+		fprintf(out, "# note: %s\n", sampled);
 	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
 			"# note: %s: unfinished closures are in flight, not leaks%s; a suspect "
@@ -665,6 +694,16 @@ static int json_report(struct viz_input *in, FILE *out)
 		snprintf(buf, sizeof(buf), "%lld events lost: the verdicts are incomplete",
 			 in->info.lost);
 		json_array_append_new(warnings, json_string(buf));
+	}
+	if (in->info.has_trees) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "sample", json_integer(in->info.sample));
+		json_object_set_new(t, "trees", json_integer(in->info.trees));
+		json_object_set_new(t, "trees_left_out", json_integer(in->info.trees_left_out));
+		json_object_set_new(root, "trees", t);
+		if (*sampled_text(&in->info, buf, sizeof(buf)))
+			json_array_append_new(warnings, json_text(buf));
 	}
 	if (!in->leaks.exited) {
 		char end[256];

@@ -577,27 +577,3 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 	trace_info_clear(&t.info);
 	return rc;
 }
-
-/* ---- arguments ---- */
-
-int timeline_parse_time(const char *s, int64_t *ns)
-{
-	static const struct {
-		const char *unit;
-		double scale;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || v < 0 || v > 9e18)
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (v * units[i].scale > 9e18)
-			return -1;
-		*ns = (int64_t)(v * units[i].scale + 0.5);
-		return 0;
-	}
-	return -1;
-}

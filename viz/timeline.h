@@ -32,7 +32,4 @@ struct timeline_stats {
  */
 int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_stats *st);
 
-/* Parse a time: "1500" (ns), "1.5s", "20ms", "3us", "40ns"; 0, or -1. */
-int timeline_parse_time(const char *s, int64_t *ns);
-
 #endif

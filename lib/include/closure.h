@@ -276,6 +276,10 @@ struct closure {
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
 	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
+	/* The sampling session (docs/probes.md) that left this closure's tree out of the batched
+	 * records, or 0: decided at the init of its root, inherited at init from the parent. In
+	 * what was padding: the layout does not change. */
+	uint8_t left_out;
 	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
 	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 	uintptr_t init_ip;	/* where it was initialised: with its first continuation, its kind */
@@ -293,6 +297,10 @@ void closure_sub_slow(struct closure *cl, uint32_t v, int op);
  * out of line, so that their return address is the caller's line.
  */
 extern unsigned short *const closure_batch_active;
+/* The batch registry's sampling session (0: none): a closure whose left_out is this session
+ * makes no batch record. Read only while batching. */
+extern const unsigned char *const closure_batch_session;
+#define CLOSURE_RECORDED(cl) ((cl)->left_out == 0 || (cl)->left_out != *closure_batch_session)
 void closure_batch_get(struct closure *cl, uint32_t r, int not_zero);
 void closure_batch_put(struct closure *cl, uint32_t r);
 #if CLOSURE_PROBES && !defined(CLOSURE_NO_BATCH) /* CLOSURE_NO_BATCH: benchmarks' baseline */
@@ -300,7 +308,10 @@ void closure_batch_put(struct closure *cl, uint32_t r);
 #else
 #define CLOSURE_BATCHING() 0
 #endif
-/* Aborts; not declared noreturn, so that its return address stays inside the caller. */
+/*
+ * closure_get found the count was 0, or took it to its guard bit (r: the count after). Aborts; not
+ * declared noreturn, so that its return address stays inside the caller.
+ */
 void closure_get_finished(struct closure *cl, uint32_t r);
 enum { CLOSURE_OP_PUT = 0, CLOSURE_OP_SUB = 1 };
 
@@ -316,17 +327,18 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
 
 	/*
-	 * A count that was 0: the closure finished and its memory may be reused (the kernel BUGs on
-	 * this under CONFIG_DEBUG_CLOSURES). Checked in every build, probes or not: the probe then
-	 * costs only its nop, since the count after is at hand anyway.
+	 * A count that was 0 (the closure finished, its memory may be reused: the kernel BUGs on
+	 * this under CONFIG_DEBUG_CLOSURES), or one that reached the count's guard bit (2^23: the
+	 * kernel's CLOSURE_BUG on guard bits): one compare, as unsigned, catches both. Checked in
+	 * every build, probes or not: the probe then costs only its nop, the count after is at hand.
 	 */
-	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) <= 1, 0))
+	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) - 2u >= (CLOSURE_DESTRUCTOR >> 1) - 2u, 0))
 		closure_get_finished(cl, r);
 	/*
 	 * The record before the probe, as in the library: r is then dead once the probe has its
 	 * arguments, and needs no copy. The batch word after the atomic: see closure_put.
 	 */
-	if (CLOSURE_BATCHING()) {
+	if (CLOSURE_BATCHING() && CLOSURE_RECORDED(cl)) {
 		closure_batch_get(cl, r, 0);
 		__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
 	}
@@ -345,9 +357,11 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 		if (!(old & CLOSURE_REMAINING_MASK))
 			return false;
 		r = old + 1;
+		if (__builtin_expect(r & (CLOSURE_DESTRUCTOR >> 1), 0))
+			closure_get_finished(cl, r); /* the guard bit: see closure_get */
 	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
-	if (CLOSURE_BATCHING()) /* the record before the probe: see closure_get */
+	if (CLOSURE_BATCHING() && CLOSURE_RECORDED(cl)) /* the record first: see closure_get */
 		closure_batch_get(cl, r, 1);
 	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
 	return true;
@@ -366,7 +380,8 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	 * load (or, in closure_get, after its atomic, beside the next operation's loads) it
 	 * overlaps with one.
 	 */
-	bool batching = CLOSURE_BATCHING();
+	/* Whether its tree is recorded, read while our reference keeps cl alive. */
+	bool batching = CLOSURE_BATCHING() && CLOSURE_RECORDED(cl);
 	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r = old - 1;
 
 	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&

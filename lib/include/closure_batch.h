@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define CLOSURE_BATCH_MAGIC   0xc1b47c00u
-#define CLOSURE_BATCH_VERSION 2u
+#define CLOSURE_BATCH_VERSION 3u
 #define CLOSURE_BATCH_RECORDS 256 /* records per thread buffer */
 
 /* One operation: 56 bytes. op is the probe's index in docs/probes.md (init 0 ... bug 12). */
@@ -59,7 +59,25 @@ struct closure_batch_registry {
 	 * and at process exit, never for its age or before a thread blocks.
 	 */
 	uint64_t polled_until;
+	/*
+	 * Version 3: whole trees or nothing. A recorder sets session (never 0 while it records;
+	 * a new value for each recording, and 0 again when it stops) and sample_every: 0 or 1
+	 * every tree, N one root closure in N with all its descendants, CLOSURE_SAMPLE_NONE no
+	 * new tree (trees already recorded stay complete). The library decides at the init of
+	 * each root while session is set, counts the roots in trees and those left out in
+	 * trees_left_out; a closure keeps its parent's decision.
+	 */
+	uint32_t sample_every;
+	uint8_t session;
+	uint8_t pad3[3];
+	uint64_t trees;
+	uint64_t trees_left_out;
 };
+
+#define CLOSURE_SAMPLE_NONE 0xffffffffu /* sample_every: start no new recorded tree */
+/* The environment of a launched command: CLOSURETRACE_SAMPLE=N (N >= 2, or "none") makes the
+ * library set sample_every to N and session to 1 at start-up, before its first closure. */
+#define CLOSURE_SAMPLE_ENV "CLOSURETRACE_SAMPLE"
 
 /*
  * The in-process sink (version 2, its own): CLOSURETRACE_SINK=DIR in the environment at start-up

@@ -71,7 +71,8 @@
 	X(INIT_LIVE, 8, "init_live", "closure_init of a live closure (CLOSURE_DEBUG builds)")      \
 	X(OWN_PARENT, 9, "own_parent", "closure_init(cl, cl): a closure that waits for itself")    \
 	X(NO_EXECUTOR, 10, "no_executor",                                                          \
-	  "queued on a program's workqueue_struct that its queue_work refused, or none")
+	  "queued on a program's workqueue_struct that its queue_work refused, or none")           \
+	X(OVERFLOW, 11, "overflow", "closure_get past the count's limit (its guard bit, 2^23)")
 
 /*
  * The flag bits of remaining (closure.h) and their letters in a trace's "flags":

@@ -82,7 +82,9 @@ include(closuretrace)
 $1
 CMAKE
 	rm -rf "$tmp/other/build"
-	cmake -S "$tmp/other" -B "$tmp/other/build" "${2:--DCMAKE_PREFIX_PATH=$tmp/prefix}" >"$tmp/other.out" 2>&1
+	local IFS=';'
+	# shellcheck disable=SC2086 # $2: the options, one per ;-separated word
+	cmake -S "$tmp/other" -B "$tmp/other/build" ${2:--DCMAKE_PREFIX_PATH=$tmp/prefix} >"$tmp/other.out" 2>&1
 }
 write_project "add_test(NAME q COMMAND $tmp/example/queue_test balanced)
 closuretrace_add_leak_check(TEST q REPLACE)" || fail "REPLACE: configure: $(cat "$tmp/other.out")"
@@ -94,8 +96,9 @@ add_test(NAME later COMMAND true)" && fail "closuretrace_add_leak_check accepted
 tr -s ' \n' ' ' <"$tmp/other.out" | grep -q "closuretrace_add_leak_check: no test 'later' in this folder; call it after add_test(NAME later ...)" ||
 	fail "no message for an unknown test: $(cat "$tmp/other.out")"
 cp -a "$tmp/prefix" "$tmp/notool" && rm "$tmp/notool/bin/closuretrace"
-PATH=/usr/bin:/bin write_project "add_test(NAME q COMMAND true)
-closuretrace_add_leak_check(TEST q)" -DCMAKE_PREFIX_PATH="$tmp/notool" ||
+# Named where there is none: PATH may hold another (the .deb test installs one).
+write_project "add_test(NAME q COMMAND true)
+closuretrace_add_leak_check(TEST q)" "-DCMAKE_PREFIX_PATH=$tmp/notool;-DCLOSURETRACE_EXECUTABLE=$tmp/notool/bin/closuretrace" ||
 	fail "configure without closuretrace: $(cat "$tmp/other.out")"
 grep -q 'closuretrace not found: leak-checked tests (NAME.leakcheck) will be skipped' "$tmp/other.out" ||
 	fail "no configure message without closuretrace: $(cat "$tmp/other.out")"

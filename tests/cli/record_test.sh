@@ -122,9 +122,11 @@ usage_errors)
 	expect 2 "closuretrace record: --buffer-size must be a power of two from 4K to 2G: 1000; see 'closuretrace record --help'" "$ct" record -b 1000 -- true
 	expect 2 "closuretrace record: give either -p PID or a command, not both; see 'closuretrace record --help'" "$ct" record -p 1 -- true
 	expect 2 "closuretrace: cannot run no-such-command-xyz: No such file or directory" "$ct" record -- no-such-command-xyz
-	for d in 1e-300 inf nan -1 0; do
-		expect 2 "closuretrace record: --duration needs a positive number of seconds: $d; see 'closuretrace record --help'" "$ct" record -d "$d" -- true
+	for d in 1e-300 inf nan -1 0 1x 5parsecs; do
+		expect 2 "closuretrace record: --duration needs a positive duration (1.5, 1s, 500ms): $d; see 'closuretrace record --help'" "$ct" record -d "$d" -- true
 	done
+	expect 2 "closuretrace record: -p takes one process id here, not a list; see 'closuretrace record --help'" "$ct" record -p 1,2
+	expect 2 "closuretrace record: an option is missing its argument: -p; see 'closuretrace record --help'" "$ct" record -p
 	expect 2 "closuretrace list: give one BINARY or -p PID; see 'closuretrace list --help'" "$ct" list
 	expect 2 "closuretrace list: cannot read /nonexistent as an ELF file: No such file or directory" "$ct" list /nonexistent
 	echo ok
@@ -393,7 +395,7 @@ sigint) signal_case INT 2 ;;
 sigterm) signal_case TERM 15 ;;
 duration)
 	needs_bpf
-	"$ct" record -d 0.3 -o t.json -- "$workload" spin >w.out 2>err.txt || fail "record: $(cat err.txt)"
+	"$ct" record -d 300ms -o t.json -- "$workload" spin >w.out 2>err.txt || fail "record: $(cat err.txt)"
 	pids+=("$(sed -n 's/^spinning //p' w.out)")
 	$check valid t.json >end.txt || fail "invalid trace"
 	grep -qx "reason=duration" end.txt || fail "reason: $(cat end.txt)"
@@ -594,6 +596,65 @@ zstd_killed)
 	grep -q "no end record: the trace was cut short" r.err || fail "report did not say it was cut: $(cat r.err)"
 	grep -q "^closures: [1-9]" r.txt || fail "no closures read: $(cat r.txt)"
 	echo "ok: $(grep '^closures' r.txt)"
+	;;
+sample)
+	# --sample 10 of a launched service: one request tree in 10, whole; the trailer counts the
+	# 2000 roots and the 1800 left out, exactly; every closure in the trace has its whole life.
+	needs_bpf
+	svc=$wdir/../../examples/service
+	"$ct" record --sample 10 -o s.json -- "$svc" --requests 2000 --rate 20000 >/dev/null 2>err.txt ||
+		fail "record --sample: $(cat err.txt)"
+	tail -1 s.json | grep -q '"lost":0,.*"sample":10,"trees":2000,"trees_left_out":1800}$' ||
+		fail "trailer: $(tail -1 s.json)"
+	python3 - s.json <<'PY' || fail "a closure without its whole life"
+import json, sys
+inits, finished, roots = set(), set(), 0
+for line in open(sys.argv[1]):
+    d = json.loads(line)
+    if d["type"] != "event":
+        continue
+    if d["ev"] == "init":
+        assert d["cl"] not in inits - finished, line
+        inits.add(d["cl"]); finished.discard(d["cl"])
+        roots += d["parent"] == "0x0"
+    else:
+        assert d["cl"] in inits, "no init: " + line
+        if d["ev"] == "finish":
+            finished.add(d["cl"])
+assert inits == finished, len(inits - finished)
+assert roots == 200, roots
+print("200 trees, %d closures, every one initialised and finished" % len(inits))
+PY
+	"$ct" report -i s.json >r.txt || fail "report"
+	grep -qx "# note: sampled, 200 of 2000 trees recorded (10.0%), 1800 left out whole: every closure here has its whole life; the counts are of the recorded trees, not scaled (one root in 10 asked)" r.txt ||
+		fail "report: $(head -4 r.txt)"
+	grep -q "^closures: 800 (800 finished, 0 unfinished" r.txt || fail "report: $(grep ^closures r.txt)"
+	expect 2 "closuretrace record: --sample needs the batched transport: not with --per-op or --no-bpf; see 'closuretrace record --help'" \
+		"$ct" record --sample 3 --per-op -- true
+	expect 2 "closuretrace record: --sample needs a whole number from 1 to 1000000000: 0; see 'closuretrace record --help'" \
+		"$ct" record --sample 0 -- true
+	echo ok
+	;;
+sample_pid)
+	# record -p --sample 4: the running process samples from the attach on, and stops when the
+	# recording does (a second recording without --sample counts every tree, leaves none out).
+	needs_bpf
+	svc=$wdir/../../examples/service
+	"$svc" --rate 5000 >/dev/null &
+	spid=$!
+	pids+=("$spid")
+	wait_for "/proc/$spid/maps" libclosure "$spid"
+	"$ct" record --sample 4 -p "$spid" -d 1 -o p.json 2>err.txt || fail "record -p --sample: $(cat err.txt)"
+	python3 - p.json <<'PY' || fail "trailer of the sampled recording: $(tail -1 p.json)"
+import json, sys
+end = json.loads(open(sys.argv[1]).readlines()[-1])
+assert end["sample"] == 4 and end["trees"] > 0, end
+assert end["trees_left_out"] == end["trees"] - (end["trees"] + 3) // 4, end
+PY
+	"$ct" record -p "$spid" -d 0.3 -o q.json 2>err.txt || fail "record -p: $(cat err.txt)"
+	tail -1 q.json | grep -q '"trees":[1-9][0-9]*,"trees_left_out":0}$' || fail "second trailer: $(tail -1 q.json)"
+	grep -q '"sample"' <(tail -1 q.json) && fail "second trailer says sampled: $(tail -1 q.json)"
+	echo "ok: $(tail -1 p.json)"
 	;;
 blockio | blockio_static | blockio_leak)
 	# The demo counts its own operations (--counts); the recorder must see exactly those.

@@ -1,8 +1,9 @@
 /*
  * The rows `closuretrace export` would send for a trace, one per line ("TABLE<tab>ROW"), without a
  * server: export_rows on its own, for golden tests that run under the sanitizers too. What
- * depends on the clock, the file's time or the machine (exported_at, start, build ids) is zeroed.
- *   fleet_rows_dump TRACE
+ * depends on the clock, the file's time or the machine (exported_at, start, build ids) is zeroed;
+ * --keep-build-ids keeps the build ids (for a trace whose module records give them).
+ *   fleet_rows_dump [--keep-build-ids] TRACE
  */
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,8 @@ static void blank(char *row, const char *key, const char *zero)
 	memcpy(v, zero, strlen(zero));
 }
 
+static int keep_build_ids;
+
 static int print_row(void *ctx, enum export_table t, const char *row, size_t len)
 {
 	char buf[1 << 16];
@@ -46,8 +49,10 @@ static int print_row(void *ctx, enum export_table t, const char *row, size_t len
 	blank(buf, "exported_at", "0");
 	blank(buf, "start", "0");
 	blank(buf, "start_unix_ns", "0");
-	blank(buf, "build_id", "\"\"");
-	blank(buf, "module_build_ids", "[]");
+	if (!keep_build_ids) {
+		blank(buf, "build_id", "\"\"");
+		blank(buf, "module_build_ids", "[]");
+	}
 	printf("%s\t%s\n", export_table_name(t), buf);
 	return 0;
 }
@@ -61,11 +66,12 @@ int main(int argc, char **argv)
 	struct viz_error err;
 	int rc;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: fleet_rows_dump TRACE\n");
+	keep_build_ids = argc == 3 && !strcmp(argv[1], "--keep-build-ids");
+	if (argc != 2 + keep_build_ids) {
+		fprintf(stderr, "usage: fleet_rows_dump [--keep-build-ids] TRACE\n");
 		return 2;
 	}
-	t = export_prepare(argv[1], &err);
+	t = export_prepare(argv[argc - 1], &err);
 	if (!t) {
 		fprintf(stderr, "%s\n", err.text);
 		return 2;

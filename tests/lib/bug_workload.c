@@ -76,6 +76,13 @@ static void trigger(int code)
 	case 9: /* own_parent */
 		closure_init(&victim, &victim);
 		break;
+	case 11: /* overflow: the count set at its limit by hand (8,388,607 gets), one get more */
+		closure_init(&victim, NULL);
+		__atomic_store_n(&victim.remaining,
+				 CLOSURE_RUNNING | ((CLOSURE_DESTRUCTOR >> 1) - 1),
+				 __ATOMIC_RELAXED);
+		closure_get(&victim);
+		break;
 	case 10: /* no_executor: a program workqueue, and this program has no queue_work() */
 		closure_init(&victim, NULL);
 		continue_at_nobarrier(&victim, never_runs, (struct workqueue_struct *)&blocker);

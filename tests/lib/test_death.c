@@ -169,6 +169,37 @@ __attribute__((noinline)) void die_sync_not_running(void)
 	NO_TAIL_CALL();
 }
 
+/*
+ * The owner gave the running reference up with a reference still out; another thread (any caller
+ * that does not own the running reference) syncs: it would return at once, the reference held.
+ */
+__attribute__((noinline)) void die_sync_without_running(void)
+{
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	continue_at(&victim, never_runs, NULL);
+	closure_sync(&victim);
+	NO_TAIL_CALL();
+}
+
+/* 8,388,607 references are the count's limit: the get that takes it to its guard bit aborts. */
+__attribute__((noinline)) void die_get_overflow(void)
+{
+	closure_init(&victim, NULL);
+	for (unsigned i = 1; i < (CLOSURE_DESTRUCTOR >> 1) - 1; i++)
+		closure_get(&victim);
+	closure_get(&victim);
+	NO_TAIL_CALL();
+}
+
+/* A sub of far more references than there are: an underflow, not a flag set twice. */
+__attribute__((noinline)) void die_sub_too_many(void)
+{
+	closure_init(&victim, NULL);
+	closure_sub(&victim, 0x7fffffff);
+	NO_TAIL_CALL();
+}
+
 struct death_case {
 	void (*run)(void);
 	const char *func; /* its name, as "called from" gives it */
@@ -200,8 +231,13 @@ static const struct death_case cases[] = {
 	{die_return_twice, "die_return_twice", "closure_return", NOT_RUNNING_DETAIL, 1, 0},
 	{die_clear_flag_not_set, "die_clear_flag_not_set", "closure_sub",
 	 "a flag was set twice or cleared while not set", 1, CLOSURE_RUNNING},
-	{die_sync_not_running, "die_sync_not_running", "closure_sync",
-	 "a flag was set twice or cleared while not set", 2, 0},
+	{die_sync_not_running, "die_sync_not_running", "closure_sync", NOT_RUNNING_DETAIL, 2, 0},
+	{die_sync_without_running, "die_sync_without_running", "closure_sync", NOT_RUNNING_DETAIL,
+	 1, 0},
+	{die_get_overflow, "die_get_overflow", "closure_get",
+	 "too many references: the count reached its limit (8388607)", 8388607, CLOSURE_RUNNING},
+	{die_sub_too_many, "die_sub_too_many", "closure_sub", "count would go below zero", 1,
+	 CLOSURE_RUNNING},
 	{die_queued_twice, "die_queued_twice", "closure_queue",
 	 "its continuation is still queued (not started yet)", 2, CLOSURE_RUNNING},
 	{die_init_live, "die_init_live", "closure_init",

@@ -79,10 +79,10 @@ help)
 	;;
 usage)
 	expect 2 "closuretrace ps: give -p PID; see 'closuretrace ps --help'" "$ct" ps
-	expect 2 "closuretrace ps: not a process id: abc" "$ct" ps -p abc
-	expect 2 "closuretrace ps: not a process id: 0" "$ct" ps -p 0
-	expect 2 "closuretrace ps: unknown option --bogus; see 'closuretrace ps --help'" "$ct" ps --bogus -p 1
-	expect 2 "closuretrace ps: give -p PID; see 'closuretrace ps --help'" "$ct" ps -p 1 extra
+	expect 2 "closuretrace ps: not a process id: abc; see 'closuretrace ps --help'" "$ct" ps -p abc
+	expect 2 "closuretrace ps: not a process id: 0; see 'closuretrace ps --help'" "$ct" ps -p 0
+	expect 2 "closuretrace ps: unknown option: --bogus; see 'closuretrace ps --help'" "$ct" ps --bogus -p 1
+	expect 2 "closuretrace ps: unexpected argument: extra; see 'closuretrace ps --help'" "$ct" ps -p 1 extra
 	echo "ok: usage errors exit 2 with one line"
 	;;
 no_process)

@@ -62,7 +62,7 @@ check_restored() {
 case $case_name in
 help)
 	expect 0 "" "$ct" top --help
-	head -1 out.txt | grep -qx 'usage: closuretrace top \[-b\] \[-n N\] \[-d SECS\] -p PID' ||
+	head -1 out.txt | grep -qx 'usage: closuretrace top \[-b\] \[-n N\] \[-d SECS\] \[--sample N\] -p PID' ||
 		fail "usage: $(cat out.txt)"
 	expect 0 "" "$ct" --help
 	grep -qE '^  top +a live view of a running process' out.txt || fail "not in the command list"
@@ -70,10 +70,12 @@ help)
 	;;
 usage)
 	expect 2 "closuretrace top: give -p PID; see 'closuretrace top --help'" "$ct" top
-	expect 2 "closuretrace top: not a process id: x" "$ct" top -p x
-	expect 2 "closuretrace top: -d takes seconds from 0.1 to 3600: 0" "$ct" top -d 0 -p 1
-	expect 2 "closuretrace top: -n takes a number of frames: -1" "$ct" top -n -1 -p 1
-	expect 2 "closuretrace top: unknown option --bogus; see 'closuretrace top --help'" "$ct" top --bogus
+	expect 2 "closuretrace top: not a process id: x; see 'closuretrace top --help'" "$ct" top -p x
+	expect 2 "closuretrace top: --delay needs a duration from 0.1s to 3600s (1.5, 1s, 500ms): 0; see 'closuretrace top --help'" "$ct" top -d 0 -p 1
+	expect 2 "closuretrace top: --delay needs a duration from 0.1s to 3600s (1.5, 1s, 500ms): 50ms; see 'closuretrace top --help'" "$ct" top -d 50ms -p 1
+	expect 2 "closuretrace top: --iterations needs a number from 1 to 1000000: -1; see 'closuretrace top --help'" "$ct" top -n -1 -p 1
+	expect 2 "closuretrace top: -p takes one process id here, not a list; see 'closuretrace top --help'" "$ct" top -p 1,2
+	expect 2 "closuretrace top: unknown option: --bogus; see 'closuretrace top --help'" "$ct" top --bogus
 	echo "ok: usage errors exit 2 with one line"
 	;;
 no_process)
@@ -95,7 +97,7 @@ no_terminal)
 	;;
 batch)
 	start_blockio
-	expect 0 "" "$ct" top -b -n 3 -d 0.5 -p "$bpid"
+	expect 0 "" "$ct" top -b -n 3 -d 500ms -p "$bpid"
 	[ "$(grep -c "^closuretrace top - pid $bpid, " out.txt)" = 3 ] || fail "not 3 frames: $(cat out.txt)"
 	[ "$(grep -c '^ IN FLIGHT    NEW/s   DONE/s  OLDEST     P50     P99  SUSP  KIND (init function -> continuation, init site)$' out.txt)" = 3 ] ||
 		fail "not 3 column headers: $(cat out.txt)"

@@ -7,6 +7,7 @@
  *   module PATH        closure:module records naming PATH (a FIFO) every 5 ms
  *   paths              closure:module records naming distinct paths, as fast as it can
  *   streams N          N closure:batch hits, each naming a buffer address of its own
+ *   once               one closure's life, then exit (installed setuid root by the test)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -129,6 +130,13 @@ static int streams(long n)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 2 && !strcmp(argv[1], "once")) {
+		struct closure cl;
+
+		closure_init(&cl, NULL);
+		closure_return(&cl);
+		return 0;
+	}
 	if (argc >= 2 && !strcmp(argv[1], "names"))
 		names();
 	if (argc >= 3 && !strcmp(argv[1], "module"))
@@ -137,6 +145,6 @@ int main(int argc, char **argv)
 		paths();
 	if (argc >= 3 && !strcmp(argv[1], "streams"))
 		return streams(atol(argv[2]));
-	fprintf(stderr, "usage: ct_hostile names|module PATH|paths|streams N\n");
+	fprintf(stderr, "usage: ct_hostile names|module PATH|paths|streams N|once\n");
 	return 2;
 }

@@ -84,6 +84,23 @@ escapes_ps)
 	no_escapes out.txt
 	no_escapes err.txt
 	;;
+setuid_sink)
+	# A setuid-root program linked with libclosure, run by nobody with CLOSURETRACE_SINK naming
+	# a folder nobody cannot write: the library must not create its files there as root.
+	mkdir locked
+	cp "$bindir/ct_hostile" prog
+	chown root:root prog
+	chmod 4755 prog
+	"${as_nobody[@]}" env CLOSURETRACE_SINK="$tmp/locked" ./prog once >out.txt 2>err.txt
+	rc=$?
+	[ "$rc" = 0 ] || fail "the setuid program exited $rc: $(cat err.txt)"
+	[ -z "$(ls -A locked)" ] || fail "files created as root in a folder nobody cannot write: $(ls -la locked)"
+	# The same program not setuid does write there (the variable is read at all).
+	chmod 0755 prog
+	CLOSURETRACE_SINK="$tmp/locked" ./prog once >out.txt 2>err.txt || fail "prog once: $(cat err.txt)"
+	[ -n "$(ls -A locked)" ] || fail "not setuid, the sink was not used either: the test proves nothing"
+	echo "ok: setuid, CLOSURETRACE_SINK ignored; not setuid, $(ls -A locked | wc -l) files written"
+	;;
 killed_at_attach_record | killed_at_attach_check)
 	# The command is killed (SIGKILL) before the recorder has attached and let it run: a
 	# message, and the command's status (128+9), never the recorder's death by SIGPIPE (141).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Verdicts on a live recording, for real (root, BPF): `record -p` of examples/service for 3 s while
-# it runs on (DESIGN.md "What a leak is", issue 11).
+# it runs on (docs/design.md "What a leak is", issue 11).
 #   live_service_test.sh CASE CLOSURETRACE SERVICE SERVICE_SOURCE
 # clean: nothing leaked, nothing stuck, no suspect, closures in flight.
 # leak:  --rate 100 --leak-every 10: every suspect is a closure the service says it leaked, blamed at the

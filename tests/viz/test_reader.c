@@ -35,7 +35,7 @@ static void on_sym(void *ctx, const struct trace_sym *sym)
 		snprintf(s->func[s->nsym++], 64, "%s", sym->func ? sym->func : "(null)");
 }
 
-static const struct trace_sink sink = {on_event, on_sym};
+static const struct trace_sink sink = {.event = on_event, .sym = on_sym};
 
 static char path[64];
 
