@@ -215,7 +215,8 @@ static bool shares_terminal(pid_t pid)
 		return false;
 	for (int fd = 1; fd <= 2; fd++) {
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) && theirs.st_rdev == ours.st_rdev)
+		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) &&
+		    theirs.st_rdev == ours.st_rdev)
 			return true;
 	}
 	return false;
@@ -285,8 +286,11 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	check_guard_unlink(r->guard, temp_path);
 	r->start_ns = session_now_ns();
 	s->out = out;
-	if (s->out)
+	if (s->out) { /* flushed at once: a recorder killed from now on leaves a trace */
 		trace_write_header(s->out, s->pid, r->exe, (char *const *)r->o.argv, r->start_ns);
+		if (fflush(s->out))
+			s->write_errno = errno; /* the loop ends the recording (RECORDER_WRITE) */
+	}
 	if (!s->launched) {
 		session_scan(s);
 		if (!s->n_links && !s->n_link_fds)
