@@ -84,6 +84,17 @@ escapes_ps)
 	no_escapes out.txt
 	no_escapes err.txt
 	;;
+fake_streams)
+	# One batch hit per made-up buffer address, 200,000 of them a round: streams are capped
+	# (BATCH_STREAMS_MAX), the rest refused and counted as lost; the recorder stays under 300 MB.
+	start_hostile "$bindir/ct_hostile" streams 200000
+	recorded 60 /usr/bin/time -f "maxrss_kb=%M" "$ct" record -p "$hpid" -d 3 -o t.json
+	[ "$rc" = 0 ] || fail "record exited $rc: $(cat err.txt)"
+	rss=$(sed -n 's/^maxrss_kb=//p' err.txt)
+	[ -n "$rss" ] && [ "$rss" -lt 307200 ] || fail "the recorder grew to $rss kB (limit 300 MB): $(cat err.txt)"
+	grep -q 'batched records refused (counted as lost)' err.txt || fail "no word of the refused records: $(cat err.txt)"
+	echo "ok: 200,000 made-up streams, the recorder's peak $rss kB: $(grep refused err.txt)"
+	;;
 recorder_sigkill)
 	# record -p SIGKILLed while it records: the -o path holds the trace up to its last complete
 	# line (flushed every 100 ms; the last line may be cut), and no hidden .t.json.XXXXXX is
