@@ -72,7 +72,7 @@ escapes_top)
 	start_hostile "$bindir/ct_hostile" names
 	recorded 60 "$ct" top -b -n 3 -d 0.5 -p "$hpid"
 	[ "$rc" = 0 ] || fail "top exited $rc: $(cat err.txt)"
-	grep -q '?\]2;PWNED-FILE??\[2J\.c:[0-9]* (names)' out.txt || fail "the init site is not shown: $(cat -v out.txt)"
+	grep -q 'names -> [^ ]* (?\]2;PWNED-FILE??\[2J\.c:[0-9]*)' out.txt || fail "the init site is not shown: $(cat -v out.txt)"
 	no_escapes out.txt
 	no_escapes err.txt
 	;;
