@@ -341,6 +341,23 @@ static int nothing_to_judge(const struct check_options *o, const struct recorder
 	return run->exit_code;
 }
 
+/* --sarif FILE: written whole or not at all, as every output (out_file.h). 0, or -1 after saying
+ * why. */
+static int write_sarif(const struct check_diags *d, const char *path)
+{
+	struct viz_error err = {0};
+	struct out_file out;
+
+	if (out_open(&out, "closuretrace check", path))
+		return -1;
+	if (check_sarif_write(d, out.f, CLOSURETRACE_VERSION, &err)) {
+		out_abort(&out);
+		fprintf(stderr, "closuretrace: %s\n", err.text);
+		return -1;
+	}
+	return out_commit(&out);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct check_options o;
@@ -389,8 +406,7 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (o.sarif && check_sarif_write(diags, o.sarif, CLOSURETRACE_VERSION, &err)) {
-		fprintf(stderr, "closuretrace: %s\n", err.text);
+	if (o.sarif && write_sarif(diags, o.sarif)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
