@@ -17,6 +17,7 @@
 #include "recorder.h"
 #include "session.h"
 #include "sink.h"
+#include "snapshot.h"
 #include "trace_writer.h"
 
 #define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
@@ -308,6 +309,13 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 		fprintf(stderr,
 			"closuretrace: the command ended before it could start (process %d)\n",
 			(int)s->pid);
+	}
+	/* -p: every closure alive now, from before the probes, as a synthetic init (snapshot.h) */
+	if (!s->launched) {
+		size_t n = snapshot_write(s, session_now_ns());
+
+		if (r->o.verbose && n)
+			fprintf(stderr, "closuretrace: %zu closures alive at attach\n", n);
 	}
 	if (r->o.verbose)
 		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);

@@ -37,25 +37,19 @@ struct field {
 /* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
  * so that a record with many unknown fields keeps its known ones. */
 static const char *const known_keys[] = {
-	"type",	       "ts",
-	"tid",	       "timeout_ms",
-	"ev",	       "cl",
-	"remaining",   "ret",
-	"flags",       "fn",
-	"ip",	       "parent",
-	"pid",	       "stack",
-	"not_zero",    "v",
-	"wq",	       "waitlist",
-	"how",	       "bug",
-	"addr",	       "line",
-	"func",	       "file",
-	"obj",	       "format",
-	"version",     "exe",
-	"events",      "lost",
-	"duration_ns", "reason",
-	"exit_code",   "signal",
-	"cut_short",   "sample",
-	"trees",       "trees_left_out",
+	"type",	      "ts",	     "tid",
+	"timeout_ms", "ev",	     "cl",
+	"remaining",  "ret",	     "flags",
+	"fn",	      "ip",	     "parent",
+	"pid",	      "stack",	     "snapshot",
+	"not_zero",   "v",	     "wq",
+	"waitlist",   "how",	     "bug",
+	"addr",	      "line",	     "func",
+	"file",	      "obj",	     "format",
+	"version",    "exe",	     "events",
+	"lost",	      "duration_ns", "reason",
+	"exit_code",  "signal",	     "cut_short",
+	"sample",     "trees",	     "trees_left_out",
 };
 
 static bool known_key(const char *key)
@@ -471,6 +465,8 @@ static int event_arg(struct reader *r, const struct field *f, struct trace_event
 	case 'p':
 		return key_is(f, "parent") ? want_addr(r, f, &ev->parent) : 0;
 	case 's':
+		if (key_is(f, "snapshot"))
+			return want_bool(r, f, &ev->snapshot);
 		return key_is(f, "stack") ? want_bool(r, f, &ev->stack) : 0;
 	case 'n':
 		return key_is(f, "not_zero") ? want_bool(r, f, &ev->not_zero) : 0;

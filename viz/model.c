@@ -275,7 +275,9 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->sync_timed_out = false;
 	switch (ev->op) {
 	case TRACE_INIT:
-		l->state = MODEL_RUNNING;
+		/* A snapshot's init (a closure alive at attach) says what it was doing then. */
+		l->state = !ev->snapshot || (ev->flags & TRACE_FLAG_RUNNING) ? MODEL_RUNNING
+									     : MODEL_UNKNOWN;
 		break;
 	case TRACE_GET:
 		site_of(l, ev->ip)->taken++;
