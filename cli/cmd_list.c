@@ -26,16 +26,17 @@ static const struct {
 	const char *probe;
 	const char *extra[3];
 } extra_args[] = {
-#define PROBE_ARGS(name, NAME, a4, a5, a6) {#name, {a4, a5, a6}},
+#define PROBE_ARGS(name, NAME, a4, a5, a6)                                                         \
+	{#name, {CLOSURE_ARG_NAME(a4), CLOSURE_ARG_NAME(a5), CLOSURE_ARG_NAME(a6)}},
 	CLOSURE_PROBE_LIST(PROBE_ARGS)
 #undef PROBE_ARGS
 };
 
 static const char *arg_name(const char *probe, int i)
 {
-	if (!strcmp(probe, "module"))
+	if (!strcmp(probe, CLOSURE_PROBE_MODULE))
 		return i < 2 ? module_args[i] : NULL;
-	if (!strcmp(probe, "batch"))
+	if (!strcmp(probe, CLOSURE_PROBE_BATCH))
 		return i < 6 ? batch_args[i] : NULL;
 	if (i < 4)
 		return common_args[i];
@@ -137,7 +138,7 @@ int cmd_list(int argc, char **argv)
 	const struct opt opts[] = {
 		OPTION(OPT_PIDS, 'p', "pid", &pids, "PID", "a running process"),
 		OPTION(OPT_FLAG, 'v', "verbose", &verbose, NULL,
-		       "every site, with its address and argument spec"),
+		       "after each probe, the address of its first site and of\nits semaphore"),
 		OPTION_END,
 	};
 	const struct cmdline cl = {

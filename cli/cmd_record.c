@@ -136,7 +136,8 @@ static int finish(const struct record_options *o, struct trace_out *out,
 {
 	const char *name = strcmp(o->output, "-") ? o->output : "standard output";
 
-	if (!r->probes && o->argv) {
+	/* A write that failed (the header is written at once) is the news, before the probes. */
+	if (!r->probes && o->argv && r->end != RECORDER_WRITE) {
 		char what[4200];
 
 		trace_out_abort(out);
@@ -177,8 +178,13 @@ static FILE *open_output(void *ctx, const char **temp)
 	struct trace_out *out = &o->out;
 	const char *path = out->target;
 
-	if (trace_out_open(out, path, o->compress)) {
+	/*
+	 * The target is the file written from the start: a recorder killed leaves it readable up
+	 * to its last complete line (no `end` line), and nothing hidden for the guard to remove.
+	 */
+	if (trace_out_open(out, path, o->compress) || trace_out_place(out, true)) {
 		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
+		trace_out_abort(out);
 		return NULL;
 	}
 	*temp = out->temp;

@@ -12,6 +12,7 @@
 #include "symbols.h"
 #include "top_view.h"
 #include "trace_text.h"
+#include "trace_args.h"
 #include "trace_reader.h"
 
 /* The suspect rule is the verdicts' (viz/leaks.h: LEAKS_SUSPECT_*, docs/design.md "What a leak
@@ -186,62 +187,6 @@ static struct site_row *row_of(struct top_view *v, uint64_t ip)
 	return r;
 }
 
-/* The trace event the model reads, from the recorder's record (as the trace writer writes it). */
-static void to_trace_event(const struct top_view *v, const struct ct_event *e,
-			   struct trace_event *t)
-{
-	memset(t, 0, sizeof(*t));
-	t->ts = (int64_t)(e->ts - v->start_ns);
-	t->seq = v->seq;
-	t->tid = e->tid;
-	t->op = (enum trace_op)e->kind; /* both are the contract's order */
-	t->cl = e->cl;
-	t->remaining = e->count;
-#define FLAG_BIT(name, bit, letter)                                                                \
-	if (e->flags & (1u << (bit)))                                                              \
-		t->flags |= TRACE_FLAG_##name;
-	CLOSURE_FLAG_LIST(FLAG_BIT)
-#undef FLAG_BIT
-	t->ip = e->ip;
-	t->timeout_ms = -1;
-	switch (e->kind) {
-	case CT_INIT:
-		t->parent = e->x4;
-		t->stack = e->x5 != 0;
-		break;
-	case CT_FINISH:
-		t->parent = e->x4;
-		break;
-	case CT_GET:
-		t->not_zero = e->x4 != 0;
-		break;
-	case CT_SUB:
-		t->v = (int64_t)e->x4;
-		break;
-	case CT_CONTINUE_AT:
-	case CT_RUN:
-		t->fn = e->x4;
-		t->wq = e->x5;
-		t->how = (enum trace_how)e->x6;
-		break;
-	case CT_DESTRUCTOR:
-		t->fn = e->x4;
-		break;
-	case CT_WAIT:
-	case CT_WAKE:
-		t->waitlist = e->x4;
-		break;
-	case CT_SYNC_BEGIN:
-		t->timeout_ms = (int64_t)e->x4;
-		break;
-	case CT_SYNC_END:
-		t->ret = (int64_t)e->x4;
-		break;
-	default:
-		break;
-	}
-}
-
 void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid)
 {
 	struct top_view *v = ctx;
@@ -260,7 +205,8 @@ void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid)
 		else if (r)
 			r->created++;
 	}
-	to_trace_event(v, e, &t);
+	trace_event_from_record(e, v->start_ns, &t); /* as the writer writes it, the reader reads */
+	t.seq = v->seq;
 	model_sink.event(v->model, &t);
 }
 

@@ -27,6 +27,8 @@
 #define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
 #define STATUS_NS      (1000 * 1000 * 1000ull)
 #define READ_BUDGET_NS (50 * 1000 * 1000ull) /* reading the ring buffer, per session_poll */
+/* How often the trace is flushed: a killed recorder leaves it whole up to this long before. */
+#define FLUSH_NS (100 * 1000 * 1000ull)
 
 void session_emit(struct session *s, const struct ct_event *e)
 {
@@ -194,7 +196,8 @@ int session_poll(struct session *s, int timeout_ms)
 		}
 	}
 	if (s->out && ferror(s->out) && s->phase != PHASE_DONE) {
-		s->write_errno = errno ? errno : EIO;
+		if (!s->write_errno) /* else the failed flush's, kept */
+			s->write_errno = errno ? errno : EIO;
 		if (s->launched)
 			procset_signal(s, SIGTERM);
 		s->end = RECORDER_WRITE;
@@ -212,6 +215,11 @@ int session_poll(struct session *s, int timeout_ms)
 	}
 	if (!s->quiet && now - s->last_status >= STATUS_NS && s->phase != PHASE_DONE)
 		show_status(s, now);
+	if (s->out && now - s->last_flush >= FLUSH_NS) {
+		if (fflush(s->out) && !s->write_errno)
+			s->write_errno = errno; /* the next poll ends the recording */
+		s->last_flush = now;
+	}
 	if (s->phase != PHASE_DONE)
 		return RECORDER_RUNNING;
 	if (!s->quiet)

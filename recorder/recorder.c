@@ -22,7 +22,6 @@
 
 #define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
 #define GRACE_NS       (2000000000ull)
-#define FLUSH_EVERY_NS (1000000000ull) /* the trace goes to its file at least this often */
 
 struct recorder {
 	struct recorder_opts o;
@@ -216,7 +215,8 @@ static bool shares_terminal(pid_t pid)
 		return false;
 	for (int fd = 1; fd <= 2; fd++) {
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) && theirs.st_rdev == ours.st_rdev)
+		if (!stat(path, &theirs) && S_ISCHR(theirs.st_mode) &&
+		    theirs.st_rdev == ours.st_rdev)
 			return true;
 	}
 	return false;
@@ -286,8 +286,11 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	check_guard_unlink(r->guard, temp_path);
 	r->start_ns = session_now_ns();
 	s->out = out;
-	if (s->out)
+	if (s->out) { /* flushed at once: a recorder killed from now on leaves a trace */
 		trace_write_header(s->out, s->pid, r->exe, (char *const *)r->o.argv, r->start_ns);
+		if (fflush(s->out))
+			s->write_errno = errno; /* the loop ends the recording (RECORDER_WRITE) */
+	}
 	if (!s->launched) {
 		session_scan(s);
 		if (!s->n_links && !s->n_link_fds)
@@ -433,15 +436,8 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 	out = open_out(ctx, &temp);
 	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
 	if (!status) {
-		uint64_t flushed = session_now_ns();
-
-		/* Every second the trace so far goes to the file (a compressed one ends a frame):
-		 * a recorder killed then leaves all but its last second readable. */
 		while (recorder_poll(r, 10) == RECORDER_RUNNING)
-			if (session_now_ns() - flushed >= FLUSH_EVERY_NS) {
-				fflush(out);
-				flushed = session_now_ns();
-			}
+			;
 		recorder_stop(r, res);
 		status = -1;
 	}

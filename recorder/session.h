@@ -114,6 +114,7 @@ struct session {
 	int write_errno; /* RECORDER_WRITE: why the trace could not be written */
 	uint64_t duration_ns, timeout_ns, grace_ns, stop_wait_ns;
 	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
+	uint64_t last_flush; /* when the trace was last flushed (event_loop.c) */
 };
 
 /* A hash of an address or an id, for the recorder's open-addressing tables. */

@@ -112,6 +112,39 @@ static int keep_as_old(const char *target)
 	return r;
 }
 
+int trace_out_place(struct trace_out *t, bool keep_old)
+{
+	struct stat st;
+	int e;
+
+	if (!t->temp)
+		return 0; /* written in place already */
+	if (keep_old && !lstat(t->target, &st) && S_ISREG(st.st_mode)) {
+		if (asprintf(&t->old, "%s.old", t->target) < 0) {
+			t->old = NULL;
+			return -1;
+		}
+		if (rename(t->target, t->old)) {
+			e = errno;
+			free(t->old);
+			t->old = NULL;
+			return errno = e, -1;
+		}
+	}
+	if (rename(t->temp, t->target)) {
+		e = errno;
+		if (t->old)
+			rename(t->old, t->target);
+		free(t->old);
+		t->old = NULL;
+		return errno = e, -1;
+	}
+	free(t->temp);
+	t->temp = NULL;
+	t->placed = true;
+	return 0;
+}
+
 int trace_out_commit(struct trace_out *t, bool keep_old)
 {
 	bool ok = !fflush(t->f) && !ferror(t->f);
@@ -131,6 +164,9 @@ int trace_out_commit(struct trace_out *t, bool keep_old)
 	}
 	free(t->temp);
 	t->temp = NULL;
+	t->placed = false;
+	free(t->old);
+	t->old = NULL;
 	return 0;
 }
 
@@ -145,4 +181,11 @@ void trace_out_abort(struct trace_out *t)
 		unlink(t->temp);
 	free(t->temp);
 	t->temp = NULL;
+	if (t->placed) { /* the target as it was: the previous one back, or none */
+		if (!t->old || rename(t->old, t->target))
+			unlink(t->target);
+		t->placed = false;
+	}
+	free(t->old);
+	t->old = NULL;
 }

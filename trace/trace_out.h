@@ -1,9 +1,10 @@
 /*
  * A trace file written safely where others write too (/tmp): the trace goes to a new file beside
  * the target (created exclusively, so no planted link is followed), which replaces the target
- * only once the trace is complete; the previous file is kept as TARGET.old, as perf does. A
- * target that is a device or a fifo (/dev/null, /dev/stdout) is written in place; "-" is
- * standard output. Until trace_out_commit, the target is untouched.
+ * only once the trace is complete (or, for a recording, from its start: trace_out_place); the
+ * previous file is kept as TARGET.old, as perf does. A target that is a device or a fifo
+ * (/dev/null, /dev/stdout) is written in place; "-" is standard output. Until trace_out_commit
+ * (or trace_out_place), the target is untouched.
  */
 #ifndef CLOSURETRACE_TRACE_OUT_H
 #define CLOSURETRACE_TRACE_OUT_H
@@ -15,7 +16,9 @@ struct trace_out {
 	const char *target; /* borrowed */
 	char *temp;	    /* the file written, renamed at commit; NULL when written in place */
 	FILE *f;
-	char *buf; /* f's buffer, when compressed */
+	bool placed; /* trace_out_place: the target is the file written (until commit or abort) */
+	char *old;   /* trace_out_place moved the previous target here (TARGET.old), or NULL */
+	char *buf;   /* f's buffer, when compressed */
 };
 
 /* Whether target can be written (checked before a run: a new file in its folder, or a device in
@@ -30,11 +33,19 @@ int trace_out_open(struct trace_out *t, const char *target, bool compress);
 /* Whether target's name asks for a compressed trace (".zst"). */
 bool trace_out_zstd_name(const char *target);
 
+/*
+ * Makes the file being written the target now (the previous one TARGET.old when keep_old), for a
+ * recording: a recorder killed then leaves the target readable up to its last complete line,
+ * without the `end` line that a complete trace has (docs/trace-format.md), and no hidden file.
+ * trace_out_abort still restores the target as it was. 0, or -1 with errno set (nothing moved).
+ */
+int trace_out_place(struct trace_out *t, bool keep_old);
+
 /* Flushes and closes; the temporary file becomes the target (keep_old: the previous one is
  * TARGET.old). 0, or -1 with errno set (the temporary file is then removed). */
 int trace_out_commit(struct trace_out *t, bool keep_old);
 
-/* Closes and removes the temporary file: the target stays as it was. */
+/* Closes and removes the temporary file (or a placed target): the target stays as it was. */
 void trace_out_abort(struct trace_out *t);
 
 #endif

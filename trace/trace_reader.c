@@ -11,6 +11,7 @@
  */
 #include "trace_input.h"
 #include "trace_reader.h"
+#include "trace_args.h"
 #include "trace_text.h"
 
 #include <stdarg.h>
@@ -37,23 +38,16 @@ struct field {
 /* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
  * so that a record with many unknown fields keeps its known ones. */
 static const char *const known_keys[] = {
-	"type",	      "ts",	     "tid",
-	"timeout_ms", "ev",	     "cl",
-	"remaining",  "ret",	     "flags",
-	"fn",	      "ip",	     "parent",
-	"pid",	      "stack",	     "snapshot",
-	"not_zero",   "v",	     "wq",
-	"waitlist",   "how",	     "bug",
-	"addr",	      "line",	     "func",
-	"file",	      "obj",	     "format",
-	"version",    "exe",	     "events",
-	"lost",	      "duration_ns", "reason",
-	"exit_code",  "signal",	     "cut_short",
-	"sample",     "trees",	     "trees_left_out",
+	"type",	     "ts",	"tid",	     "ev",     "cl",	"remaining",	  "flags",
+	"ip",	     "pid",	"addr",	     "line",   "func",	"file",		  "obj",
+	"format",    "version", "exe",	     "events", "lost",	"duration_ns",	  "reason",
+	"exit_code", "signal",	"cut_short", "sample", "trees", "trees_left_out", "snapshot",
 };
 
 static bool known_key(const char *key)
 {
+	if (trace_arg_find(key, strlen(key))) /* the operations' own, from the contract */
+		return true;
 	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
 		if (!strcmp(key, known_keys[i]))
 			return true;
@@ -458,38 +452,34 @@ static int event_common(struct reader *r, const struct field *f, struct trace_ev
 	return 1;
 }
 
-/* The fields of each operation's own (closure_probes.h) into ev; others are ignored. */
+/* The fields of each operation's own (closure_probes.h, trace_args.h) into ev; others are
+ * ignored. */
 static int event_arg(struct reader *r, const struct field *f, struct trace_event *ev)
 {
-	switch (f->key[0]) {
-	case 'p':
-		return key_is(f, "parent") ? want_addr(r, f, &ev->parent) : 0;
-	case 's':
-		if (key_is(f, "snapshot"))
-			return want_bool(r, f, &ev->snapshot);
-		return key_is(f, "stack") ? want_bool(r, f, &ev->stack) : 0;
-	case 'n':
-		return key_is(f, "not_zero") ? want_bool(r, f, &ev->not_zero) : 0;
-	case 'v':
-		return key_is(f, "v") ? want_i64(r, f, &ev->v) : 0;
-	case 'f':
-		return key_is(f, "fn") ? want_addr(r, f, &ev->fn) : 0;
-	case 'w':
-		if (key_is(f, "wq"))
-			return want_addr(r, f, &ev->wq);
-		return key_is(f, "waitlist") ? want_addr(r, f, &ev->waitlist) : 0;
-	case 'h':
-		if (key_is(f, "how"))
-			ev->how = how_from(f);
+	const struct trace_arg *a = trace_arg_find(f->key, f->klen);
+	void *field = a ? (char *)ev + a->offset : NULL;
+
+	/* The recorder's own mark of an init (not a probe's argument): docs/trace-format.md. */
+	if (f->klen == 8 && !memcmp(f->key, "snapshot", 8))
+		return want_bool(r, f, &ev->snapshot);
+	if (!a)
 		return 0;
-	case 't':
-		return key_is(f, "timeout_ms") ? want_i64(r, f, &ev->timeout_ms) : 0;
-	case 'r':
-		return key_is(f, "ret") ? want_i64(r, f, &ev->ret) : 0;
-	case 'b':
-		if (key_is(f, "bug") && f->kind == V_STR)
-			snprintf(ev->bug, sizeof(ev->bug), "%.*s", (int)f->slen, f->s);
+	switch (a->type) {
+	case TRACE_ARG_ADDR:
+		return want_addr(r, f, field);
+	case TRACE_ARG_BOOL:
+		return want_bool(r, f, field);
+	case TRACE_ARG_INT:
+		return want_i64(r, f, field);
+	case TRACE_ARG_HOW:
+		*(enum trace_how *)field = how_from(f);
 		return 0;
+	case TRACE_ARG_BUG:
+		if (f->kind == V_STR)
+			snprintf(field, sizeof(ev->bug), "%.*s", (int)f->slen, f->s);
+		return 0;
+	case TRACE_ARG_NONE:
+		break;
 	}
 	return 0;
 }

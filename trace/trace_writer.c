@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "event.h"
+#include "trace_args.h"
 #include "trace_text.h"
 #include "trace_writer.h"
 
@@ -163,53 +164,12 @@ static void put_flags(struct line *l, uint64_t flags)
 	*l->p++ = '"';
 }
 
-static const char *how_name(uint64_t how)
-{
-	switch (how) {
-#define HOW_NAME(name, code, trace_name)                                                           \
-	case code:                                                                                 \
-		return trace_name;
-		CLOSURE_HOW_LIST(HOW_NAME)
-#undef HOW_NAME
-	}
-	return "unknown";
-}
-
-static const char *bug_name(uint64_t bug)
-{
-	switch (bug) {
-#define BUG_NAME(name, code, trace_name, meaning)                                                  \
-	case code:                                                                                 \
-		return trace_name;
-		CLOSURE_BUG_LIST(BUG_NAME)
-#undef BUG_NAME
-	}
-	return "unknown";
-}
-
-/* An operation's own argument names, from the probe contract (closure_probes.h). */
-struct arg_name {
-	const char *s; /* NULL: the operation has no such argument */
-	size_t len;
-};
-
-#define ARG_NAME(n)                                                                                \
-	{                                                                                          \
-		(n), (n) ? sizeof(n) - 1 : 0                                                       \
-	}
-static const struct arg_name arg_names[CT_NR_OPS][3] = {
-#define ARG_NAMES(name, NAME, a4, a5, a6) [CT_##NAME] = {ARG_NAME(a4), ARG_NAME(a5), ARG_NAME(a6)},
-	CLOSURE_PROBE_LIST(ARG_NAMES)
-#undef ARG_NAMES
-};
-#undef ARG_NAME
-
 /* ,"name": */
-static void put_key(struct line *l, const struct arg_name *n)
+static void put_key(struct line *l, const struct trace_arg *a)
 {
 	PUT(l, ",\"");
-	memcpy(l->p, n->s, n->len);
-	l->p += n->len;
+	memcpy(l->p, a->name, a->len);
+	l->p += a->len;
 	PUT(l, "\":");
 }
 
@@ -220,41 +180,37 @@ static void put_name(struct line *l, const char *s)
 	*l->p++ = '"';
 }
 
-/* The fields of one operation after those every event has: named as the contract names them,
- * written as what they are (docs/trace-format.md). */
+/* The fields of one operation after those every event has: named and written as the contract
+ * types them (trace_args.h, docs/trace-format.md). */
 static void put_args(struct line *l, const struct ct_event *e)
 {
-	const struct arg_name *n = arg_names[e->kind];
+	const uint64_t raw[3] = {e->x4, e->x5, e->x6};
 
-	if (n[0].s)
-		put_key(l, &n[0]);
-	switch (e->kind) {
-	case CT_PUT:
-	case CT_DESTROY:
-		break;
-	case CT_GET:
-		put_str(l, e->x4 ? "true" : "false");
-		break;
-	case CT_SUB:
-	case CT_SYNC_BEGIN:
-	case CT_SYNC_END:
-		put_i64(l, (int64_t)e->x4);
-		break;
-	case CT_BUG:
-		put_name(l, bug_name(e->x4));
-		break;
-	default: /* init, continue_at, run, finish, destructor, wait, wake: an address */
-		put_addr(l, e->x4);
-	}
-	if (n[1].s)
-		put_key(l, &n[1]);
-	if (e->kind == CT_INIT)
-		put_str(l, e->x5 ? "true" : "false");
-	else if (n[1].s)
-		put_addr(l, e->x5); /* continue_at, run: the workqueue */
-	if (n[2].s) {
-		put_key(l, &n[2]);
-		put_name(l, how_name(e->x6)); /* continue_at */
+	for (size_t i = 0; i < 3; i++) {
+		const struct trace_arg *a = &trace_op_args[e->kind][i];
+
+		if (!a->name)
+			continue;
+		put_key(l, a);
+		switch (a->type) {
+		case TRACE_ARG_ADDR:
+			put_addr(l, raw[i]);
+			break;
+		case TRACE_ARG_BOOL:
+			put_str(l, raw[i] ? "true" : "false");
+			break;
+		case TRACE_ARG_INT:
+			put_i64(l, (int64_t)raw[i]);
+			break;
+		case TRACE_ARG_BUG:
+			put_name(l, trace_bug_name(raw[i]));
+			break;
+		case TRACE_ARG_HOW:
+			put_name(l, trace_how_name(raw[i]));
+			break;
+		case TRACE_ARG_NONE:
+			break;
+		}
 	}
 }
 

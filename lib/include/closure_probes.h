@@ -13,27 +13,61 @@
 #ifndef CLOSURE_PROBES_H
 #define CLOSURE_PROBES_H
 
+/* The provider of every probe, and the two probes that are not operations (below). */
+#define CLOSURE_PROBE_PROVIDER "closure"
+#define CLOSURE_PROBE_MODULE   "module"
+#define CLOSURE_PROBE_BATCH    "batch"
+
 /*
  * Every operation probe: X(name, NAME, arg4, arg5, arg6). The first four arguments are always
- * cl, count, flags, ip (CLOSURE_PROBE_COMMON_ARGS); arg4..arg6 name the extras, 0 when absent.
+ * cl, count, flags, ip (CLOSURE_PROBE_COMMON_ARGS); arg4..arg6 are the extras, each a pair
+ * (TYPE, field): its type, and its name in a trace (a JSON key) and in a reader's event record.
+ * Types: ADDR (an address, "0x..."), BOOL, INT (signed), BUG (a code of CLOSURE_BUG_LIST, written
+ * by its name), HOW (a code of CLOSURE_HOW_LIST, by its name); (NONE, _) where there is none.
+ * CLOSURE_ARG_TYPE(pair) and CLOSURE_ARG_NAME(pair) take a pair apart.
  * The order is docs/probes.md's; tracers number probes by it (closuretrace's BPF cookie), so a new
  * probe goes at the end.
  */
 #define CLOSURE_PROBE_LIST(X)                                                                      \
-	X(init, INIT, "parent", "stack", 0)                                                        \
-	X(get, GET, "not_zero", 0, 0)                                                              \
-	X(put, PUT, 0, 0, 0)                                                                       \
-	X(sub, SUB, "v", 0, 0)                                                                     \
-	X(continue_at, CONTINUE_AT, "fn", "wq", "how")                                             \
-	X(run, RUN, "fn", "wq", 0)                                                                 \
-	X(finish, FINISH, "parent", 0, 0)                                                          \
-	X(destructor, DESTRUCTOR, "fn", 0, 0)                                                      \
-	X(wait, WAIT, "waitlist", 0, 0)                                                            \
-	X(wake, WAKE, "waitlist", 0, 0)                                                            \
-	X(sync_begin, SYNC_BEGIN, "timeout_ms", 0, 0)                                              \
-	X(sync_end, SYNC_END, "ret", 0, 0)                                                         \
-	X(bug, BUG, "bug", 0, 0)                                                                   \
-	X(destroy, DESTROY, 0, 0, 0)
+	X(init, INIT, (ADDR, parent), (BOOL, stack), (NONE, _))                                    \
+	X(get, GET, (BOOL, not_zero), (NONE, _), (NONE, _))                                        \
+	X(put, PUT, (NONE, _), (NONE, _), (NONE, _))                                               \
+	X(sub, SUB, (INT, v), (NONE, _), (NONE, _))                                                \
+	X(continue_at, CONTINUE_AT, (ADDR, fn), (ADDR, wq), (HOW, how))                            \
+	X(run, RUN, (ADDR, fn), (ADDR, wq), (NONE, _))                                             \
+	X(finish, FINISH, (ADDR, parent), (NONE, _), (NONE, _))                                    \
+	X(destructor, DESTRUCTOR, (ADDR, fn), (NONE, _), (NONE, _))                                \
+	X(wait, WAIT, (ADDR, waitlist), (NONE, _), (NONE, _))                                      \
+	X(wake, WAKE, (ADDR, waitlist), (NONE, _), (NONE, _))                                      \
+	X(sync_begin, SYNC_BEGIN, (INT, timeout_ms), (NONE, _), (NONE, _))                         \
+	X(sync_end, SYNC_END, (INT, ret), (NONE, _), (NONE, _))                                    \
+	X(bug, BUG, (BUG, bug), (NONE, _), (NONE, _))                                              \
+	X(destroy, DESTROY, (NONE, _), (NONE, _), (NONE, _))
+
+/* The argument types, as numbers (CLOSURE_ARG_TYPE gives one). */
+#define CLOSURE_ARG_NONE 0
+#define CLOSURE_ARG_ADDR 1
+#define CLOSURE_ARG_BOOL 2
+#define CLOSURE_ARG_INT	 3
+#define CLOSURE_ARG_BUG	 4
+#define CLOSURE_ARG_HOW	 5
+
+/* An extra argument (TYPE, field): its type's number, its name as a string (0 for NONE), and
+ * M_TYPE(field) for a macro family M (M_NONE, M_ADDR, ...: what to do with each type). */
+#define CLOSURE_ARG_TYPE(pair)		    CLOSURE_ARG_TYPE_ pair
+#define CLOSURE_ARG_TYPE_(type, field)	    CLOSURE_ARG_##type
+#define CLOSURE_ARG_NAME(pair)		    CLOSURE_ARG_NAME_ pair
+#define CLOSURE_ARG_NAME_(type, field)	    CLOSURE_ARG_NAME_##type(field)
+#define CLOSURE_ARG_NAME_NONE(field)	    0
+#define CLOSURE_ARG_NAME_ADDR(field)	    #field
+#define CLOSURE_ARG_NAME_BOOL(field)	    #field
+#define CLOSURE_ARG_NAME_INT(field)	    #field
+#define CLOSURE_ARG_NAME_BUG(field)	    #field
+#define CLOSURE_ARG_NAME_HOW(field)	    #field
+#define CLOSURE_ARG_APPLY(M, pair)	    CLOSURE_ARG_APPLY_(M, CLOSURE_ARG_UNPACK_ pair)
+#define CLOSURE_ARG_UNPACK_(type, field)    type, field
+#define CLOSURE_ARG_APPLY_(M, ...)	    CLOSURE_ARG_APPLY__(M, __VA_ARGS__)
+#define CLOSURE_ARG_APPLY__(M, type, field) M##_##type(field)
 
 /* The four arguments every operation probe starts with. */
 #define CLOSURE_PROBE_COMMON_ARGS "cl", "count", "flags", "ip"

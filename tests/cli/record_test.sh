@@ -33,6 +33,16 @@ wait_for() {
 	done
 	fail "timed out waiting for '$2' in $1: $(cat "$1")"
 }
+# A killed recorder's trace: t.json alone (no hidden .t.json.XXXXXX), its lines whole up to the
+# last, the header first, no end line.
+killed_trace_left() {
+	[ "$(ls -A | grep 't\.json')" = t.json ] || fail "not t.json alone: $(ls -A)"
+	head -1 t.json | grep -q '^{"type":"header"' || fail "no header: $(head -c 300 t.json)"
+	grep -q '"type":"end"' t.json && fail "an end line in a killed recording's trace"
+	[ -z "$(tail -c 1 t.json)" ] || fail "the last line is not whole: $(tail -c 200 t.json)"
+	"$ct" report -i t.json >report.txt 2>report.err
+	echo "ok: the killed recording's trace is t.json, $(wc -l <t.json) whole lines; report: $(head -c 200 report.err)"
+}
 end_field() {
 	$check valid "$1" | sed -n "s/^$2=//p"
 }
@@ -236,8 +246,9 @@ out_stdout)
 	echo ok
 	;;
 recorder_killed)
-	# record SIGKILLed while the command is held at an exec: the command is continued and the
-	# unfinished trace removed (the guard), nothing is left behind.
+	# record SIGKILLed while the command is held at an exec: the command is continued (the
+	# guard); the trace is at -o up to its last complete line, without an end line, and no
+	# hidden file is left.
 	needs_bpf
 	setsid "$ct" record -o t.json -- sh -c 'echo $$ >sh.pid; kill -STOP $$; echo resumed >resumed' \
 		>out.txt 2>err.txt </dev/null &
@@ -256,11 +267,7 @@ recorder_killed)
 		sleep 0.05
 	done
 	[ "$(cat resumed 2>/dev/null)" = resumed ] || fail "the stopped command was not continued"
-	for _ in $(seq 100); do
-		[ -z "$(ls -A | grep '^\.t\.json\.')" ] && break
-		sleep 0.05
-	done
-	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	killed_trace_left
 	echo ok
 	;;
 recorder_killed_at_load)
@@ -294,11 +301,7 @@ recorder_killed_at_load)
 		sleep 0.05
 	done
 	[ ! -e "/proc/$cmd" ] || fail "the command is still there: $(awk '{print $3}' "/proc/$cmd/stat")"
-	for _ in $(seq 100); do
-		[ -z "$(ls -A | grep 't\.json')" ] && break
-		sleep 0.05
-	done
-	[ -z "$(ls -A | grep 't\.json')" ] || fail "left behind: $(ls -A)"
+	killed_trace_left
 	echo "ok: held at a dlopen, the recorder killed: the command ran on to its end"
 	;;
 err_zombie_kthread)
@@ -572,8 +575,9 @@ zstd)
 	echo "ok: $(stat -c %s t.json) bytes plain, $(stat -c %s t.json.zst) compressed"
 	;;
 zstd_killed)
-	# record -p killed (SIGKILL) mid-way: its compressed temporary file ends at a frame's end (a
-	# frame a second at least), so everything up to it is read, as a plain trace cut short.
+	# record -p killed (SIGKILL) mid-way: its compressed trace, at -o from the start, ends at a
+	# frame's end (one per flush, every 100 ms), so everything up to it is read, as a plain
+	# trace cut short; no hidden file is left.
 	needs_bpf
 	svc=$wdir/../../examples/service
 	"$svc" --rate 2000 >/dev/null &
@@ -584,14 +588,22 @@ zstd_killed)
 	rpid=$!
 	pids+=("$rpid")
 	wait_for err.txt "recording process $spid" "$rpid"
+	# The header's frame is written at once; then frames of events (1.5 kB), read back below.
+	f=k.json.zst
+	size() { stat -c %s "$f" 2>/dev/null || echo 0; }
 	for _ in $(seq 300); do
-		f=$(ls -A | grep '^\.k\.json\.zst\.' | head -1)
-		[ -n "$f" ] && [ "$(stat -c %s "$f")" -gt 0 ] && break
+		[ "$(size)" -gt 0 ] && break
 		sleep 0.02
 	done
-	[ -n "$f" ] && [ -s "$f" ] || fail "no frame written in 6 s: $(ls -lA)"
+	header=$(size)
+	for _ in $(seq 300); do
+		[ "$(size)" -gt $((header + 1500)) ] && break
+		sleep 0.02
+	done
+	[ "$(size)" -gt $((header + 1500)) ] || fail "no frame of events written in 6 s: $(ls -lA)"
 	kill -KILL "$rpid"
 	wait "$rpid" 2>/dev/null
+	[ -z "$(ls -A | grep '^\.k\.json\.zst\.')" ] || fail "a hidden file is left: $(ls -A)"
 	"$ct" report -i "$f" >r.txt 2>r.err || fail "report of the killed recording's file: $(cat r.err)"
 	grep -q "no end record: the trace was cut short" r.err || fail "report did not say it was cut: $(cat r.err)"
 	grep -q "^closures: [1-9]" r.txt || fail "no closures read: $(cat r.txt)"

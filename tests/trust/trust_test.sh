@@ -84,6 +84,28 @@ escapes_ps)
 	no_escapes out.txt
 	no_escapes err.txt
 	;;
+recorder_sigkill)
+	# record -p SIGKILLed while it records: the -o path holds the trace up to its last complete
+	# line (flushed every 100 ms; the last line may be cut), and no hidden .t.json.XXXXXX is
+	# left as the only copy. report reads it.
+	start_hostile "$bindir/ct_hostile" names
+	"$ct" record -p "$hpid" -o t.json >rec.out 2>rec.err </dev/null &
+	rpid=$!
+	pids+=("$rpid")
+	for _ in $(seq 1 500); do
+		[ "$(grep -c '"type":"event"' t.json 2>/dev/null || echo 0)" -ge 200 ] && break
+		kill -0 "$rpid" 2>/dev/null || fail "record ended: $(cat rec.err)"
+		sleep 0.02
+	done
+	kill -KILL "$rpid"
+	wait "$rpid" 2>/dev/null
+	[ "$(ls -A | grep 't\.json')" = t.json ] || fail "not t.json alone: $(ls -A)"
+	head -1 t.json | grep -q '^{"type":"header"' || fail "no header line: $(head -c 200 t.json)"
+	events=$(grep -c '"type":"event"' t.json)
+	[ "$events" -ge 200 ] || fail "$events events in the killed recording's trace"
+	"$ct" report -i t.json >report.txt 2>report.err || fail "report of the killed recording: $(cat report.err)"
+	echo "ok: SIGKILLed, t.json holds $events events; report: $(head -c 200 report.err)"
+	;;
 setuid_sink)
 	# A setuid-root program linked with libclosure, run by nobody with CLOSURETRACE_SINK naming
 	# a folder nobody cannot write: the library must not create its files there as root.

@@ -1,0 +1,122 @@
+/* Each operation's own arguments, from the probe contract (trace_args.h). */
+#include "trace_args.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/types.h>
+
+#include "event.h"
+
+/* One table entry per (TYPE, field) pair of the contract. */
+#define ARG_NONE(field)                                                                            \
+	{                                                                                          \
+		NULL, 0, TRACE_ARG_NONE, 0                                                         \
+	}
+#define ARG_OF(field, t)                                                                           \
+	{                                                                                          \
+#field, sizeof(#field) - 1, t, offsetof(struct trace_event, field)                 \
+	}
+#define ARG_ADDR(field) ARG_OF(field, TRACE_ARG_ADDR)
+#define ARG_BOOL(field) ARG_OF(field, TRACE_ARG_BOOL)
+#define ARG_INT(field)	ARG_OF(field, TRACE_ARG_INT)
+#define ARG_BUG(field)	ARG_OF(field, TRACE_ARG_BUG)
+#define ARG_HOW(field)	ARG_OF(field, TRACE_ARG_HOW)
+
+const struct trace_arg trace_op_args[TRACE_NR_OPS][3] = {
+#define OP_ARGS(name, NAME, a4, a5, a6)                                                            \
+	[TRACE_##NAME] = {CLOSURE_ARG_APPLY(ARG, a4), CLOSURE_ARG_APPLY(ARG, a5),                  \
+			  CLOSURE_ARG_APPLY(ARG, a6)},
+	CLOSURE_PROBE_LIST(OP_ARGS)
+#undef OP_ARGS
+};
+
+/* The operations of both sides are the contract's, in its order. */
+_Static_assert((int)TRACE_NR_OPS == (int)CT_NR_OPS, "trace_op and ct_kind number the same probes");
+
+const struct trace_arg *trace_arg_find(const char *key, size_t len)
+{
+	for (size_t op = 0; op < TRACE_NR_OPS; op++)
+		for (size_t i = 0; i < 3; i++) {
+			const struct trace_arg *a = &trace_op_args[op][i];
+
+			if (a->name && a->len == len && !memcmp(a->name, key, len))
+				return a;
+		}
+	return NULL;
+}
+
+const char *trace_how_name(uint64_t how)
+{
+	switch (how) {
+#define HOW_NAME(name, code, trace_name)                                                           \
+	case code:                                                                                 \
+		return trace_name;
+		CLOSURE_HOW_LIST(HOW_NAME)
+#undef HOW_NAME
+	}
+	return "unknown";
+}
+
+const char *trace_bug_name(uint64_t bug)
+{
+	switch (bug) {
+#define BUG_NAME(name, code, trace_name, meaning)                                                  \
+	case code:                                                                                 \
+		return trace_name;
+		CLOSURE_BUG_LIST(BUG_NAME)
+#undef BUG_NAME
+	}
+	return "unknown";
+}
+
+void trace_arg_set(struct trace_event *ev, const struct trace_arg *a, uint64_t raw)
+{
+	char *field = (char *)ev + a->offset;
+
+	switch (a->type) {
+	case TRACE_ARG_ADDR:
+		*(uint64_t *)field = raw;
+		break;
+	case TRACE_ARG_BOOL:
+		*(bool *)field = raw != 0;
+		break;
+	case TRACE_ARG_INT:
+		*(int64_t *)field = (int64_t)raw;
+		break;
+	case TRACE_ARG_HOW:
+		*(enum trace_how *)field = (enum trace_how)raw;
+		break;
+	case TRACE_ARG_BUG:
+		snprintf(field, sizeof(ev->bug), "%s", trace_bug_name(raw));
+		break;
+	case TRACE_ARG_NONE:
+		break;
+	}
+}
+
+void trace_event_from_record(const struct ct_event *e, uint64_t start_ns, struct trace_event *t)
+{
+	const uint64_t raw[3] = {e->x4, e->x5, e->x6};
+
+	memset(t, 0, sizeof(*t));
+	t->ts = (int64_t)(e->ts - start_ns);
+	t->tid = e->tid;
+	t->op = (enum trace_op)e->kind;
+	t->cl = e->cl;
+	t->remaining = e->count;
+#define FLAG_BIT(name, bit, letter)                                                                \
+	if (e->flags & (1u << (bit)))                                                              \
+		t->flags |= TRACE_FLAG_##name;
+	CLOSURE_FLAG_LIST(FLAG_BIT)
+#undef FLAG_BIT
+	t->ip = e->ip;
+	t->snapshot = e->kind == CT_INIT && (e->pad & CT_EVENT_SNAPSHOT);
+	t->timeout_ms = -1; /* as the reader: a sync without a timeout */
+	if (e->kind >= CT_NR_OPS)
+		return;
+	for (size_t i = 0; i < 3; i++)
+		if (trace_op_args[e->kind][i].name)
+			trace_arg_set(t, &trace_op_args[e->kind][i], raw[i]);
+}
