@@ -202,6 +202,7 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 	l = life_new(m, *slot, ev->pid, ev->cl, ev->ts);
 	l->init_ip = l->running_from = ev->ip;
 	l->stack = ev->stack;
+	l->snapshot = ev->snapshot;
 	l->parent_addr = ev->parent;
 	/* A closure that is its own parent could never finish: named, never linked (a cycle
 	 * would send every walk over parents round forever). */
