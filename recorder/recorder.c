@@ -313,8 +313,9 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 			"closuretrace: the command ended before it could start (process %d)\n",
 			(int)s->pid);
 	}
-	/* -p: every closure alive now, from before the probes, as a synthetic init (snapshot.h) */
-	if (!s->launched) {
+	/* record -p: every closure alive now, from before the probes, as a synthetic init
+	 * (snapshot.h). Not yet top's: its view does not take inits from before its start. */
+	if (!s->launched && s->out) {
 		size_t n = snapshot_write(s, session_now_ns());
 
 		if (r->o.verbose && n)
