@@ -1,10 +1,13 @@
 /* The closures alive at attach, as synthetic inits: see snapshot.h. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "event.h"
 #include "live_list.h"
 #include "session.h"
 #include "snapshot.h"
+
+#define SNAPSHOT_MAX 16384 /* closures alive at attach written as inits, at most */
 
 static int by_init_ns(const void *a, const void *b)
 {
@@ -26,8 +29,19 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	struct live_list l;
 	size_t n = 0;
 
-	if (live_list_read(s->pid, &s->objects, &l) != LIVE_OK)
+	if (live_list_read_max(s->pid, &s->objects, &l, SNAPSHOT_MAX) != LIVE_OK)
 		return 0;
+	/* The list is read a node at a time while the process runs and the ring buffer fills: a
+	 * longer one is left out whole (every closure from before is then without an init, as
+	 * without a live list), not cut. */
+	if (l.too_long) {
+		fprintf(stderr,
+			"closuretrace: more than %d closures alive at attach: no snapshot of them "
+			"(those made before the recording have no init in the trace)\n",
+			SNAPSHOT_MAX);
+		live_list_free(&l);
+		return 0;
+	}
 	/* Oldest first: the trace's events in time order, as far as they go. */
 	qsort(l.v, l.n, sizeof(l.v[0]), by_init_ns);
 	s->snapshot = calloc(l.n ? l.n : 1, sizeof(*s->snapshot));
