@@ -39,6 +39,7 @@ static char *copy(const char *s, size_t n)
 struct clickhouse *clickhouse_open(const char *url, double timeout_s, char *err, size_t len)
 {
 	const char *host, *slash;
+	char *at;
 	struct clickhouse *ch;
 	char *base, *db;
 
@@ -73,8 +74,10 @@ struct clickhouse *clickhouse_open(const char *url, double timeout_s, char *err,
 		return NULL;
 	}
 	ch->database = db;
+	/* Messages name the server without the user and password of http://USER:PASS@HOST. */
+	at = strrchr(base + 7, '@');
 	ch->name = viz_xcalloc(1, strlen(base) + strlen(db) + 2);
-	sprintf(ch->name, "%s/%s", base, db);
+	sprintf(ch->name, "http://%s/%s", at ? at + 1 : base + 7, db);
 
 	ch->server = viz_xcalloc(1, strlen(base) + 128);
 	/* Rows and answers as the fleet expects them: inserts into a Distributed table stored when

@@ -98,39 +98,40 @@ static void begin(struct export_trace *t)
 	put_string(t, t->id);
 }
 
-static void field_s(struct export_trace *t, const char *key, const char *v)
+/* ,"key": */
+static void key(struct export_trace *t, const char *k)
 {
 	put(t, ",\"", 2);
-	put_s(t, key);
+	put_s(t, k);
 	put(t, "\":", 2);
+}
+
+static void field_s(struct export_trace *t, const char *k, const char *v)
+{
+	key(t, k);
 	put_string(t, v);
 }
 
-static void field_i(struct export_trace *t, const char *key, int64_t v)
+static void field_i(struct export_trace *t, const char *k, int64_t v)
 {
 	char num[32];
 
-	put(t, ",\"", 2);
-	put_s(t, key);
-	put(t, "\":", 2);
+	key(t, k);
 	put(t, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
 }
 
-static void field_u(struct export_trace *t, const char *key, uint64_t v)
+static void field_u(struct export_trace *t, const char *k, uint64_t v)
 {
 	char num[32];
 
-	put(t, ",\"", 2);
-	put_s(t, key);
-	put(t, "\":", 2);
+	key(t, k);
 	put(t, num, (size_t)snprintf(num, sizeof(num), "%" PRIu64, v));
 }
 
-static void field_array(struct export_trace *t, const char *key, const char *const *v, size_t n)
+static void field_array(struct export_trace *t, const char *k, const char *const *v, size_t n)
 {
-	put(t, ",\"", 2);
-	put_s(t, key);
-	put(t, "\":[", 3);
+	key(t, k);
+	put(t, "[", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			put(t, ",", 1);
@@ -472,6 +473,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 	struct trace_info info = {0};
 	struct leaks_summary leaks;
 	struct check_diags diags = {0};
+	struct stat now;
 
 	t->meta = meta;
 	t->row = row;
@@ -485,6 +487,14 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 	fill_build_ids(t);
 	t->start_unix_ns = start_unix_ns(t);
 
+	/* What was checked is what is sent: a trace still being written is refused here. */
+	if (stat(t->path, &now) || now.st_size != t->st.st_size ||
+	    now.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec) {
+		viz_error_at(err, t->path, 0,
+			     "the trace changed while it was read (is it still being recorded?)");
+		return -1;
+	}
 	model_observe(t->m, &observer, t);
 	if (trace_read(t->path, &second, t, &info, err)) {
 		trace_info_clear(&info);

@@ -16,31 +16,10 @@
 /* Inserts a; false when it was already there. */
 static bool seen_insert(struct session *s, uint64_t a)
 {
-	size_t i;
+	bool added;
 
-	if (s->seen_n * 2 >= s->seen_cap) {
-		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
-		uint64_t *v = calloc(cap, sizeof(*v)), *old = s->seen;
-
-		if (!v)
-			return false;
-		for (size_t k = 0; k < s->seen_cap; k++) {
-			if (!old[k])
-				continue;
-			for (i = session_hash(old[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
-				;
-			v[i] = old[k];
-		}
-		free(old);
-		s->seen = v;
-		s->seen_cap = cap;
-	}
-	for (i = session_hash(a) & (s->seen_cap - 1); s->seen[i]; i = (i + 1) & (s->seen_cap - 1))
-		if (s->seen[i] == a)
-			return false;
-	s->seen[i] = a;
-	s->seen_n++;
-	return true;
+	hashmap_put(&s->seen, a, 0, &added);
+	return added;
 }
 
 static bool resolve_and_write(struct session *s, uint64_t addr)

@@ -393,6 +393,12 @@ void session_batch_stop(struct session *s)
 		fprintf(stderr,
 			"closuretrace: %llu buffered records older than the recording left out\n",
 			(unsigned long long)batch_decoder_stale(s->batch));
+	if (batch_decoder_refused(s->batch))
+		fprintf(stderr,
+			"closuretrace: warning: %llu batched records refused (counted as lost): "
+			"their buffers were past the %u that a process's threads may have "
+			"(docs/probes.md, \"Trust boundary\")\n",
+			(unsigned long long)batch_decoder_refused(s->batch), BATCH_STREAMS_MAX);
 }
 
 /* The records of batches lost in the ring buffer that no poll or drain got either. */
@@ -423,7 +429,8 @@ uint64_t session_batch_lost(struct session *s)
 {
 	if (!s->batch)
 		return s->batch_dropped;
-	return s->batch_dropped + lost_in_ring(s) + batch_decoder_forgotten(s->batch);
+	return s->batch_dropped + lost_in_ring(s) + batch_decoder_forgotten(s->batch) +
+	       batch_decoder_refused(s->batch);
 }
 
 void session_batch_free(struct session *s)

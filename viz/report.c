@@ -177,8 +177,8 @@ static void text_kinds(struct viz_input *in, FILE *out)
 	struct model_kind **kinds = sorted_kinds(m, &n);
 	char p50[32], p90[32], p99[32], max[32], kind[3 * TXT];
 
-	fprintf(out,
-		"closures by kind (init site -> continuation), lifetimes of the finished ones:\n");
+	fprintf(out, "closures by kind (init function -> continuation, init site), lifetimes of "
+		     "the finished ones:\n");
 	fprintf(out, "%8s %8s %10s %10s %10s %10s %10s  %s\n", "count", "finished", "unfinished",
 		"p50", "p90", "p99", "max", "kind");
 	for (size_t i = 0; kinds && i < n; i++) {

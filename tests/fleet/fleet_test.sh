@@ -162,8 +162,10 @@ closuretrace export: nothing was sent to $U" "$ct" export -i bad.json --to "$U"
 	# A server that refuses, one that never answers.
 	local dead
 	dead=$(ch_free_port)
-	"$ct" export -i a.json --to "http://127.0.0.1:$dead/fleet" >out.txt 2>err.txt
+	# (a user and password in the URL go to the server, never into a message)
+	"$ct" export -i a.json --to "http://someone:s3cret@127.0.0.1:$dead/fleet" >out.txt 2>err.txt
 	[ $? = 3 ] || fail "export to a closed port: exit not 3: $(cat err.txt)"
+	grep -q s3cret err.txt && fail "the password is in the message: $(cat err.txt)"
 	grep -q "^closuretrace export: http://127.0.0.1:$dead/fleet: .*[Cc]onnect" err.txt ||
 		fail "refused: $(cat err.txt)"
 	grep -qx "closuretrace export: trace $id_a (a.json) is not complete there: rows stored before the failure: events 0, closures 0, diagnostics 0, traces 0; the trace is left as it was: export it again (a row sent twice counts once)" err.txt ||
