@@ -719,19 +719,20 @@ PY
 	echo "ok: $(grep ^closures r.txt)"
 	;;
 snapshot_busy)
-	# record -p of a busy service: closures initialised while the probes were being attached are
+	# record -p of a busy service (3,000 requests/s: its live closures stay under the snapshot's
+	# 16,384 on a loaded machine): closures initialised while the probes were being attached are
 	# in both the live list and the batches; each is initialised once in the trace, and the
 	# snapshot's closures are none of them leaked or suspect (issue 26 item 5: no double init,
 	# no false leak).
 	needs_bpf
 	svc=$wdir/../../examples/service
-	"$svc" --rate 20000 >/dev/null &
+	"$svc" --rate 3000 >/dev/null &
 	spid=$!
 	pids+=("$spid")
 	wait_for "/proc/$spid/maps" libclosure "$spid"
 	sleep 0.2
 	"$ct" record -v -p "$spid" -d 1 -o b.json 2>err.txt || fail "record -p: $(cat err.txt)"
-	grep -q "closures alive at attach" err.txt || fail "no snapshot: $(cat err.txt)"
+	grep -Eq "^closuretrace: [0-9]+ closures alive at attach$" err.txt || fail "no snapshot: $(cat err.txt)"
 	python3 - b.json <<'PY' || fail "a closure initialised twice"
 import json, sys
 alive, snap = set(), 0
@@ -745,7 +746,7 @@ for line in open(sys.argv[1]):
         snap += bool(d.get("snapshot"))
     elif d["ev"] == "finish":
         alive.discard(d["cl"])
-assert snap > 0
+assert snap > 0, "no snapshot init"
 print("%d closures from the snapshot, none initialised twice" % snap)
 PY
 	"$ct" report -i b.json >r.txt || fail "report"
