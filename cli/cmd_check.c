@@ -27,6 +27,7 @@
 #include "out_file.h"
 #include "record_shared.h"
 #include "recorder.h"
+#include "temp_dir.h"
 #include "trace_reader.h"
 #include "trace_out.h"
 #include "trace_writer.h"
@@ -175,11 +176,10 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 /* A temporary trace file, removed once read. */
 static FILE *temp_trace(char *path, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
 	int fd;
 	FILE *f;
 
-	snprintf(path, len, "%s/closuretrace-check-XXXXXX.json", dir && *dir ? dir : "/tmp");
+	snprintf(path, len, "%s/closuretrace-check-XXXXXX.json", temp_dir());
 	fd = mkostemps(path, 5, O_CLOEXEC);
 	if (fd < 0)
 		return NULL;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "proc_mem.h"
 #include "symbols.h"
 #include "trace_writer.h"
 
@@ -89,17 +90,11 @@ static void learn_objects(struct session *s, size_t first)
 /* Whether the process runs s->exe yet (a launched child is our own image until it execs). */
 static bool runs_exe(struct session *s)
 {
-	char link[64], exe[4096];
-	ssize_t n;
+	char exe[4096];
 
 	if (!s->exe)
 		return true;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n < 0)
-		return false;
-	exe[n] = '\0';
-	return !strcmp(exe, s->exe);
+	return proc_exe(s->pid, exe, sizeof(exe)) && !strcmp(exe, s->exe);
 }
 
 void session_scan(struct session *s)

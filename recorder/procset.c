@@ -18,6 +18,7 @@
 
 #include "closuretrace.skel.h"
 #include "session.h"
+#include "proc_mem.h"
 
 #define PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial pid namespace's inode (linux/proc_ns.h) */
 
@@ -77,15 +78,10 @@ uint32_t procset_process_of(struct session *s, uint32_t tid)
 
 void procset_on_exec(struct session *s, uint32_t pid)
 {
-	char link[64], exe[4096];
-	ssize_t n;
+	char exe[4096];
 
-	snprintf(link, sizeof(link), "/proc/%u/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n > 0 && !s->closing) {
-		exe[n] = '\0';
+	if (proc_exe((pid_t)pid, exe, sizeof(exe)) && !s->closing)
 		session_attach_program(s, exe);
-	}
 	kill((pid_t)pid, SIGCONT);
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "closure_batch.h"
+#include "proc_mem.h"
 #include "check_guard.h"
 #include "commands.h"
 #include "launch.h"
@@ -43,15 +44,9 @@ const char *recorder_end_name(enum recorder_end end)
 /* The process's executable, as an absolute path (NULL when it cannot be read). */
 static char *process_exe(pid_t pid)
 {
-	char link[64], buf[4096];
-	ssize_t n;
+	char buf[4096];
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
+	return proc_exe(pid, buf, sizeof(buf)) ? strdup(buf) : NULL;
 }
 
 static bool has_probes(const struct objects *o)

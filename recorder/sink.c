@@ -20,6 +20,7 @@
 #include "session.h"
 #include "sink.h"
 #include "sink_read.h"
+#include "temp_dir.h"
 #include "trace_writer.h"
 
 bool sink_bpf_permitted(void)
@@ -71,10 +72,9 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 /* DIR/closuretrace-sink.XXXXXX in $TMPDIR (else /tmp): NULL after saying why. */
 static char *make_dir(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char *dir;
 
-	if (asprintf(&dir, "%s/closuretrace-sink.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0)
+	if (asprintf(&dir, "%s/closuretrace-sink.XXXXXX", temp_dir()) < 0)
 		return NULL;
 	if (mkdtemp(dir))
 		return dir;
