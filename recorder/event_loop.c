@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "event.h"
+#include "launch.h"
 #include "session.h"
 #include "session_batch.h"
 #include "trace_writer.h"
@@ -74,10 +75,7 @@ int session_start(struct session *s, uint64_t start_ns)
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->pidfd < 0)
 		return -errno;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
+	launch_block_stop_signals(&stop);
 	s->sigfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->sigfd < 0 || s->epfd < 0)

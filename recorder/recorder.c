@@ -185,17 +185,6 @@ static int load_and_attach(struct recorder *r)
 	return -1;
 }
 
-/* SIGINT and SIGTERM wait, blocked, for the event loop's signalfd (the command unblocks them). */
-static void block_stop_signals(void)
-{
-	sigset_t stop;
-
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-}
-
 /*
  * Whether pid writes to our terminal (its standard output or error is the character device of
  * ours): a launched command always does, unless redirected. The live status line, redrawn with
@@ -219,6 +208,7 @@ static bool shares_terminal(pid_t pid)
 
 struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 {
+	sigset_t stop;
 	struct recorder *r = calloc(1, sizeof(*r));
 	const char *attach = getenv("CLOSURETRACE_ATTACH");
 	int ret = -1;
@@ -229,7 +219,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 	}
 	r->o = *o;
 	r->child.gate = r->guard = -1;
-	block_stop_signals(); /* from now on a SIGINT or SIGTERM is a stop, whenever it comes */
+	launch_block_stop_signals(&stop); /* from now on a SIGINT or SIGTERM is a stop */
 	r->s.pidfd = r->s.sigfd = r->s.epfd = -1;
 	if (!r->o.grace_ns)
 		r->o.grace_ns = GRACE_NS;
@@ -333,10 +323,7 @@ static void child_status(pid_t pid, struct recorder_result *res, bool block)
 		;
 	if (got != pid)
 		return;
-	if (WIFEXITED(status))
-		res->exit_code = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		res->signal = WTERMSIG(status);
+	launch_exit_of(status, &res->exit_code, &res->signal);
 }
 
 /* The processes of the command still running: the first one, then its descendants. */

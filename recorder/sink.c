@@ -36,8 +36,7 @@ static void wait_command(pid_t pid, struct recorder_result *res)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return;
-	res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	launch_exit_of(status, &res->exit_code, &res->signal);
 }
 
 /* The files of the sink directory into the trace, then its trailer. */
