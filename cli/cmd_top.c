@@ -135,6 +135,7 @@ int cmd_top(int argc, char **argv)
 		fprintf(stderr, "closuretrace: out of memory\n");
 		return EXIT_ENVIRONMENT;
 	}
+	top_view_sample(v, o.sample_every);
 	r = recorder_new(&(struct recorder_opts){.pid = o.pid,
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,

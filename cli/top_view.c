@@ -50,6 +50,7 @@ struct kind_stat {
 
 struct top_view {
 	pid_t pid;
+	uint32_t sample_every; /* --sample N: the frames are of one tree in N (0: every tree) */
 	uint64_t start_ns, last_ns, now_ns;
 	uint64_t seq, events, events_prev;
 	double event_rate;
@@ -67,6 +68,11 @@ struct top_view {
 };
 
 static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size);
+
+void top_view_sample(struct top_view *v, uint32_t every)
+{
+	v->sample_every = every;
+}
 
 struct top_view *top_view_new(pid_t pid, uint64_t start_ns)
 {
@@ -452,7 +458,7 @@ static bool row_shown(const struct site_row *r)
 
 void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 {
-	char line[512], up[16];
+	char line[512], up[16], sampled[64];
 	size_t kinds = 0, shown = 0;
 	double created = 0, finished = 0;
 	int budget = rows > 0 ? rows - 4 : -1;
@@ -464,14 +470,17 @@ void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 		created += v->rows[i]->new_rate;
 		finished += v->rows[i]->done_rate;
 	}
+	if (v->sample_every) /* counts of the trees seen, never scaled */
+		snprintf(sampled, sizeof(sampled), " (sampled: one tree in %u, not scaled)",
+			 v->sample_every);
 	snprintf(line, sizeof(line),
 		 "closuretrace top - pid %d, %s, %" PRIu64 " events (%.0f/s), %zu kind%s",
 		 (int)v->pid, fmt_dur(up, sizeof(up), v->now_ns - v->start_ns), v->events,
 		 v->event_rate, kinds, kinds == 1 ? "" : "s");
 	put_line(out, cols, line);
 	snprintf(line, sizeof(line),
-		 "in flight %" PRIu64 ", created %.0f/s, finished %.0f/s, suspects %" PRIu64,
-		 v->in_flight, created, finished, v->suspects);
+		 "in flight %" PRIu64 ", created %.0f/s, finished %.0f/s, suspects %" PRIu64 "%s",
+		 v->in_flight, created, finished, v->suspects, v->sample_every ? sampled : "");
 	put_line(out, cols, line);
 	put_line(out, cols, "");
 	put_line(out, cols,

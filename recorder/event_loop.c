@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "session.h"
 #include "session_batch.h"
+#include "snapshot.h"
 #include "trace_writer.h"
 
 #define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
@@ -37,6 +38,8 @@ void session_emit(struct session *s, const struct ct_event *e)
 
 void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 {
+	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e->kind, e->cl))
+		return; /* the snapshot wrote this closure's init already */
 	if (s->out)
 		trace_write_event(s->out, e, s->start_ns, pid);
 	if (s->on_event)

@@ -18,11 +18,11 @@
 #include "recorder.h"
 #include "session.h"
 #include "sink.h"
+#include "snapshot.h"
 #include "trace_writer.h"
 
 #define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
 #define GRACE_NS       (2000000000ull)
-#define FLUSH_EVERY_NS (1000000000ull) /* the trace goes to its file at least this often */
 
 struct recorder {
 	struct recorder_opts o;
@@ -298,6 +298,14 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 			"closuretrace: the command ended before it could start (process %d)\n",
 			(int)s->pid);
 	}
+	/* record -p: every closure alive now, from before the probes, as a synthetic init
+	 * (snapshot.h). Not yet top's: its view does not take inits from before its start. */
+	if (!s->launched && s->out) {
+		size_t n = snapshot_write(s, session_now_ns());
+
+		if (r->o.verbose && n)
+			fprintf(stderr, "closuretrace: %zu closures alive at attach\n", n);
+	}
 	if (r->o.verbose)
 		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);
 	return 0;
@@ -411,15 +419,8 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 	out = open_out(ctx, &temp);
 	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
 	if (!status) {
-		uint64_t flushed = session_now_ns();
-
-		/* Every second the trace so far goes to the file (a compressed one ends a frame):
-		 * a recorder killed then leaves all but its last second readable. */
 		while (recorder_poll(r, 10) == RECORDER_RUNNING)
-			if (session_now_ns() - flushed >= FLUSH_EVERY_NS) {
-				fflush(out);
-				flushed = session_now_ns();
-			}
+			;
 		recorder_stop(r, res);
 		status = -1;
 	}

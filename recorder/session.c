@@ -13,6 +13,7 @@
 #include "closuretrace.skel.h"
 #include "event.h"
 #include "session.h"
+#include "snapshot.h"
 #include "session_batch.h"
 #include "symbols.h"
 
@@ -263,6 +264,7 @@ void session_close(struct session *s)
 	if (s->stop_on_load)
 		procset_continue(s); /* never leave it stopped at a loader change */
 	free(s->links);
+	snapshot_free(s);
 	/*
 	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
 	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.

@@ -92,6 +92,12 @@ struct session {
 	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
 	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
 	uint32_t sample_every;	    /* --sample N (0: every tree) */
+	/* -p: the closures the snapshot wrote (recorder/snapshot.h), by address */
+	struct snapshot_closure {
+		uint64_t addr;
+		bool done; /* its own init or its finish came: later ones are other lives' */
+	} * snapshot;
+	size_t n_snapshot;
 	/* At the stop: the root closures decided while sampling and those left out, over every
 	 * process (trees_counted: some libclosure counted them, version 3 on). */
 	bool trees_counted;

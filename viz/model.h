@@ -90,6 +90,7 @@ struct model_life {
 	bool frame_left;     /* a stack closure that ended holding only its running reference */
 	bool destroyed;	     /* ended by closure_debug_destroy (at release_ip) */
 	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
+	bool snapshot; /* its init is a snapshot's: alive when the recording began, history unknown */
 	char bug[16];
 	uint64_t nevents;
 	struct model_site *sites;

@@ -498,6 +498,8 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "age_ns", json_integer((json_int_t)age_at_end(m, l)));
 	if (l->before_recording && !l->no_init)
 		json_object_set_new(o, "created_before_recording", json_true());
+	if (l->snapshot)
+		json_object_set_new(o, "alive_at_attach", json_true());
 	if (l->no_init)
 		json_object_set_new(o, "used_after_finish_without_init", json_true());
 	if (l->reused)

@@ -120,6 +120,16 @@ batch)
 	echo "ok: 3 frames, the last 2 naming blockio's kinds, sorted by closures in flight"
 	cat out.txt
 	;;
+sample)
+	# top --sample N: every frame says it shows one tree in N, unscaled (issue 26 item 4).
+	start_blockio
+	expect 0 "" "$ct" top -b -n 2 --sample 10 -p "$bpid"
+	[ "$(grep -cE '^in flight [0-9]+, created [0-9]+/s, finished [0-9]+/s, suspects [0-9]+ \(sampled: one tree in 10, not scaled\)$' out.txt)" = 2 ] ||
+		fail "not 2 sampled frames: $(cat out.txt)"
+	expect 2 "closuretrace top: --sample needs a whole number from 1 to 1000000000: 0; see 'closuretrace top --help'" \
+		"$ct" top -b --sample 0 -p "$bpid"
+	echo "ok: 2 frames of one tree in 10"
+	;;
 batch_full)
 	# top(1) EXIT STATUS: frames that cannot be written (a full disk, a closed pipe's error) are
 	# 2, said as report says it, and top stops at the first one (no -n here: it would run on).
