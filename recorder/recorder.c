@@ -17,12 +17,11 @@
 #include "record_shared.h"
 #include "recorder.h"
 #include "session.h"
-#include "sink.h"
 #include "snapshot.h"
 #include "trace_writer.h"
 
-#define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
-#define GRACE_NS       (2000000000ull)
+#define UPROBE_SYSFS "/sys/bus/event_source/devices/uprobe"
+#define GRACE_NS     (2000000000ull)
 
 struct recorder {
 	struct recorder_opts o;
@@ -394,36 +393,4 @@ void recorder_free(struct recorder *r)
 	check_guard_release(r->guard); /* every process of the command was let go */
 	free(r->exe);
 	free(r);
-}
-
-int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
-		 struct recorder_result *res)
-{
-	int status = -1;
-	struct recorder *r;
-	const char *temp = NULL;
-	FILE *out;
-
-	/* Without BPF a command writes its own events; a running process cannot be told to. */
-	if (o->argv && (o->no_bpf || !sink_bpf_permitted()))
-		return sink_run(o, open_out, ctx, res);
-	if (o->pid && !sink_bpf_permitted()) {
-		fprintf(stderr, "closuretrace: not permitted to use BPF and uprobes: recording a "
-				"running process (-p) needs root, or CAP_BPF and CAP_PERFMON "
-				"(record -- COMMAND and check run without)\n");
-		return EXIT_ENVIRONMENT;
-	}
-	r = recorder_new(o, &status);
-	if (!r)
-		return status;
-	out = open_out(ctx, &temp);
-	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
-	if (!status) {
-		while (recorder_poll(r, 10) == RECORDER_RUNNING)
-			;
-		recorder_stop(r, res);
-		status = -1;
-	}
-	recorder_free(r);
-	return status;
 }
