@@ -13,6 +13,7 @@
 PREFIX ?= /usr/local
 JOBS   ?= $(shell nproc)
 FUZZ_SECONDS ?= 300
+RELEASE_BUILD ?= build-release
 DEB_BUILD ?= build-deb
 DIST ?= dist
 CLOSURE_DEBUG ?= OFF
@@ -65,10 +66,10 @@ fuzz: deps build
 	bash tests/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS) build/lib/libclosure.so
 
 install:
-	$(CMAKE) -S . -B build-release -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLOSURE_DEBUG=$(CLOSURE_DEBUG) \
+	$(CMAKE) -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLOSURE_DEBUG=$(CLOSURE_DEBUG) \
 		-DCLOSURETRACE_WERROR=OFF -DCMAKE_INSTALL_PREFIX=$(PREFIX)
-	$(CMAKE) --build build-release -j $(JOBS) --target closure closure_static closuretrace man_pages
-	$(CMAKE) --install build-release --prefix $(PREFIX)
+	$(CMAKE) --build $(RELEASE_BUILD) -j $(JOBS) --target closure closure_static closuretrace man_pages
+	$(CMAKE) --install $(RELEASE_BUILD) --prefix $(PREFIX)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

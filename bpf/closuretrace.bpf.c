@@ -212,8 +212,8 @@ struct {
 struct thread_buf {
 	__u64 registry;
 	__u64 records;
-	__u32 tid; /* the library's number for the thread (its pid namespace's) */
-	__u32 pad;
+	__u32 tid;  /* the library's number for the thread (its pid namespace's) */
+	__u32 tgid; /* the process that named the buffer: only its own thread is drained */
 };
 
 struct {
@@ -314,6 +314,7 @@ static __always_inline int record_batch(struct pt_regs *ctx)
 		tb.registry = registry;
 		tb.records = recs;
 		tb.tid = (__u32)tid;
+		tb.tgid = bpf_get_current_pid_tgid() >> 32;
 		bpf_map_update_elem(&thread_bufs, &me, &tb, BPF_ANY);
 	}
 	size = (__u32)n * CT_BATCH_RECORD_SIZE;
@@ -355,6 +356,12 @@ static __always_inline void drain_thread(__u8 why)
 		return;
 	tb = *known;
 	bpf_map_delete_elem(&thread_bufs, &me);
+	/*
+	 * Named by another process (a buffer head read from a traced process says which thread
+	 * owns it, and may lie): this thread's memory is not that process's to read.
+	 */
+	if (tb.tgid != (__u32)(bpf_get_current_pid_tgid() >> 32))
+		return;
 	b = bpf_map_lookup_elem(&batch_scratch, &zero);
 	if (!b)
 		return;

@@ -42,7 +42,7 @@ enum ct_probe {
 struct ct_event {
 	__u8 kind; /* enum ct_probe: an operation */
 	__u8 x6;   /* arg6 (continue_at's how: small) */
-	__u16 pad;
+	__u16 pad; /* 0; CT_EVENT_SNAPSHOT: an init made by the recorder (never by BPF) */
 	__u32 tid;   /* the thread that hit the probe */
 	__u64 ts;    /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 ip;    /* the call site: arg3 - 1 for a return address, else the probe's address */
@@ -52,6 +52,9 @@ struct ct_event {
 	__u32 count; /* arg1 */
 	__u32 flags; /* arg2 */
 };
+
+/* ct_event.pad: a synthetic init, a closure alive at attach (recorder/snapshot.h) */
+#define CT_EVENT_SNAPSHOT 1
 
 /* A closure:module hit: an object of the process and its load bias. */
 #define CT_PATH_MAX 512

@@ -107,6 +107,16 @@ int parse_duration(const char *s, double bare_unit_ns, uint64_t *ns)
 	return 0;
 }
 
+int args_timeout_seconds(void *seconds, const char *arg, const char *cmd)
+{
+	uint64_t ns;
+
+	if (parse_duration(arg, 1e9, &ns) || !ns)
+		return args_error(cmd, "--timeout needs a positive duration (1.5, 1s, 500ms)", arg);
+	*(double *)seconds = (double)ns / 1e9;
+	return 0;
+}
+
 /* Buffer sizes: a power of two from 4K to 2G, with K, M or G. */
 static int parse_size(const char *s, size_t *bytes)
 {

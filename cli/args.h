@@ -100,6 +100,10 @@ int parse_pid_list(const char *s, struct pid_list *l);
  * process id here" (none given: "give -p PID"). */
 int args_one_pid(const char *cmd, const struct pid_list *l, pid_t *pid);
 
+/* --timeout TIME as a double of seconds (parse_duration, bare: seconds), an OPT_CALL for what
+ * hands seconds on (export's and fleet's libcurl timeouts). 0, or EXIT_USAGE after args_error. */
+int args_timeout_seconds(void *seconds, const char *arg, const char *cmd);
+
 /*
  * A duration: a number with a unit (ns, us, ms, s, m, h: "1.5s", "500ms") or without one, in
  * bare_unit_ns nanoseconds (1e9: seconds). 0 with *ns, or -1 for anything else (negative,

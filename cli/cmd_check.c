@@ -27,6 +27,7 @@
 #include "out_file.h"
 #include "record_shared.h"
 #include "recorder.h"
+#include "temp_dir.h"
 #include "trace_reader.h"
 #include "trace_out.h"
 #include "trace_writer.h"
@@ -175,11 +176,10 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 /* A temporary trace file, removed once read. */
 static FILE *temp_trace(char *path, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
 	int fd;
 	FILE *f;
 
-	snprintf(path, len, "%s/closuretrace-check-XXXXXX.json", dir && *dir ? dir : "/tmp");
+	snprintf(path, len, "%s/closuretrace-check-XXXXXX.json", temp_dir());
 	fd = mkostemps(path, 5, O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
@@ -341,6 +341,23 @@ static int nothing_to_judge(const struct check_options *o, const struct recorder
 	return run->exit_code;
 }
 
+/* --sarif FILE: written whole or not at all, as every output (out_file.h). 0, or -1 after saying
+ * why. */
+static int write_sarif(const struct check_diags *d, const char *path)
+{
+	struct viz_error err = {0};
+	struct out_file out;
+
+	if (out_open(&out, "closuretrace check", path))
+		return -1;
+	if (check_sarif_write(d, out.f, CLOSURETRACE_VERSION, &err)) {
+		out_abort(&out);
+		fprintf(stderr, "closuretrace: %s\n", err.text);
+		return -1;
+	}
+	return out_commit(&out);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct check_options o;
@@ -389,8 +406,7 @@ int cmd_check(int argc, char **argv)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (o.sarif && check_sarif_write(diags, o.sarif, CLOSURETRACE_VERSION, &err)) {
-		fprintf(stderr, "closuretrace: %s\n", err.text);
+	if (o.sarif && write_sarif(diags, o.sarif)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}

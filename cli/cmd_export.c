@@ -89,16 +89,6 @@ static int create_schema(const char *url, const char *cluster, double timeout_s)
 	return rc;
 }
 
-static int timeout_arg(void *seconds, const char *arg, const char *cmd)
-{
-	uint64_t ns;
-
-	if (parse_duration(arg, 1e9, &ns) || !ns)
-		return args_error(cmd, "--timeout needs a positive duration (1.5, 1s, 500ms)", arg);
-	*(double *)seconds = (double)ns / 1e9;
-	return 0;
-}
-
 static int batch_arg(void *bytes, const char *arg, const char *cmd)
 {
 	char *end;
@@ -128,7 +118,8 @@ int cmd_export(int argc, char **argv)
 		OPTION(OPT_STRING, 0, "run-id", &o.meta.run_id, "ID",
 		       "the run's name (default: the trace id)"),
 		OPTION(OPT_CALL, 0, "timeout", &o.timeout_s, "TIME",
-		       "the longest one request may take (default 60s)", .call = timeout_arg),
+		       "the longest one request may take (default 60s)",
+		       .call = args_timeout_seconds),
 		OPTION(OPT_FLAG, 0, "create-schema", &schema, NULL,
 		       "create the database and the tables of sql/ (IF NOT\nEXISTS)"),
 		OPTION(OPT_STRING, 0, "cluster", &cluster, "NAME",

@@ -123,16 +123,6 @@ static void print_table(char *tsv)
 		printf("(no rows)\n");
 }
 
-static int timeout_arg(void *seconds, const char *arg, const char *cmd)
-{
-	uint64_t ns;
-
-	if (parse_duration(arg, 1e9, &ns) || !ns)
-		return args_error(cmd, "--timeout needs a positive duration (1.5, 1s, 500ms)", arg);
-	*(double *)seconds = (double)ns / 1e9;
-	return 0;
-}
-
 int cmd_fleet(int argc, char **argv)
 {
 	const char *url = NULL, *text;
@@ -144,7 +134,8 @@ int cmd_fleet(int argc, char **argv)
 		OPTION(OPT_STRING, 0, "from", &url, "URL", "the server and database"),
 		OPTION(OPT_FLAG, 0, "json", &a.json, NULL, "JSON Lines, one object per row"),
 		OPTION(OPT_CALL, 0, "timeout", &timeout_s, "TIME",
-		       "the longest the query may take (default 60s)", .call = timeout_arg),
+		       "the longest the query may take (default 60s)",
+		       .call = args_timeout_seconds),
 		OPTION_END,
 	};
 	const struct cmdline cl = {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "proc_mem.h"
 #include "commands.h"
 #include "live_list.h"
 #include "objects.h"
@@ -86,10 +87,9 @@ static int run_ps(pid_t pid, bool json)
 	struct objects objs = {0};
 	struct live_list list;
 	struct ps_view view = {.pid = pid, .list = &list};
-	char link[64], exe[PATH_MAX];
+	char exe[PATH_MAX];
 	struct timespec now;
 	enum live_status st;
-	ssize_t len;
 	int ret = EXIT_OK;
 
 	st = live_list_read(pid, &objs, &list);
@@ -101,10 +101,7 @@ static int run_ps(pid_t pid, bool json)
 	/* The library's times are CLOCK_MONOTONIC, one clock for every process of the machine. */
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	view.now_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	len = readlink(link, exe, sizeof(exe) - 1);
-	exe[len > 0 ? len : 0] = '\0';
-	view.exe = len > 0 ? exe : "?";
+	view.exe = proc_exe(pid, exe, sizeof(exe)) ? exe : "?";
 	view.syms = symbols_of(&objs);
 	if (!view.syms) {
 		fprintf(stderr, "closuretrace: out of memory\n");

@@ -28,14 +28,45 @@ struct record_options {
 	uint64_t duration_ns;
 	size_t buffer_size;
 	bool verbose;
-	bool per_op;   /* the per-operation probes even when libclosure offers batches */
-	bool no_bpf;   /* the in-process sink even when BPF is permitted */
-	bool compress; /* zstd, whatever the output's name */
+	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
+	bool no_bpf;	       /* the in-process sink even when BPF is permitted */
+	bool compress;	       /* zstd, whatever the output's name */
 	uint32_t sample_every; /* --sample N (0: every tree) */
-	char **argv;   /* the command, or NULL with -p */
+	char **argv;	       /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
 };
+
+/* What the options say together (after args_parse): -1 to go on, or EXIT_USAGE after saying why. */
+static int check_options(struct record_options *o)
+{
+	o->export.meta.labels = o->labels.v;
+	o->export.meta.nlabels = o->labels.n;
+	if (o->labels.n && !o->export.url)
+		return args_error("record", "--label goes with --export URL", NULL);
+	if (o->export.url && !strcmp(o->output, "-"))
+		return args_error("record", "--export reads the trace back: give -o FILE, not -",
+				  NULL);
+	if (o->pids.n > 1)
+		return args_error("record", "-p takes one process id here, not a list", NULL);
+	o->pid = o->pids.n ? o->pids.v[0] : 0;
+	if (o->pid && o->no_bpf)
+		return args_error("record",
+				  "--no-bpf cannot record a running process (-p): it was not "
+				  "started with the sink",
+				  NULL);
+	if (o->sample_every && (o->per_op || o->no_bpf))
+		return args_error("record",
+				  "--sample needs the batched transport: not with --per-op or "
+				  "--no-bpf",
+				  NULL);
+	if (!o->pid == !o->argv)
+		return args_error("record",
+				  o->pid ? "give either -p PID or a command, not both"
+					 : "give -p PID or -- COMMAND",
+				  NULL);
+	return -1;
+}
 
 /* Fills *o; returns -1 to go on, or the exit status to stop with (after --help: 0). */
 static int parse_options(int argc, char **argv, struct record_options *o)
@@ -95,32 +126,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		return ret;
 	if (next < argc)
 		o->argv = argv + next;
-	o->export.meta.labels = o->labels.v;
-	o->export.meta.nlabels = o->labels.n;
-	if (o->labels.n && !o->export.url)
-		return args_error("record", "--label goes with --export URL", NULL);
-	if (o->export.url && !strcmp(o->output, "-"))
-		return args_error("record", "--export reads the trace back: give -o FILE, not -",
-				  NULL);
-	if (o->pids.n > 1)
-		return args_error("record", "-p takes one process id here, not a list", NULL);
-	o->pid = o->pids.n ? o->pids.v[0] : 0;
-	if (o->pid && o->no_bpf)
-		return args_error("record",
-				  "--no-bpf cannot record a running process (-p): it was not "
-				  "started with the sink",
-				  NULL);
-	if (o->sample_every && (o->per_op || o->no_bpf))
-		return args_error("record",
-				  "--sample needs the batched transport: not with --per-op or "
-				  "--no-bpf",
-				  NULL);
-	if (!o->pid == !o->argv)
-		return args_error("record",
-				  o->pid ? "give either -p PID or a command, not both"
-					 : "give -p PID or -- COMMAND",
-				  NULL);
-	return -1;
+	return check_options(o);
 }
 
 static void summary(const struct recorder_result *r, const char *name)

@@ -53,14 +53,11 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			    "\n"
 			    "A live view of a running process's closures, refreshed every "
 			    "interval: the\n"
-			    "closures in flight by kind (init site -> continuation), created and "
-			    "finished "
-			    "per\n"
-			    "second, the oldest one's age, the lifetimes of the finished ones "
-			    "(p50, p99), "
-			    "and\n"
-			    "suspects (!): in flight far longer than the finished closures of "
-			    "their kind.\n"
+			    "closures in flight by kind (init function -> continuation, init "
+			    "site),\n"
+			    "created and finished per second, the oldest one's age, the lifetimes\n"
+			    "of the finished ones (p50, p99), and suspects (!): in flight far\n"
+			    "longer than the finished closures of their kind.\n"
 			    "Sorted by closures in flight. q or Ctrl-C quits.\n",
 		.opts = opts,
 	};
@@ -138,6 +135,7 @@ int cmd_top(int argc, char **argv)
 		fprintf(stderr, "closuretrace: out of memory\n");
 		return EXIT_ENVIRONMENT;
 	}
+	top_view_sample(v, o.sample_every);
 	r = recorder_new(&(struct recorder_opts){.pid = o.pid,
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,

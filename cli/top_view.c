@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "hashmap.h"
 #include "leaks.h"
 #include "model.h"
 #include "objects.h"
@@ -40,11 +41,6 @@ struct site_row {
 };
 
 /* An init site's row: open addressing on the address. */
-struct ip_row {
-	uint64_t ip;
-	struct site_row *row;
-};
-
 /* A kind's lifetimes, taken once per frame, with its row. */
 struct kind_stat {
 	const struct model_kind *k;
@@ -54,6 +50,7 @@ struct kind_stat {
 
 struct top_view {
 	pid_t pid;
+	uint32_t sample_every; /* --sample N: the frames are of one tree in N (0: every tree) */
 	uint64_t start_ns, last_ns, now_ns;
 	uint64_t seq, events, events_prev;
 	double event_rate;
@@ -63,8 +60,7 @@ struct top_view {
 	bool rescanned; /* the maps were read again this frame */
 	struct site_row **rows;
 	size_t nrows, caprows;
-	struct ip_row *ips;
-	size_t nips, capips;
+	struct hashmap ips; /* init site -> its row (struct site_row *) */
 	struct kind_stat *kinds;
 	size_t nkinds, capkinds;
 	uint64_t in_flight, suspects;
@@ -72,6 +68,11 @@ struct top_view {
 };
 
 static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size);
+
+void top_view_sample(struct top_view *v, uint32_t every)
+{
+	v->sample_every = every;
+}
 
 struct top_view *top_view_new(pid_t pid, uint64_t start_ns)
 {
@@ -81,6 +82,7 @@ struct top_view *top_view_new(pid_t pid, uint64_t start_ns)
 		return NULL;
 	v->pid = pid;
 	v->start_ns = v->last_ns = v->now_ns = start_ns;
+	hashmap_init(&v->ips, sizeof(struct site_row *));
 	v->model = model_new(false);
 	v->syms = symbols_new();
 	if (!v->model || !v->syms) {
@@ -106,7 +108,7 @@ void top_view_free(struct top_view *v)
 	for (size_t i = 0; i < v->nrows; i++)
 		free(v->rows[i]);
 	free(v->rows);
-	free(v->ips);
+	hashmap_free(&v->ips);
 	free(v->kinds);
 	free(v);
 }
@@ -140,44 +142,19 @@ static struct site_row *row_named(struct top_view *v, const char *label)
 	return v->rows[v->nrows++] = r;
 }
 
-static int ips_grow(struct top_view *v)
-{
-	size_t cap = v->capips ? 2 * v->capips : 64, i;
-	struct ip_row *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -1;
-	for (size_t k = 0; k < v->capips; k++) {
-		if (!v->ips[k].row)
-			continue;
-		for (i = v->ips[k].ip % cap; t[i].row; i = (i + 1) % cap)
-			;
-		t[i] = v->ips[k];
-	}
-	free(v->ips);
-	v->ips = t;
-	v->capips = cap;
-	return 0;
-}
-
 /* The row of an init site (0: created before top started), its label resolved once. */
 static struct site_row *row_of(struct top_view *v, uint64_t ip)
 {
+	struct site_row **known = hashmap_get(&v->ips, ip, 0), *r;
 	char label[256] = "";
-	struct site_row *r;
-	size_t i;
 
-	if (2 * (v->nips + 1) > v->capips && ips_grow(v))
-		return NULL;
-	for (i = ip % v->capips; v->ips[i].row; i = (i + 1) % v->capips)
-		if (v->ips[i].ip == ip)
-			return v->ips[i].row;
+	if (known)
+		return *known;
 	if (ip)
 		site_label(v, ip, label, sizeof(label));
 	if (!(r = row_named(v, label)))
 		return NULL;
-	v->ips[i] = (struct ip_row){ip, r};
-	v->nips++;
+	*(struct site_row **)hashmap_put(&v->ips, ip, 0, NULL) = r;
 	return r;
 }
 
@@ -400,24 +377,39 @@ static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size)
 	text_visible(buf); /* the process's names: no escape sequence reaches the terminal */
 }
 
-/* The continuation of a row's kind: "-> fn", "-> fn +N" with other kinds, "" with none yet. */
+/* The continuation of a row's kind: " -> fn", " -> fn +N" with other kinds, "" with none (yet). */
 static void kind_text(struct top_view *v, const struct site_row *r, char *buf, size_t size)
 {
 	uint64_t fn = r->kind ? r->kind->fn : r->live_fn;
 	struct sym_info s;
 
 	buf[0] = '\0';
-	if (!r->kind && !fn)
-		return;
-	if (!fn)
-		snprintf(buf, size, " -> (return)");
-	else if (symbols_resolve(v->syms, fn, &s) && s.func)
+	/* No continuation: named by its init function alone, as in every presentation. */
+	if (fn && symbols_resolve(v->syms, fn, &s) && s.func)
 		snprintf(buf, size, " -> %s", s.func);
-	else
+	else if (fn)
 		snprintf(buf, size, " -> 0x%" PRIx64, fn);
 	if (r->nkinds > 1)
 		snprintf(buf + strlen(buf), size - strlen(buf), " +%u", r->nkinds - 1);
 	text_visible(buf);
+}
+
+/*
+ * A row's kind as every presentation names it (model_life_function): "init_func -> cont", then
+ * its init site: "func -> cont (file:line)". The label is "file:line (func)" when both are known.
+ */
+static void name_of(const struct site_row *r, bool before, const char *kind, char *buf, size_t size)
+{
+	const char *open = strrchr(r->label, '(');
+	size_t n = strlen(r->label);
+
+	if (before)
+		snprintf(buf, size, "(created before top started)%s", kind);
+	else if (open && open > r->label + 1 && open[-1] == ' ' && r->label[n - 1] == ')')
+		snprintf(buf, size, "%.*s%s (%.*s)", (int)(r->label + n - 1 - open - 1), open + 1,
+			 kind, (int)(open - 1 - r->label), r->label);
+	else
+		snprintf(buf, size, "%s%s", r->label, kind);
 }
 
 /* Prints one line cut to cols characters (0: whole). */
@@ -430,7 +422,7 @@ static void put_line(FILE *out, int cols, const char *line)
 
 static void print_row(struct top_view *v, FILE *out, int cols, const struct site_row *r)
 {
-	char line[1024], oldest[16], p50[16], p99[16], kind[300];
+	char line[1024], oldest[16], p50[16], p99[16], kind[300], name[600];
 	int64_t now = (int64_t)(v->now_ns - v->start_ns);
 	bool before = !r->label[0];
 
@@ -452,9 +444,10 @@ static void print_row(struct top_view *v, FILE *out, int cols, const struct site
 		snprintf(p50, sizeof(p50), "-");
 		snprintf(p99, sizeof(p99), "-");
 	}
-	snprintf(line, sizeof(line), "%c%9" PRIu64 " %8.0f %8.0f %7s %7s %7s %5" PRIu64 "  %s%s",
+	name_of(r, before, kind, name, sizeof(name));
+	snprintf(line, sizeof(line), "%c%9" PRIu64 " %8.0f %8.0f %7s %7s %7s %5" PRIu64 "  %s",
 		 r->suspects ? '!' : ' ', r->in_flight, r->new_rate, r->done_rate, oldest, p50, p99,
-		 r->suspects, before ? "(created before top started)" : r->label, kind);
+		 r->suspects, name);
 	put_line(out, cols, line);
 }
 
@@ -465,7 +458,7 @@ static bool row_shown(const struct site_row *r)
 
 void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 {
-	char line[512], up[16];
+	char line[512], up[16], sampled[64];
 	size_t kinds = 0, shown = 0;
 	double created = 0, finished = 0;
 	int budget = rows > 0 ? rows - 4 : -1;
@@ -477,19 +470,23 @@ void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 		created += v->rows[i]->new_rate;
 		finished += v->rows[i]->done_rate;
 	}
+	if (v->sample_every) /* counts of the trees seen, never scaled */
+		snprintf(sampled, sizeof(sampled), " (sampled: one tree in %u, not scaled)",
+			 v->sample_every);
 	snprintf(line, sizeof(line),
 		 "closuretrace top - pid %d, %s, %" PRIu64 " events (%.0f/s), %zu kind%s",
 		 (int)v->pid, fmt_dur(up, sizeof(up), v->now_ns - v->start_ns), v->events,
 		 v->event_rate, kinds, kinds == 1 ? "" : "s");
 	put_line(out, cols, line);
 	snprintf(line, sizeof(line),
-		 "in flight %" PRIu64 ", created %.0f/s, finished %.0f/s, suspects %" PRIu64,
-		 v->in_flight, created, finished, v->suspects);
+		 "in flight %" PRIu64 ", created %.0f/s, finished %.0f/s, suspects %" PRIu64 "%s",
+		 v->in_flight, created, finished, v->suspects, v->sample_every ? sampled : "");
 	put_line(out, cols, line);
 	put_line(out, cols, "");
 	put_line(out, cols,
-		 " IN FLIGHT    NEW/s   DONE/s  OLDEST     P50     P99  SUSP  KIND (init site -> "
-		 "continuation)");
+		 " IN FLIGHT    NEW/s   DONE/s  OLDEST     P50     P99  SUSP  KIND (init function "
+		 "-> "
+		 "continuation, init site)");
 	for (size_t i = 0; i < v->nrows && (budget < 0 || (int)shown < budget); i++) {
 		if (!row_shown(v->rows[i]))
 			continue;

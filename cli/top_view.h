@@ -16,6 +16,8 @@ struct ct_event;
 
 /* A view of pid, whose event times count from start_ns (CLOCK_MONOTONIC). NULL: no memory. */
 struct top_view *top_view_new(pid_t pid, uint64_t start_ns);
+/* top --sample N: the frames say they are of one tree in N (0: every tree). */
+void top_view_sample(struct top_view *v, uint32_t every);
 void top_view_free(struct top_view *v);
 
 /* The recording starts now (event times count from here; the first rates from here). */

@@ -10,37 +10,17 @@
 #include <unistd.h>
 
 #include "session.h"
+#include "proc_mem.h"
 #include "symbols.h"
 #include "trace_writer.h"
 
 /* Inserts a; false when it was already there. */
 static bool seen_insert(struct session *s, uint64_t a)
 {
-	size_t i;
+	bool added;
 
-	if (s->seen_n * 2 >= s->seen_cap) {
-		size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
-		uint64_t *v = calloc(cap, sizeof(*v)), *old = s->seen;
-
-		if (!v)
-			return false;
-		for (size_t k = 0; k < s->seen_cap; k++) {
-			if (!old[k])
-				continue;
-			for (i = session_hash(old[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
-				;
-			v[i] = old[k];
-		}
-		free(old);
-		s->seen = v;
-		s->seen_cap = cap;
-	}
-	for (i = session_hash(a) & (s->seen_cap - 1); s->seen[i]; i = (i + 1) & (s->seen_cap - 1))
-		if (s->seen[i] == a)
-			return false;
-	s->seen[i] = a;
-	s->seen_n++;
-	return true;
+	hashmap_put(&s->seen, a, 0, &added);
+	return added;
 }
 
 static bool resolve_and_write(struct session *s, uint64_t addr)
@@ -110,17 +90,11 @@ static void learn_objects(struct session *s, size_t first)
 /* Whether the process runs s->exe yet (a launched child is our own image until it execs). */
 static bool runs_exe(struct session *s)
 {
-	char link[64], exe[4096];
-	ssize_t n;
+	char exe[4096];
 
 	if (!s->exe)
 		return true;
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)s->pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n < 0)
-		return false;
-	exe[n] = '\0';
-	return !strcmp(exe, s->exe);
+	return proc_exe(s->pid, exe, sizeof(exe)) && !strcmp(exe, s->exe);
 }
 
 void session_scan(struct session *s)

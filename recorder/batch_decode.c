@@ -35,7 +35,7 @@ struct batch_decoder {
 	uint64_t order;
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
-	uint64_t dups, forgotten, stale;
+	uint64_t dups, forgotten, stale, refused;
 };
 
 struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *emit, void *ctx)
@@ -71,7 +71,7 @@ static size_t hash_thread(uint32_t pid, uint64_t buf)
 	return (size_t)(((uint64_t)pid * 0x51ed27ull ^ buf) * 0x9e3779b97f4a7c15ull >> 20);
 }
 
-/* The sequence slot of (pid, buf), added when new; NULL when out of memory. */
+/* The sequence slot of (pid, buf), added when new; NULL when out of memory or past the cap. */
 static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint64_t buf)
 {
 	int64_t src;
@@ -99,6 +99,8 @@ static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint6
 	     i = (i + 1) & (d->threads_cap - 1))
 		if (d->threads[i].pid == pid && d->threads[i].buf == buf)
 			return &d->threads[i];
+	if (d->nthreads >= BATCH_STREAMS_MAX)
+		return NULL; /* made up: more buffers than any process's threads have */
 	src = time_merge_source(&d->merge);
 	if (src < 0)
 		return NULL;
@@ -199,6 +201,9 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 	struct thread_seq *t = thread_of(d, pid, buf);
 	size_t added = 0;
 
+	if (!t)
+		d->refused += n;
+
 	for (uint32_t i = 0; t && i < n; i++) {
 		const struct closure_batch_record *r = &recs[i];
 		struct merge_item h = {.order = d->order++, .pid = pid};
@@ -217,6 +222,11 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 		added += push(d, t->src, &h);
 	}
 	return added;
+}
+
+uint64_t batch_decoder_refused(const struct batch_decoder *d)
+{
+	return d->refused;
 }
 
 uint32_t batch_decoder_received(struct batch_decoder *d, uint32_t pid, uint64_t buf, uint32_t seq0,

@@ -17,6 +17,13 @@
 
 /* Gaps one stream keeps open for late records; past it the oldest gap is given up as lost. */
 #define BATCH_SPANS_MAX 4096
+/*
+ * Streams (thread buffers) a batch decoder keeps at most: each real thread of the traced processes
+ * has one buffer, reused by the threads after it; a process that names more buffers than that
+ * makes them up (docs/probes.md, "Trust boundary"). Records of streams past it are refused and
+ * counted with the lost ones (batch_decoder_refused).
+ */
+#define BATCH_STREAMS_MAX 16384
 /* Events a batch decoder holds at most; past it the oldest leave at once. */
 #define BATCH_HELD_MAX (1u << 20)
 /* How long an event waits for earlier events of other threads (ns). */
@@ -52,6 +59,9 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 /* How many of the n sequence numbers from seq0 of stream (pid, buf) were received. */
 uint32_t batch_decoder_received(struct batch_decoder *d, uint32_t pid, uint64_t buf, uint32_t seq0,
 				uint32_t n);
+
+/* Records refused: their stream would have been past BATCH_STREAMS_MAX. */
+uint64_t batch_decoder_refused(const struct batch_decoder *d);
 
 /* Sequence numbers given up as lost past BATCH_SPANS_MAX gaps (never received). */
 uint64_t batch_decoder_forgotten(const struct batch_decoder *d);

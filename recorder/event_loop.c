@@ -19,8 +19,10 @@
 #include <bpf/libbpf.h>
 
 #include "event.h"
+#include "launch.h"
 #include "session.h"
 #include "session_batch.h"
+#include "snapshot.h"
 #include "trace_writer.h"
 
 #define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
@@ -36,6 +38,8 @@ void session_emit(struct session *s, const struct ct_event *e)
 
 void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 {
+	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e->kind, e->cl))
+		return; /* the snapshot wrote this closure's init already */
 	if (s->out)
 		trace_write_event(s->out, e, s->start_ns, pid);
 	if (s->on_event)
@@ -74,10 +78,7 @@ int session_start(struct session *s, uint64_t start_ns)
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->pidfd < 0)
 		return -errno;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
+	launch_block_stop_signals(&stop);
 	s->sigfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->sigfd < 0 || s->epfd < 0)

@@ -108,3 +108,17 @@ void launch_abort(struct launch *l)
 	while (waitpid(l->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 }
+
+void launch_block_stop_signals(sigset_t *stop)
+{
+	sigemptyset(stop);
+	sigaddset(stop, SIGINT);
+	sigaddset(stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, stop, NULL);
+}
+
+void launch_exit_of(int status, int *exit_code, int *signal)
+{
+	*exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	*signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}

@@ -5,6 +5,7 @@
 #ifndef CLOSURETRACE_LAUNCH_H
 #define CLOSURETRACE_LAUNCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -33,5 +34,12 @@ int launch_release(struct launch *l);
 
 /* Makes the child exit without running anything (the pipe closes), and reaps it. */
 void launch_abort(struct launch *l);
+
+/* The stop signals (SIGINT, SIGTERM) into *stop, blocked: from now on they wait for the event
+ * loop's signalfd, whenever they come (a launched command unblocks them for itself). */
+void launch_block_stop_signals(sigset_t *stop);
+
+/* A command's wait status as an exit code (-1: none) and the signal that killed it (0: none). */
+void launch_exit_of(int status, int *exit_code, int *signal);
 
 #endif

@@ -258,7 +258,7 @@ static void drop_duplicates(struct live_list *l)
 }
 
 /* Walks until a walk is consistent, at most twice; keeps the last walk. */
-static enum live_status copy_list(pid_t pid, struct live_list *l)
+static enum live_status copy_list(pid_t pid, struct live_list *l, size_t max)
 {
 	unsigned char *node = malloc(l->info.closure_size);
 	uint64_t before, after;
@@ -273,7 +273,7 @@ static enum live_status copy_list(pid_t pid, struct live_list *l)
 		/* Room for every node (grown between walks; the list may have grown too). */
 		resynced = false;
 		cut = walk(pid, l, node, cap, &resynced);
-		while (cut == 2 && cap < MAX_CLOSURES) {
+		while (cut == 2 && cap < max) {
 			struct live_closure *v = realloc(l->v, 2 * cap * sizeof(*v));
 
 			if (!v)
@@ -306,13 +306,19 @@ static enum live_status copy_list(pid_t pid, struct live_list *l)
 
 enum live_status live_list_read(pid_t pid, struct objects *objs, struct live_list *out)
 {
+	return live_list_read_max(pid, objs, out, MAX_CLOSURES);
+}
+
+enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live_list *out,
+				    size_t max)
+{
 	enum live_status st;
 
 	memset(out, 0, sizeof(*out));
 	st = find_descriptor(pid, objs, out);
 	if (st != LIVE_OK)
 		return st;
-	st = copy_list(pid, out);
+	st = copy_list(pid, out, max < MAX_CLOSURES ? max : MAX_CLOSURES);
 	if (st != LIVE_OK)
 		live_list_free(out);
 	return st;

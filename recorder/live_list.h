@@ -58,6 +58,10 @@ struct live_list {
  * Returns LIVE_OK (out filled; free with live_list_free), or why not.
  */
 enum live_status live_list_read(pid_t pid, struct objects *objs, struct live_list *out);
+/* The same, reading about max closures at most (rounded up to a power of two from 1024):
+ * beyond, the list is not complete (too_long). */
+enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live_list *out,
+				    size_t max);
 void live_list_free(struct live_list *l);
 
 /* The count and the flags of remaining, with the masks of the descriptor. */

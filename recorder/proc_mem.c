@@ -38,3 +38,16 @@ int proc_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 		return read_proc_file(pid, addr, buf, len);
 	return -errno;
 }
+
+bool proc_exe(pid_t pid, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = len ? readlink(link, buf, len - 1) : -1;
+	if (n < 0 || (size_t)n >= len - 1)
+		return false;
+	buf[n] = '\0';
+	return true;
+}

@@ -6,9 +6,14 @@
 #ifndef CLOSURETRACE_PROC_MEM_H
 #define CLOSURETRACE_PROC_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* Process pid's executable (/proc/PID/exe) into buf as a string: false when it cannot be read
+ * (gone, not permitted) or is longer than len - 1. */
+bool proc_exe(pid_t pid, char *buf, size_t len);
 
 /* Copies len bytes at addr in process pid into buf: 0, or -errno (-EFAULT: not all mapped). */
 int proc_mem_read(pid_t pid, uint64_t addr, void *buf, size_t len);

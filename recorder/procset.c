@@ -18,6 +18,7 @@
 
 #include "closuretrace.skel.h"
 #include "session.h"
+#include "proc_mem.h"
 
 #define PROC_PID_INIT_INO 0xEFFFFFFCu /* the initial pid namespace's inode (linux/proc_ns.h) */
 
@@ -57,63 +58,30 @@ int procset_attach(struct session *s)
 	return 0;
 }
 
-/* Grows the tid -> pid cache when half full. false when out of memory. */
-static bool grow_cache(struct session *s)
-{
-	size_t cap = s->tid_pid_cap ? s->tid_pid_cap * 2 : 256, i;
-	uint32_t *v = calloc(cap * 2, sizeof(*v)), *old = s->tid_pid;
-
-	if (!v)
-		return false;
-	for (size_t k = 0; k < s->tid_pid_cap; k++) {
-		if (!old[2 * k])
-			continue;
-		for (i = session_hash(old[2 * k]) & (cap - 1); v[2 * i]; i = (i + 1) & (cap - 1))
-			;
-		v[2 * i] = old[2 * k];
-		v[2 * i + 1] = old[2 * k + 1];
-	}
-	free(old);
-	s->tid_pid = v;
-	s->tid_pid_cap = cap;
-	return true;
-}
-
 /*
  * Threads that the command's processes started are in a BPF map; a thread that is not is a
  * process's first. Cached: a tid is not reused before pid_max others, far more than a run sees.
  */
 uint32_t procset_process_of(struct session *s, uint32_t tid)
 {
+	const uint32_t *known;
 	uint32_t pid = tid;
-	size_t i;
 
 	if (!s->follow || !tid)
 		return 0;
-	if (s->tid_pid_n * 2 >= s->tid_pid_cap && !grow_cache(s))
-		return 0;
-	for (i = session_hash(tid) & (s->tid_pid_cap - 1); s->tid_pid[2 * i];
-	     i = (i + 1) & (s->tid_pid_cap - 1))
-		if (s->tid_pid[2 * i] == tid)
-			return s->tid_pid[2 * i + 1];
+	if ((known = hashmap_get(&s->tid_pid, tid, 0)))
+		return *known;
 	bpf_map__lookup_elem(s->skel->maps.thread_process, &tid, sizeof(tid), &pid, sizeof(pid), 0);
-	s->tid_pid[2 * i] = tid;
-	s->tid_pid[2 * i + 1] = pid;
-	s->tid_pid_n++;
+	*(uint32_t *)hashmap_put(&s->tid_pid, tid, 0, NULL) = pid;
 	return pid;
 }
 
 void procset_on_exec(struct session *s, uint32_t pid)
 {
-	char link[64], exe[4096];
-	ssize_t n;
+	char exe[4096];
 
-	snprintf(link, sizeof(link), "/proc/%u/exe", pid);
-	n = readlink(link, exe, sizeof(exe) - 1);
-	if (n > 0 && !s->closing) {
-		exe[n] = '\0';
+	if (proc_exe((pid_t)pid, exe, sizeof(exe)) && !s->closing)
 		session_attach_program(s, exe);
-	}
 	kill((pid_t)pid, SIGCONT);
 }
 

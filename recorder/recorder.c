@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "closure_batch.h"
+#include "proc_mem.h"
 #include "check_guard.h"
 #include "commands.h"
 #include "launch.h"
@@ -17,11 +18,11 @@
 #include "recorder.h"
 #include "session.h"
 #include "sink.h"
+#include "snapshot.h"
 #include "trace_writer.h"
 
 #define UPROBE_SYSFS   "/sys/bus/event_source/devices/uprobe"
 #define GRACE_NS       (2000000000ull)
-#define FLUSH_EVERY_NS (1000000000ull) /* the trace goes to its file at least this often */
 
 struct recorder {
 	struct recorder_opts o;
@@ -43,15 +44,9 @@ const char *recorder_end_name(enum recorder_end end)
 /* The process's executable, as an absolute path (NULL when it cannot be read). */
 static char *process_exe(pid_t pid)
 {
-	char link[64], buf[4096];
-	ssize_t n;
+	char buf[4096];
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return NULL;
-	buf[n] = '\0';
-	return strdup(buf);
+	return proc_exe(pid, buf, sizeof(buf)) ? strdup(buf) : NULL;
 }
 
 static bool has_probes(const struct objects *o)
@@ -190,17 +185,6 @@ static int load_and_attach(struct recorder *r)
 	return -1;
 }
 
-/* SIGINT and SIGTERM wait, blocked, for the event loop's signalfd (the command unblocks them). */
-static void block_stop_signals(void)
-{
-	sigset_t stop;
-
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-}
-
 /*
  * Whether pid writes to our terminal (its standard output or error is the character device of
  * ours): a launched command always does, unless redirected. The live status line, redrawn with
@@ -224,6 +208,7 @@ static bool shares_terminal(pid_t pid)
 
 struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 {
+	sigset_t stop;
 	struct recorder *r = calloc(1, sizeof(*r));
 	const char *attach = getenv("CLOSURETRACE_ATTACH");
 	int ret = -1;
@@ -234,7 +219,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 	}
 	r->o = *o;
 	r->child.gate = r->guard = -1;
-	block_stop_signals(); /* from now on a SIGINT or SIGTERM is a stop, whenever it comes */
+	launch_block_stop_signals(&stop); /* from now on a SIGINT or SIGTERM is a stop */
 	r->s.pidfd = r->s.sigfd = r->s.epfd = -1;
 	if (!r->o.grace_ns)
 		r->o.grace_ns = GRACE_NS;
@@ -313,6 +298,14 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 			"closuretrace: the command ended before it could start (process %d)\n",
 			(int)s->pid);
 	}
+	/* record -p: every closure alive now, from before the probes, as a synthetic init
+	 * (snapshot.h). Not yet top's: its view does not take inits from before its start. */
+	if (!s->launched && s->out) {
+		size_t n = snapshot_write(s, session_now_ns());
+
+		if (r->o.verbose && n)
+			fprintf(stderr, "closuretrace: %zu closures alive at attach\n", n);
+	}
 	if (r->o.verbose)
 		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);
 	return 0;
@@ -338,10 +331,7 @@ static void child_status(pid_t pid, struct recorder_result *res, bool block)
 		;
 	if (got != pid)
 		return;
-	if (WIFEXITED(status))
-		res->exit_code = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		res->signal = WTERMSIG(status);
+	launch_exit_of(status, &res->exit_code, &res->signal);
 }
 
 /* The processes of the command still running: the first one, then its descendants. */
@@ -429,15 +419,8 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 	out = open_out(ctx, &temp);
 	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
 	if (!status) {
-		uint64_t flushed = session_now_ns();
-
-		/* Every second the trace so far goes to the file (a compressed one ends a frame):
-		 * a recorder killed then leaves all but its last second readable. */
 		while (recorder_poll(r, 10) == RECORDER_RUNNING)
-			if (session_now_ns() - flushed >= FLUSH_EVERY_NS) {
-				fflush(out);
-				flushed = session_now_ns();
-			}
+			;
 		recorder_stop(r, res);
 		status = -1;
 	}

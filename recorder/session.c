@@ -13,6 +13,7 @@
 #include "closuretrace.skel.h"
 #include "event.h"
 #include "session.h"
+#include "snapshot.h"
 #include "session_batch.h"
 #include "symbols.h"
 
@@ -29,6 +30,8 @@ uint64_t session_now_ns(void)
 int session_init(struct session *s, pid_t pid)
 {
 	memset(s, 0, sizeof(*s));
+	hashmap_init(&s->seen, 0);
+	hashmap_init(&s->tid_pid, sizeof(uint32_t));
 	s->pid = pid;
 	objects_set_process(&s->objects, pid);
 	s->pidfd = s->sigfd = s->epfd = -1;
@@ -261,6 +264,7 @@ void session_close(struct session *s)
 	if (s->stop_on_load)
 		procset_continue(s); /* never leave it stopped at a loader change */
 	free(s->links);
+	snapshot_free(s);
 	/*
 	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
 	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.
@@ -275,9 +279,9 @@ void session_close(struct session *s)
 	symbols_free(s->syms);
 	objects_free(&s->objects);
 	maps_snapshot_free(&s->module_maps);
-	free(s->seen);
+	hashmap_free(&s->seen);
 	free(s->pending);
-	free(s->tid_pid);
+	hashmap_free(&s->tid_pid);
 	session_batch_free(s);
 	if (s->pidfd >= 0)
 		close(s->pidfd);

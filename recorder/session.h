@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "hashmap.h"
 #include "objects.h"
 #include "recorder.h"
 #include "usdt_multi.h"
@@ -63,8 +64,7 @@ struct session {
 	bool quiet;	   /* no live status line, even on a terminal */
 	unsigned probes;   /* probe names attached, over every object */
 	bool closing;	   /* session_close: only exec records are still handled */
-	uint32_t *tid_pid; /* follow mode: open-addressing pairs tid, pid (cache of the BPF map) */
-	size_t tid_pid_cap, tid_pid_n;
+	struct hashmap tid_pid; /* follow mode: tid -> pid (uint32_t), a cache of the BPF map */
 	int pidfd, sigfd, epfd;
 	bool root_exited; /* the launched command's first process has exited */
 	bool init_pidns;  /* we live in the first pid namespace (procset.c) */
@@ -75,8 +75,7 @@ struct session {
 	uint64_t start_ns;
 	struct objects objects;
 	struct symbols *syms;
-	uint64_t *seen; /* open-addressing set of addresses already symbolized or pending */
-	size_t seen_cap, seen_n;
+	struct hashmap seen;	  /* the addresses already symbolized or pending (a set) */
 	uint64_t modules_refused; /* closure:module records naming no object mapped (addresses.c) */
 	struct maps_snapshot module_maps; /* the maps module records were last checked against */
 	uint64_t *pending;		  /* addresses in no known object yet */
@@ -93,6 +92,12 @@ struct session {
 	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
 	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
 	uint32_t sample_every;	    /* --sample N (0: every tree) */
+	/* -p: the closures the snapshot wrote (recorder/snapshot.h), by address */
+	struct snapshot_closure {
+		uint64_t addr;
+		bool done; /* its own init or its finish came: later ones are other lives' */
+	} * snapshot;
+	size_t n_snapshot;
 	/* At the stop: the root closures decided while sampling and those left out, over every
 	 * process (trees_counted: some libclosure counted them, version 3 on). */
 	bool trees_counted;
@@ -110,12 +115,6 @@ struct session {
 	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
 	uint64_t last_flush; /* when the trace was last flushed (event_loop.c) */
 };
-
-/* A hash of an address or an id, for the recorder's open-addressing tables. */
-static inline size_t session_hash(uint64_t a)
-{
-	return (size_t)((a * 0x9e3779b97f4a7c15ull) >> 17);
-}
 
 /* session.c */
 int session_init(struct session *s, pid_t pid);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -73,7 +74,7 @@ struct bpf_thread_buf {
 	uint64_t registry;
 	uint64_t records;
 	uint32_t tid;
-	uint32_t pad;
+	uint32_t tgid;
 };
 
 #define PROC_PID_INIT_INO 0xeffffffcu /* linux/proc_ns.h: the first pid namespace */
@@ -86,12 +87,37 @@ struct bpf_thread_buf {
 static void seed_thread(void *ctx, pid_t pid, uint64_t registry, uint32_t tid, uint64_t records)
 {
 	struct session *s = ctx;
-	struct bpf_thread_buf tb = {.registry = registry, .records = records, .tid = tid};
+	struct bpf_thread_buf tb = {
+		.registry = registry, .records = records, .tid = tid, .tgid = (uint32_t)pid};
 	struct bpf_map *map = s->skel->maps.thread_bufs;
+	char task[64];
 
-	(void)pid;
+	/*
+	 * The buffer's head, in the process's memory, names the thread: believed only for a thread
+	 * of that process (BPF also drains a buffer only in a thread of the process that named it).
+	 */
+	snprintf(task, sizeof(task), "/proc/%d/task/%u", (int)pid, tid);
+	if (access(task, F_OK))
+		return;
 	if (bpf_map__value_size(map) == sizeof(tb))
 		bpf_map__update_elem(map, &tid, sizeof(tid), &tb, sizeof(tb), BPF_NOEXIST);
+}
+
+/*
+ * Whether pid is still a process this session traces, so that a value is written into its
+ * memory (an ack, a wait limit, polled_until): the first process while its pidfd says it lives;
+ * another of a launched command's while BPF's set has it (a process leaves it as it exits, before
+ * its pid can be reused). Never a process that only took a traced one's pid.
+ */
+static bool still_traced(struct session *s, uint32_t pid)
+{
+	__u8 yes;
+
+	if (pid == (uint32_t)s->pid)
+		return !s->root_exited && s->pidfd >= 0 &&
+		       !syscall(SYS_pidfd_send_signal, s->pidfd, 0, NULL, 0);
+	return s->follow && s->skel && s->init_pidns &&
+	       !bpf_map__lookup_elem(s->skel->maps.traced, &pid, sizeof(pid), &yes, sizeof(yes), 0);
 }
 
 /* Whether pid numbers its threads as BPF's map does: it lives in the first pid namespace. */
@@ -166,7 +192,7 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
 	 * Lossless: the library may have half the ring buffer in flight, then waits. A ring that
 	 * cannot hold two full batches in half of it would make every handover wait in vain.
 	 */
-	if (v && s->launched && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
+	if (v && s->launched && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX && still_traced(s, pid))
 		batch_set_wait_limit((pid_t)pid, registry,
 				     s->buffer_size / 2 / CT_BATCH_RECORD_SIZE);
 	return v;
@@ -343,8 +369,12 @@ void session_batch_tick(struct session *s)
 	for (size_t i = 0; s->launched && i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
-		if (!p->gone && p->handed != p->acked &&
-		    !batch_ack((pid_t)p->pid, p->registry, p->handed))
+		if (p->gone || p->handed == p->acked)
+			continue;
+		/* Gone (ESRCH): never again, a reused pid could receive the write. */
+		if (!still_traced(s, p->pid) || batch_ack((pid_t)p->pid, p->registry, p->handed))
+			p->gone = true;
+		else
 			p->acked = p->handed;
 	}
 	if (now - s->batch_polled >= BATCH_POLL_NS) {
@@ -352,7 +382,9 @@ void session_batch_tick(struct session *s)
 		for (size_t i = 0; i < s->n_batch_procs; i++) {
 			struct batch_process *p = &s->batch_procs[i];
 
-			if (!p->gone &&
+			if (p->gone)
+				continue;
+			if (!still_traced(s, p->pid) ||
 			    batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
 				       now - BATCH_IDLE_NS, polled_until(s, now)) == -ESRCH)
 				p->gone = true;
@@ -379,7 +411,7 @@ void session_batch_stop(struct session *s)
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
-		if (p->gone)
+		if (p->gone || !still_traced(s, p->pid))
 			continue;
 		if (s->launched) /* never wait for us again */
 			batch_set_wait_limit((pid_t)p->pid, p->registry, 0);
@@ -393,6 +425,12 @@ void session_batch_stop(struct session *s)
 		fprintf(stderr,
 			"closuretrace: %llu buffered records older than the recording left out\n",
 			(unsigned long long)batch_decoder_stale(s->batch));
+	if (batch_decoder_refused(s->batch))
+		fprintf(stderr,
+			"closuretrace: warning: %llu batched records refused (counted as lost): "
+			"their buffers were past the %u that a process's threads may have "
+			"(docs/probes.md, \"Trust boundary\")\n",
+			(unsigned long long)batch_decoder_refused(s->batch), BATCH_STREAMS_MAX);
 }
 
 /* The records of batches lost in the ring buffer that no poll or drain got either. */
@@ -423,7 +461,8 @@ uint64_t session_batch_lost(struct session *s)
 {
 	if (!s->batch)
 		return s->batch_dropped;
-	return s->batch_dropped + lost_in_ring(s) + batch_decoder_forgotten(s->batch);
+	return s->batch_dropped + lost_in_ring(s) + batch_decoder_forgotten(s->batch) +
+	       batch_decoder_refused(s->batch);
 }
 
 void session_batch_free(struct session *s)

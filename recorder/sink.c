@@ -20,6 +20,7 @@
 #include "session.h"
 #include "sink.h"
 #include "sink_read.h"
+#include "temp_dir.h"
 #include "trace_writer.h"
 
 bool sink_bpf_permitted(void)
@@ -35,8 +36,7 @@ static void wait_command(pid_t pid, struct recorder_result *res)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return;
-	res->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	launch_exit_of(status, &res->exit_code, &res->signal);
 }
 
 /* The files of the sink directory into the trace, then its trailer. */
@@ -71,10 +71,9 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 /* DIR/closuretrace-sink.XXXXXX in $TMPDIR (else /tmp): NULL after saying why. */
 static char *make_dir(void)
 {
-	const char *tmp = getenv("TMPDIR");
 	char *dir;
 
-	if (asprintf(&dir, "%s/closuretrace-sink.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp") < 0)
+	if (asprintf(&dir, "%s/closuretrace-sink.XXXXXX", temp_dir()) < 0)
 		return NULL;
 	if (mkdtemp(dir))
 		return dir;

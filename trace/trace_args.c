@@ -112,6 +112,7 @@ void trace_event_from_record(const struct ct_event *e, uint64_t start_ns, struct
 	CLOSURE_FLAG_LIST(FLAG_BIT)
 #undef FLAG_BIT
 	t->ip = e->ip;
+	t->snapshot = e->kind == CT_INIT && (e->pad & CT_EVENT_SNAPSHOT);
 	t->timeout_ms = -1; /* as the reader: a sync without a timeout */
 	if (e->kind >= CT_NR_OPS)
 		return;

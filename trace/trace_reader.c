@@ -41,7 +41,7 @@ static const char *const known_keys[] = {
 	"type",	     "ts",	"tid",	     "ev",     "cl",	"remaining",	  "flags",
 	"ip",	     "pid",	"addr",	     "line",   "func",	"file",		  "obj",
 	"format",    "version", "exe",	     "events", "lost",	"duration_ns",	  "reason",
-	"exit_code", "signal",	"cut_short", "sample", "trees", "trees_left_out",
+	"exit_code", "signal",	"cut_short", "sample", "trees", "trees_left_out", "snapshot",
 };
 
 static bool known_key(const char *key)
@@ -459,6 +459,9 @@ static int event_arg(struct reader *r, const struct field *f, struct trace_event
 	const struct trace_arg *a = trace_arg_find(f->key, f->klen);
 	void *field = a ? (char *)ev + a->offset : NULL;
 
+	/* The recorder's own mark of an init (not a probe's argument): docs/trace-format.md. */
+	if (f->klen == 8 && !memcmp(f->key, "snapshot", 8))
+		return want_bool(r, f, &ev->snapshot);
 	if (!a)
 		return 0;
 	switch (a->type) {

@@ -61,6 +61,7 @@ struct trace_event {
 	uint64_t ip;
 	uint64_t parent; /* init, finish */
 	bool stack;	 /* init */
+	bool snapshot;	 /* init: made by the recorder, the closure was alive at attach */
 	bool not_zero;	 /* get */
 	int64_t v;	 /* sub */
 	uint64_t fn, wq; /* continue_at, run, destructor (fn) */

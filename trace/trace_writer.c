@@ -240,6 +240,8 @@ void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uin
 	PUT(&l, ",\"ip\":");
 	put_addr(&l, e->ip);
 	put_args(&l, e);
+	if (e->kind == CT_INIT && (e->pad & CT_EVENT_SNAPSHOT))
+		PUT(&l, ",\"snapshot\":true");
 	PUT(&l, "}\n");
 	fwrite_unlocked(l.buf, 1, (size_t)(l.p - l.buf), f);
 }

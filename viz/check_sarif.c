@@ -97,7 +97,7 @@ static json_t *result(const struct check_diag *g)
 	return r;
 }
 
-int check_sarif_write(const struct check_diags *d, const char *path, const char *version,
+int check_sarif_write(const struct check_diags *d, FILE *out, const char *version,
 		      struct viz_error *err)
 {
 	json_t *rules = json_array(), *results = json_array(), *log;
@@ -112,9 +112,9 @@ int check_sarif_write(const struct check_diags *d, const char *path, const char 
 	log = json_pack("{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o}]}", "version", "2.1.0", "$schema",
 			SARIF_SCHEMA, "runs", "tool", "driver", "name", "closuretrace", "version",
 			version, "rules", rules, "results", results);
-	failed = log ? json_dump_file(log, path, JSON_INDENT(2) | JSON_ENSURE_ASCII) : -1;
+	failed = log ? json_dumpf(log, out, JSON_INDENT(2) | JSON_ENSURE_ASCII) : -1;
 	if (failed)
-		viz_error_set(err, "cannot write %s: %s", path,
+		viz_error_set(err, "cannot write the SARIF log: %s",
 			      log ? strerror(errno) : "out of memory");
 	json_decref(log);
 	return failed ? -1 : 0;

@@ -26,6 +26,13 @@
 #define MAX_SIBLINGS   12 /* more nodes than this under one parent: the rest in a "+N more" node */
 #define ROW	       4  /* siblings in a row, when there are more than ROW_MIN (a wide picture) */
 #define ROW_MIN	       6
+/*
+ * Levels laid out at most (svg, png, pdf; -T dot writes every level, no layout), --no-fold or
+ * not: Graphviz's layout of a deeper chain takes minutes and gigabytes (250,000 levels: 3.3 GB,
+ * then a crash inside libgvc; 70,000: over 200 s). Below it, one node says how many closures
+ * are left out.
+ */
+#define MAX_DEPTH 256
 
 struct builder {
 	struct viz_input *in;
@@ -35,6 +42,7 @@ struct builder {
 	const char *dir; /* the directory every source file shares, said once in the title */
 	size_t dirlen;
 	unsigned nodes, folded;
+	size_t depth; /* the level the walk is in (walk) */
 	bool oom;
 	char *label;
 	size_t len, cap;
@@ -510,6 +518,28 @@ static void rest_node(struct builder *b, struct level *f)
 	f->i = f->n;
 }
 
+/* Below node (g's), at MAX_DEPTH: one node for the closures of g's tree left out. */
+static void cut_node(struct builder *b, Agnode_t *node, const struct gl *g)
+{
+	char name[32];
+	Agnode_t *cut;
+	Agedge_t *e;
+
+	snprintf(name, sizeof(name), "f%u", ++b->folded);
+	cut = new_node(b, name);
+	label_reset(b);
+	put(b, "%u closure%s below, not drawn", g->below, g->below == 1 ? "" : "s");
+	newline(b);
+	put(b, "(deeper than %d levels: report and explain show them)", MAX_DEPTH);
+	set(cut, "label", b->label);
+	set(cut, "style", "dashed");
+	set(cut, "color", "gray50");
+	set(cut, "fontcolor", "gray35");
+	e = agedge(b->g, node, cut, NULL, 1);
+	if (e)
+		agsafeset(e, "style", "dashed", "");
+}
+
 /*
  * One step in a level: a group of finished siblings folds into one node; a life gets its node,
  * and its own level (returned in below, true) is walked before its "more like" node is drawn.
@@ -552,6 +582,10 @@ static bool level_step(struct builder *b, struct level *f, struct level *below)
 	node = life_node(b, g);
 	attach(b, f, node, g->l);
 	f->below_done = true;
+	if (b->depth >= MAX_DEPTH && g->first_child && strcmp(b->opts->format, "dot")) {
+		cut_node(b, node, g);
+		return false;
+	}
 	return level_of(b, g, node, below);
 }
 
@@ -625,6 +659,7 @@ static int walk(struct builder *b, struct gl *root)
 			cap *= 2;
 			f = &stack[depth - 1];
 		}
+		b->depth = depth;
 		if (level_step(b, f, &stack[depth]))
 			depth++;
 	}

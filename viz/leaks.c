@@ -225,6 +225,21 @@ static void blame(struct model *m, struct model_life *l)
 					       : "its running reference was never given up";
 		return;
 	}
+	/*
+	 * Alive when the recording began (a snapshot's init): what it took and put back before is
+	 * not known, so its call sites are not compared with its kind's; only references taken
+	 * in the trace and never put back are blamed.
+	 */
+	if (l->snapshot) {
+		found = blame_unmatched(l);
+		keep_needed(l);
+		l->sure = SURE_LOW;
+		l->sure_why = found ? "alive when the recording began: references taken before it "
+				      "are not known"
+				    : "alive when the recording began: the references it holds were "
+				      "taken before it, by call sites not recorded";
+		return;
+	}
 	/* Closures created before recording have no known kind to compare with. */
 	if (l->init_ip && l->peer && l->peer->finished && blame_against_kind(m, l)) {
 		keep_needed(l);

@@ -202,6 +202,7 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 	l = life_new(m, *slot, ev->pid, ev->cl, ev->ts);
 	l->init_ip = l->running_from = ev->ip;
 	l->stack = ev->stack;
+	l->snapshot = ev->snapshot;
 	l->parent_addr = ev->parent;
 	/* A closure that is its own parent could never finish: named, never linked (a cycle
 	 * would send every walk over parents round forever). */
@@ -275,7 +276,9 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->sync_timed_out = false;
 	switch (ev->op) {
 	case TRACE_INIT:
-		l->state = MODEL_RUNNING;
+		/* A snapshot's init (a closure alive at attach) says what it was doing then. */
+		l->state = !ev->snapshot || (ev->flags & TRACE_FLAG_RUNNING) ? MODEL_RUNNING
+									     : MODEL_UNKNOWN;
 		break;
 	case TRACE_GET:
 		site_of(l, ev->ip)->taken++;

@@ -90,6 +90,7 @@ struct model_life {
 	bool frame_left;     /* a stack closure that ended holding only its running reference */
 	bool destroyed;	     /* ended by closure_debug_destroy (at release_ip) */
 	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
+	bool snapshot; /* its init is a snapshot's: alive when the recording began, history unknown */
 	char bug[16];
 	uint64_t nevents;
 	struct model_site *sites;
@@ -243,12 +244,19 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 const char *model_life_key(const struct model_life *l, char *buf, size_t len);
 /* "0x7ffc5e2a0010#2", or "501:0x7ffc5e2a0010#2" when the trace names the process of each event */
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
-/* What a closure does: its continuation's function, else the function of its init site. */
+/*
+ * A closure's name, the same in every presentation: its kind, "init_func -> first_continuation"
+ * ("init_func" while no continuation has run; without an init in the trace, its continuation).
+ * model_kind_name() of the kind's init site and first continuation.
+ */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
+/* "init_func -> continuation", "init_func" (fn 0), "-> continuation" (init_ip 0). */
+const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf, size_t len);
 /* Where a life without an init came from: "created before recording", or that it was used
  * again after its last life finished without a new init (a bug, or a lost init). */
 const char *model_origin_text(const struct model_life *l, char *buf, size_t len);
-/* A kind, as report and the ClickHouse export name it: "func (file:line) -> continuation" */
+/* A kind, as report and the ClickHouse export name it: its name and init site,
+ * "func -> continuation (file:line)" */
 const char *model_kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len);
 /* An event's flags as the trace's letters ("RW"), "-" for none; buf holds 8 bytes at least. */
 const char *model_flags_text(unsigned flags, char *buf);

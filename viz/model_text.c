@@ -133,14 +133,30 @@ const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 	return buf;
 }
 
+const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf, size_t len)
+{
+	char init[512], cont[512];
+
+	if (init_ip && fn)
+		snprintf(buf, len, "%s -> %s", model_func_text(m, init_ip, init, sizeof(init)),
+			 model_func_text(m, fn, cont, sizeof(cont)));
+	else if (init_ip)
+		model_func_text(m, init_ip, buf, len);
+	else
+		snprintf(buf, len, "-> %s", model_func_text(m, fn, cont, sizeof(cont)));
+	return buf;
+}
+
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len)
 {
-	if (l->fn && l->how != TRACE_HOW_DESTRUCTOR) /* a destructor is not what it does */
-		return model_func_text(m, l->fn, buf, len);
-	if (l->first_fn)
-		return model_func_text(m, l->first_fn, buf, len);
-	if (l->init_ip)
-		return model_func_text(m, l->init_ip, buf, len);
+	/* The kind's, once it is known: the same words as the kinds table. */
+	uint64_t init_ip = l->kind ? l->kind->init_ip : l->init_ip;
+	uint64_t fn = l->kind ? l->kind->fn : l->first_fn;
+
+	if (!init_ip && !fn && l->fn && l->how != TRACE_HOW_DESTRUCTOR)
+		fn = l->fn; /* created before recording: what it does is all that is known */
+	if (init_ip || fn)
+		return model_kind_name(m, init_ip, fn, buf, len);
 	if (l->first_ip && model_sym(m, l->first_ip) && model_sym(m, l->first_ip)->func)
 		snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
 	else
@@ -220,21 +236,20 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 	return buf;
 }
 
-/* "func (file:line) → cont" */
+/* "func -> cont (file:line)" */
 const char *model_kind_text(struct model *m, const struct model_kind *k, char *buf, size_t len)
 {
-	char func[512], site[512], cont[512];
+	char name[1100], site[512];
 
-	if (!k->init_ip)
-		snprintf(func, sizeof(func), "(no init in the trace)");
+	if (!k->init_ip && !k->fn)
+		snprintf(buf, len, "(no init in the trace)");
+	else if (!k->init_ip)
+		snprintf(buf, len, "%s (no init in the trace)",
+			 model_kind_name(m, 0, k->fn, name, sizeof(name)));
 	else
-		snprintf(func, sizeof(func), "%s (%s)",
-			 model_func_text(m, k->init_ip, cont, sizeof(cont)),
+		snprintf(buf, len, "%s (%s)",
+			 model_kind_name(m, k->init_ip, k->fn, name, sizeof(name)),
 			 model_site_text(m, k->init_ip, site, sizeof(site)));
-	if (k->fn)
-		snprintf(buf, len, "%s -> %s", func, model_func_text(m, k->fn, cont, sizeof(cont)));
-	else
-		snprintf(buf, len, "%s", func);
 	return buf;
 }
 

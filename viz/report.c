@@ -177,8 +177,8 @@ static void text_kinds(struct viz_input *in, FILE *out)
 	struct model_kind **kinds = sorted_kinds(m, &n);
 	char p50[32], p90[32], p99[32], max[32], kind[3 * TXT];
 
-	fprintf(out,
-		"closures by kind (init site -> continuation), lifetimes of the finished ones:\n");
+	fprintf(out, "closures by kind (init function -> continuation, init site), lifetimes of "
+		     "the finished ones:\n");
 	fprintf(out, "%8s %8s %10s %10s %10s %10s %10s  %s\n", "count", "finished", "unfinished",
 		"p50", "p90", "p99", "max", "kind");
 	for (size_t i = 0; kinds && i < n; i++) {
@@ -498,6 +498,8 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "age_ns", json_integer((json_int_t)age_at_end(m, l)));
 	if (l->before_recording && !l->no_init)
 		json_object_set_new(o, "created_before_recording", json_true());
+	if (l->snapshot)
+		json_object_set_new(o, "alive_at_attach", json_true());
 	if (l->no_init)
 		json_object_set_new(o, "used_after_finish_without_init", json_true());
 	if (l->reused)

@@ -134,13 +134,9 @@ static const char *life_id(const struct tl *t, const struct model_life *l, char 
 	return buf;
 }
 
-/* A kind's name: its first continuation, else the function that initialised it. */
+/* A kind's name: model_life_function(), the same in every presentation. */
 static const char *kind_name(struct tl *t, const struct model_life *l, char *buf, size_t len)
 {
-	if (l->first_fn)
-		return model_func_text(t->m, l->first_fn, buf, len);
-	if (l->init_ip)
-		return model_func_text(t->m, l->init_ip, buf, len);
 	return model_life_function(t->m, l, buf, len);
 }
 

@@ -284,7 +284,18 @@ registry_at_attach | registry_at_attach_static | registry_killed)
 	[ "$case_name" != registry_killed ] || reason="exit"
 	line() { grep -n "SITE twice-$1" "$src/bt_prog.c" | cut -d: -f1; }
 	file=$(realpath "$src/bt_prog.c")
-	printf '%s\n' "get $file:$(line get) 50" "put $file:$(line put) 50" >want.txt
+	# The two closures alive at attach (W's and S's) first, as the snapshot's inits (issue 26
+	# item 5), then W's 50 pairs.
+	# W's init is the last before its get, S's the first after it.
+	inits=$(awk -v g="$(line get)" '/SITE init/ { if (NR < g) w = NR; else if (!s) s = NR }
+		END { print w, s }' "$src/bt_prog.c")
+	{
+		for l in $inits; do
+			echo "init $file:$l 1"
+		done
+		echo "get $file:$(line get) 50"
+		echo "put $file:$(line put) 50"
+	} | sort >want.txt
 	check sites t2.json >got.txt
 	diff -u want.txt got.txt || fail "the second recording's events"
 	check end t2.json >end.txt

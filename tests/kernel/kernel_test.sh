@@ -85,7 +85,7 @@ check)
 		# init in __bch_btree_node_write and the cache set it keeps alive.
 		f=$SRC/btree_write.c
 		want="$f:$(line_of btree_write.c BUG-SITE): error: closure leaked: put 0 references back; the finished closures of its kind put 1 here
-$f:$(line_of btree_write.c INIT-IO): note: the leaked closure (btree_node_write_done) was initialised here, in __bch_btree_node_write
+$f:$(line_of btree_write.c INIT-IO): note: the leaked closure (__bch_btree_node_write -> btree_node_write_done) was initialised here, in __bch_btree_node_write
 $f:$(line_of btree_write.c INIT-CACHE-SET): note: it keeps alive its parent (bch_cache_set_alloc), initialised here"
 		[ "$(diagnostics | grep -c ': error: ')" = 1 ] || fail "expected exactly one error"
 		# How many puts its finished siblings made at that line is an average: 1, or just under

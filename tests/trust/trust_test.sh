@@ -72,7 +72,7 @@ escapes_top)
 	start_hostile "$bindir/ct_hostile" names
 	recorded 60 "$ct" top -b -n 3 -d 0.5 -p "$hpid"
 	[ "$rc" = 0 ] || fail "top exited $rc: $(cat err.txt)"
-	grep -q '?\]2;PWNED-FILE??\[2J\.c:[0-9]* (names)' out.txt || fail "the init site is not shown: $(cat -v out.txt)"
+	grep -q 'names -> [^ ]* (?\]2;PWNED-FILE??\[2J\.c:[0-9]*)' out.txt || fail "the init site is not shown: $(cat -v out.txt)"
 	no_escapes out.txt
 	no_escapes err.txt
 	;;
@@ -83,6 +83,17 @@ escapes_ps)
 	grep -q '?\]2;PWNED-FILE??\[2J\.c' out.txt || fail "the file is not shown: $(cat -v out.txt)"
 	no_escapes out.txt
 	no_escapes err.txt
+	;;
+fake_streams)
+	# One batch hit per made-up buffer address, 200,000 of them a round: streams are capped
+	# (BATCH_STREAMS_MAX), the rest refused and counted as lost; the recorder stays under 300 MB.
+	start_hostile "$bindir/ct_hostile" streams 200000
+	recorded 60 /usr/bin/time -f "maxrss_kb=%M" "$ct" record -p "$hpid" -d 3 -o t.json
+	[ "$rc" = 0 ] || fail "record exited $rc: $(cat err.txt)"
+	rss=$(sed -n 's/^maxrss_kb=//p' err.txt)
+	[ -n "$rss" ] && [ "$rss" -lt 307200 ] || fail "the recorder grew to $rss kB (limit 300 MB): $(cat err.txt)"
+	grep -q 'batched records refused (counted as lost)' err.txt || fail "no word of the refused records: $(cat err.txt)"
+	echo "ok: 200,000 made-up streams, the recorder's peak $rss kB: $(grep refused err.txt)"
 	;;
 recorder_sigkill)
 	# record -p SIGKILLed while it records: the -o path holds the trace up to its last complete

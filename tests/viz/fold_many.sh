@@ -13,9 +13,9 @@ keep_going=1
 "$tool" graph -T dot -i "$tmp/leaky.json" >"$tmp/leaky.dot" || fail "graph exit $?"
 nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/leaky.dot")
 [ "$nodes" = 4 ] || fail "leaky: $nodes nodes, expected 4 (request, its leaked and finished bio, ×19)"
-grep -q 'label="×19 more like 0x7f0000100100#1\\nrequest_done\\ncontinuing at request_done on wq 0x7f00000a0000\\noldest alive 22.8 µs at the end\\nkept \\$' \
+grep -q 'label="×19 more like 0x7f0000100100#1\\nsubmit_request -> request_done\\ncontinuing at request_done on wq 0x7f00000a0000\\noldest alive 22.8 \\$' \
 	"$tmp/leaky.dot" || fail "leaky: no '×19 more like' node"
-grep -q '^alive by unfinished children\\n(+38 closures below)",$' "$tmp/leaky.dot" ||
+grep -q '^µs at the end\\nkept alive by unfinished children\\n(+38 closures below)",$' "$tmp/leaky.dot" ||
 	fail "leaky: the '×19 more like' node does not count the 38 closures below"
 "$tool" graph -T dot --no-fold -i "$tmp/leaky.json" >"$tmp/all.dot"
 nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/all.dot")
@@ -25,6 +25,6 @@ nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/all.dot")
 "$tool" graph -T dot -i "$tmp/fine.json" >"$tmp/fine.dot"
 nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/fine.dot")
 [ "$nodes" = 1 ] || fail "finished: $nodes nodes, expected 1"
-grep -q '×2000 request_done' "$tmp/fine.dot" || fail "finished: no ×2000 node"
+grep -q '×2000 submit_request -> request_done' "$tmp/fine.dot" || fail "finished: no ×2000 node"
 grep -q '(+16000 closures below)' "$tmp/fine.dot" || fail "finished: children not counted"
 exit $status

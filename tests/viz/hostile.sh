@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hostile shapes of input (issue 12): every command ends, with bounded memory, and says why.
 # - a parent chain 70,000 deep: graph draws it in every mode (no recursion over user data);
+# - laid out (svg), 250,000 and 70,000 deep: cut at 256 levels, said, under 1 GB;
 # - a line of 20 MB, and /dev/zero (no newline at all): "FILE:LINE: error: line longer than ...",
 #   exit 2, with memory bounded by the line cap (16 MiB), not by the input.
 #   hostile.sh CLOSURETRACE GEN_HOSTILE_PY
@@ -31,6 +32,19 @@ for mode in "" --leaks "--root 0x10"; do
 	[ "$nodes" = 70000 ] || fail "graph $mode: $nodes nodes, expected 70000"
 	edges=$(grep -cE '^	c[0-9]+ -> c[0-9]+' "$tmp/deep.dot")
 	[ "$edges" = 69999 ] || fail "graph $mode: $edges edges, expected 69999"
+done
+
+# Laid out (svg), a chain is cut at 256 levels, one node saying how many closures are left out:
+# 250,000 deep under 1 GB (it was 3.3 GB, then a crash inside libgvc), 70,000 deep likewise.
+for n in 250000 70000; do
+	python3 "$gen" deep $n >"$tmp/deep.json"
+	read -r rc kb < <(peak "$tool" graph -T svg -i "$tmp/deep.json" -o "$tmp/deep.svg")
+	[ "$rc" = 0 ] || fail "graph -T svg of a $n-deep chain: exit $rc: $(head -c 300 "$tmp/err")"
+	[ "$kb" -lt 1048576 ] || fail "graph -T svg of a $n-deep chain: peak memory ${kb} KB, over 1 GB"
+	grep -q ">$((n - 256)) closures below, not drawn<" "$tmp/deep.svg" ||
+		fail "graph -T svg of a $n-deep chain: no cut node for $((n - 256)) closures: $(grep -o '[0-9]* closures below[^<]*' "$tmp/deep.svg")"
+	grep -q "deeper than 256 levels" "$tmp/deep.svg" || fail "graph -T svg of a $n-deep chain: the cut is not said"
+	echo "ok: graph -T svg of a $n-deep chain: peak $kb KB, cut at 256 levels"
 done
 
 python3 "$gen" longline 20000000 >"$tmp/long.json"

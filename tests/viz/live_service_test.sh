@@ -68,14 +68,19 @@ assert t["suspects"] == len(d["suspects"]) >= 5, t
 for s in d["suspects"]:
     addr = int(s["closure"].split("#")[0], 16)
     assert addr in leaked, f"suspect {s['closure']} is not a closure the service leaked"
+    if s.get("alive_at_attach"):
+        # Leaked before the attach (record -p's snapshot, issue 26 item 5): a suspect all the
+        # same, its references of unknown origin, never blamed on a site with certainty.
+        assert s["sure"] == "low" and s["why_suspect"].startswith("alive "), s
+        continue
     top = s["blame"][0]
     assert top["site"].endswith("examples/service.c:" + line), top
     assert top["why"] == "excess_take" and len(s["blame"]) == 1, s["blame"]
     assert s["sure"] == "high", s["sure"]
     assert s["why_suspect"].startswith("alive "), s["why_suspect"]
 PY
-	n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["suspects"])' report.json)
-	grep -q "^  suspect 1 \[$n closures\]: " report.txt ||
+	n=$(python3 -c 'import json,sys; print(sum(not s.get("alive_at_attach") for s in json.load(open(sys.argv[1]))["suspects"]))' report.json)
+	grep -q "^  suspect [12] \[$n closures\]: " report.txt ||
 		fail "the $n identical suspects are not folded into one line: $(grep suspect report.txt)"
 	grep -q "blame: .*examples/service.c:$leak_line (child_take_extra_reference): took 1 reference" report.txt ||
 		fail "report's blame: $(grep blame: report.txt)"

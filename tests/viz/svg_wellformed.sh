@@ -22,7 +22,7 @@ done
 # The hostile names arrive in the SVG as text, escaped, not as markup.
 grep -qF 'init src/&lt;gen&gt;&amp;&#39;q&#39;&quot;\n\\x.c:7' "$tmp/hostile_names.svg" ||
 	{ echo "FAIL hostile_names: file name not escaped as text"; status=1; }
-grep -qF '>f\G\N\l<' "$tmp/hostile_names.svg" ||
+grep -qF '&#45;&gt; f\G\N\l<' "$tmp/hostile_names.svg" ||
 	{ echo "FAIL hostile_names: backslashes in a name were interpreted"; status=1; }
 "$tool" graph -i "$fixtures/leak_under_children.json" -T png -o "$tmp/x.png" &&
 	[ "$(head -c 8 "$tmp/x.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||

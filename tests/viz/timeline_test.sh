@@ -49,7 +49,7 @@ fi
 python3 "$checker" "$tmp/leaky.tl.json" "$tmp/leaky.json" >"$tmp/check" || fail "leaky: $(cat "$tmp/check")"
 n=$(grep -c '"ph":"b","cat":"closure.leaked","name":"LEAKED submit_bio"' "$tmp/leaky.tl.json")
 [ "$n" = 20 ] || fail "leaky: $n LEAKED submit_bio slices, expected 20"
-n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE request_done"' "$tmp/leaky.tl.json")
+n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE submit_request -> request_done"' "$tmp/leaky.tl.json")
 [ "$n" = 20 ] || fail "leaky: $n KEPT ALIVE request_done slices, expected 20"
 n=$(grep -c '"ph":"b","cat":"closure","name":"submit_bio"' "$tmp/leaky.tl.json")
 [ "$n" = 20 ] || fail "leaky: $n finished submit_bio slices, expected 20"

@@ -63,7 +63,7 @@ for t in format fsck; do
 done
 # The journal write continues on bcachefs' own workqueue (continue_at with its workqueue_struct):
 # it ran, on a thread of bcachefs, with that workqueue in the run event.
-grep -q 'bch2_journal_buf_put_final (libbcachefs/journal.c:[0-9]*) -> bch2_journal_write$' format.report ||
+grep -q 'bch2_journal_buf_put_final -> bch2_journal_write (libbcachefs/journal.c:[0-9]*)$' format.report ||
 	fail "no journal write continuation in format's report: $(cat format.report)"
 runs=$(grep -c '"ev":"run".*"wq":"0x[0-9a-f]*[1-9a-f][0-9a-f]*"' format.json)
 [ "$runs" -gt 0 ] || fail "no continuation ran on a workqueue in format's trace"

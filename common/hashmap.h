@@ -1,5 +1,5 @@
 /*
- * The one hash map of viz/ (and of the commands that use viz): keys of two 64-bit words (an
+ * The one hash map of the tool (viz, the recorder, the commands): keys of two 64-bit words (an
  * address with 0; a pid and an address; an init site and a continuation; a pointer with 0), values
  * of one fixed size kept in the table itself, so a million addresses cost no allocation each.
  *
@@ -8,8 +8,8 @@
  * holds until the next hashmap_put or hashmap_del (both may move entries). Iteration goes in table
  * order, which is no order at all: callers that print sort first. Out of memory aborts (xalloc.c).
  */
-#ifndef CLOSURETRACE_VIZ_HASHMAP_H
-#define CLOSURETRACE_VIZ_HASHMAP_H
+#ifndef CLOSURETRACE_HASHMAP_H
+#define CLOSURETRACE_HASHMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,99 @@
+/* The closures alive at attach, as synthetic inits: see snapshot.h. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "event.h"
+#include "live_list.h"
+#include "session.h"
+#include "snapshot.h"
+
+#define SNAPSHOT_MAX 16384 /* closures alive at attach written as inits, at most */
+
+static int by_init_ns(const void *a, const void *b)
+{
+	const struct live_closure *x = a, *y = b;
+
+	return x->init_ns < y->init_ns ? -1 : x->init_ns > y->init_ns;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	uint64_t x = ((const struct snapshot_closure *)a)->addr,
+		 y = ((const struct snapshot_closure *)b)->addr;
+
+	return x < y ? -1 : x > y;
+}
+
+size_t snapshot_write(struct session *s, uint64_t on_ns)
+{
+	struct live_list l;
+	size_t n = 0;
+
+	if (live_list_read_max(s->pid, &s->objects, &l, SNAPSHOT_MAX) != LIVE_OK)
+		return 0;
+	/* The list is read a node at a time while the process runs and the ring buffer fills: a
+	 * longer one is left out whole (every closure from before is then without an init, as
+	 * without a live list), not cut. */
+	if (l.too_long) {
+		fprintf(stderr,
+			"closuretrace: more than %d closures alive at attach: no snapshot of them "
+			"(those made before the recording have no init in the trace)\n",
+			SNAPSHOT_MAX);
+		live_list_free(&l);
+		return 0;
+	}
+	/* Oldest first: the trace's events in time order, as far as they go. */
+	qsort(l.v, l.n, sizeof(l.v[0]), by_init_ns);
+	s->snapshot = calloc(l.n ? l.n : 1, sizeof(*s->snapshot));
+	for (size_t i = 0; s->snapshot && i < l.n; i++) {
+		const struct live_closure *c = &l.v[i];
+		struct ct_event e = {.kind = CT_INIT, .pad = CT_EVENT_SNAPSHOT};
+
+		/*
+		 * Initialised since the attach (or when not known, an older libclosure): its own
+		 * init is in the trace. One initialised before may be there too (the probes were
+		 * being attached): snapshot_keep leaves that one out.
+		 */
+		if (!c->init_ns || c->init_ns >= on_ns || !c->addr)
+			continue;
+		e.tid = (uint32_t)s->pid;
+		e.ts = c->init_ns;
+		e.ip = c->init_ip ? c->init_ip - 1 : 0; /* a return address, as a record's */
+		e.cl = c->addr;
+		e.x4 = c->stack ? 0 : c->parent;
+		e.x5 = c->stack;
+		e.count = live_count(&l, c);
+		e.flags = c->remaining & ~l.info.remaining_mask;
+		session_emit(s, &e); /* written as the other events of the process are */
+		s->snapshot[n++] = (struct snapshot_closure){.addr = c->addr};
+	}
+	s->n_snapshot = n;
+	qsort(s->snapshot, n, sizeof(*s->snapshot), by_addr);
+	live_list_free(&l);
+	return n;
+}
+
+/*
+ * A closure of the snapshot was alive when the list was read, initialised before on_ns: the
+ * first init of its address that comes is its own (a live closure is never initialised again),
+ * and its first finish ends what the snapshot began. Either way the address is done with.
+ */
+bool snapshot_keep(struct session *s, uint8_t kind, uint64_t cl)
+{
+	struct snapshot_closure key = {.addr = cl}, *at;
+
+	if (!s->n_snapshot || (kind != CT_INIT && kind != CT_FINISH))
+		return true;
+	at = bsearch(&key, s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
+	if (!at || at->done)
+		return true;
+	at->done = true;
+	return kind != CT_INIT;
+}
+
+void snapshot_free(struct session *s)
+{
+	free(s->snapshot);
+	s->snapshot = NULL;
+	s->n_snapshot = 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The trailer of a sampled recording (issue 26 item 4): report says what share of the trees it saw
+# and scales nothing, in text and JSON; a trailer whose counts make no sense is FILE:LINE: error:
+# and exit 2.
+#   sample_trailer_test.sh CLOSURETRACE
+set -uo pipefail
+ct=$1
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
+header='{"type":"header","format":"closuretrace","version":1,"pid":1,"exe":"/x","start_ns":0}'
+trace() { # trace FILE END_FIELDS: a header, one finished root, the end record with the fields
+	printf '%s\n%s\n%s\n%s\n{"type":"end","events":3,"lost":0,"duration_ns":10,"reason":"exit"%s}\n' "$header" \
+		'{"type":"event","ts":1,"tid":1,"ev":"init","cl":"0x10","remaining":1,"flags":"R","ip":"0x1","parent":"0x0","stack":false}' \
+		'{"type":"event","ts":2,"tid":1,"ev":"continue_at","cl":"0x10","remaining":0,"flags":"","ip":"0x2","fn":"0x0","wq":"0x0","how":"return"}' \
+		'{"type":"event","ts":3,"tid":1,"ev":"finish","cl":"0x10","remaining":0,"flags":"","ip":"0x2","parent":"0x0"}' \
+		"$2" >"$1"
+}
+
+trace sampled.json ',"sample":4,"trees":8,"trees_left_out":6'
+"$ct" report -i sampled.json >r.txt 2>&1 || fail "report of a sampled trace: $(cat r.txt)"
+grep -qx '# note: sampled, 2 of 8 trees recorded (25.0%), 6 left out whole: every closure here has its whole life; the counts are of the recorded trees, not scaled (one root in 4 asked)' r.txt ||
+	fail "the share: $(head -3 r.txt)"
+"$ct" report --json -i sampled.json >r.json || fail "report --json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["trees"] == {"sample": 4, "trees": 8, "trees_left_out": 6}, d["trees"]' r.json ||
+	fail "report --json's trees"
+# A recorder that fell behind (no sample asked): said so.
+trace behind.json ',"trees":10,"trees_left_out":3'
+"$ct" report -i behind.json >b.txt 2>&1 || fail "report: $(cat b.txt)"
+grep -qx '# note: 7 of 10 trees recorded (70.0%), 3 left out whole (the recorder fell behind: no new tree was recorded): every closure here has its whole life; the counts are of the recorded trees, not scaled' b.txt ||
+	fail "behind: $(head -3 b.txt)"
+# Every tree recorded (record -p without --sample counts them): no note.
+trace all.json ',"trees":10,"trees_left_out":0'
+"$ct" report -i all.json >a.txt 2>&1 || fail "report: $(cat a.txt)"
+grep -q "trees recorded" a.txt && fail "a note for a trace with every tree: $(head -3 a.txt)"
+
+# Hostile trailers.
+n=0
+while IFS='|' read -r fields message; do
+	n=$((n + 1))
+	trace "bad$n.json" "$fields"
+	expect 2 "bad$n.json:5: error: $message" "$ct" report -i "bad$n.json"
+done <<'EOF2'
+,"sample":1|"sample" must be 2 or more (one tree in N)
+,"trees":5|"trees" without "trees_left_out"
+,"trees":5,"trees_left_out":6|"trees_left_out" (6) must be from 0 to "trees" (5)
+,"trees":-1,"trees_left_out":0|"trees_left_out" (0) must be from 0 to "trees" (-1)
+,"trees":5,"trees_left_out":"x"|"trees_left_out" must be an integer
+EOF2
+exit $status
