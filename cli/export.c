@@ -1,7 +1,10 @@
 /* Loading a trace into ClickHouse (export.h). */
 #include "export.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +20,97 @@ struct batch {
 	uint64_t rows;
 };
 
-struct loader {
+/*
+ * The sender: a thread that posts one batch while the rows of the next are written, so that the
+ * server's work and ours overlap. One batch in flight at most: memory stays two batches per
+ * table's worth. Only the sender touches the connection until it is joined.
+ */
+struct sender {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 	struct clickhouse *ch;
-	struct export_result *res;
+	struct export_result *res; /* rows and bytes stored, counted under lock */
+	enum export_table table;
+	struct batch in_flight;
+	bool busy, failed, quit;
+};
+
+struct loader {
+	struct sender s;
 	size_t batch_bytes;
 	struct batch b[EXPORT_NR];
 };
 
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+	char sql[96];
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		while (!s->busy && !s->quit)
+			pthread_cond_wait(&s->cond, &s->lock);
+		if (!s->busy)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT JSONEachRow",
+			 export_table_name(s->table));
+		int rc = clickhouse_run(s->ch, sql, s->in_flight.buf, s->in_flight.len, NULL, NULL);
+		pthread_mutex_lock(&s->lock);
+		if (rc) {
+			s->failed = true;
+		} else {
+			s->res->rows[s->table] += s->in_flight.rows;
+			s->res->bytes += s->in_flight.len;
+		}
+		s->busy = false;
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* Waits until nothing is in flight: 0, or -1 when a batch failed. Called with the lock held. */
+static int idle_locked(struct sender *s)
+{
+	while (s->busy)
+		pthread_cond_wait(&s->cond, &s->lock);
+	return s->failed ? -1 : 0;
+}
+
+/* Hands table t's batch to the sender (its buffer swapped with the one last sent). */
 static int send(struct loader *ld, enum export_table t)
 {
-	struct batch *b = &ld->b[t];
-	char sql[96];
+	struct sender *s = &ld->s;
+	struct batch *b = &ld->b[t], spare;
+	int rc;
 
 	if (!b->rows)
 		return 0;
-	snprintf(sql, sizeof(sql), "INSERT INTO %s FORMAT JSONEachRow", export_table_name(t));
-	if (clickhouse_run(ld->ch, sql, b->buf, b->len, NULL, NULL))
-		return -1;
-	ld->res->rows[t] += b->rows;
-	ld->res->bytes += b->len;
-	b->len = 0;
-	b->rows = 0;
-	return 0;
+	pthread_mutex_lock(&s->lock);
+	rc = idle_locked(s);
+	if (!rc) {
+		spare = s->in_flight;
+		s->in_flight = *b;
+		s->table = t;
+		s->busy = true;
+		*b = (struct batch){.buf = spare.buf, .cap = spare.cap};
+		pthread_cond_broadcast(&s->cond);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Every batch handed over is stored: 0, or -1. */
+static int drain(struct loader *ld)
+{
+	int rc;
+
+	pthread_mutex_lock(&ld->s.lock);
+	rc = idle_locked(&ld->s);
+	pthread_mutex_unlock(&ld->s.lock);
+	return rc;
 }
 
 static int add_row(void *ctx, enum export_table t, const char *row, size_t len)
@@ -47,10 +119,13 @@ static int add_row(void *ctx, enum export_table t, const char *row, size_t len)
 	struct batch *b = &ld->b[t];
 
 	/* The trace's row says the export is complete: every other row is stored first. */
-	if (t == EXPORT_TRACES)
+	if (t == EXPORT_TRACES) {
 		for (int i = 0; i < EXPORT_NR; i++)
 			if (i != EXPORT_TRACES && send(ld, i))
 				return 1;
+		if (drain(ld))
+			return 1;
+	}
 	if (b->len + len + 1 > b->cap) {
 		b->cap = b->len + len + 1 > 2 * b->cap ? b->len + len + 1 : 2 * b->cap;
 		b->buf = viz_xrealloc(b->buf, b->cap);
@@ -59,8 +134,10 @@ static int add_row(void *ctx, enum export_table t, const char *row, size_t len)
 	b->len += len;
 	b->buf[b->len++] = '\n';
 	b->rows++;
-	if ((b->len >= ld->batch_bytes || t == EXPORT_TRACES) && send(ld, t))
+	if (b->len >= ld->batch_bytes && send(ld, t))
 		return 1; /* the server failed: export_rows stops and returns it */
+	if (t == EXPORT_TRACES && (send(ld, t) || drain(ld)))
+		return 1;
 	return 0;
 }
 
@@ -78,7 +155,8 @@ static void rows_text(const struct export_result *res, char *buf, size_t len)
 int export_trace_to(const char *cmd, const char *path, const struct export_opts *o,
 		    struct export_result *res)
 {
-	struct loader ld = {.res = res};
+	struct loader ld = {.s.res = res};
+	struct sender *s = &ld.s;
 	struct export_trace *t;
 	struct viz_error err;
 	char why[256], rows[256];
@@ -86,9 +164,9 @@ int export_trace_to(const char *cmd, const char *path, const struct export_opts 
 
 	memset(res, 0, sizeof(*res));
 	ld.batch_bytes = o->batch_bytes ? o->batch_bytes : EXPORT_BATCH_BYTES;
-	ld.ch = clickhouse_open(o->url, o->timeout_s > 0 ? o->timeout_s : EXPORT_TIMEOUT_S, why,
+	s->ch = clickhouse_open(o->url, o->timeout_s > 0 ? o->timeout_s : EXPORT_TIMEOUT_S, why,
 				sizeof(why));
-	if (!ld.ch) {
+	if (!s->ch) {
 		fprintf(stderr, "%s: %s\n", cmd, why);
 		return EXIT_USAGE;
 	}
@@ -96,12 +174,25 @@ int export_trace_to(const char *cmd, const char *path, const struct export_opts 
 	t = export_prepare(path, &err);
 	if (!t) {
 		fprintf(stderr, "%s\n%s: nothing was sent to %s\n", err.text, cmd,
-			clickhouse_name(ld.ch));
-		clickhouse_close(ld.ch);
+			clickhouse_name(s->ch));
+		clickhouse_close(s->ch);
 		return EXIT_USAGE;
 	}
 	snprintf(res->trace_id, sizeof(res->trace_id), "%s", export_trace_id(t));
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	if (pthread_create(&s->thread, NULL, sender_main, s)) {
+		fprintf(stderr, "%s: cannot start a thread: %s\n", cmd, strerror(errno));
+		rc = EXIT_ENVIRONMENT;
+		goto out;
+	}
 	rc = export_rows(t, &o->meta, add_row, &ld, &err);
+	/* The batch in flight, if any, ends (stored or failed) before the sender does. */
+	pthread_mutex_lock(&s->lock);
+	s->quit = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
 	if (rc == -1) { /* the file changed under us */
 		fprintf(stderr, "%s\n", err.text);
 		rc = EXIT_USAGE;
@@ -109,18 +200,20 @@ int export_trace_to(const char *cmd, const char *path, const struct export_opts 
 		rows_text(res, rows, sizeof(rows));
 		fprintf(stderr,
 			"%s: %s: %s\n%s: trace %s (%s) is not complete there: rows stored before "
-			"the "
-			"failure: %s; the trace is left as it was: export it again (a row sent "
-			"twice "
-			"counts once)\n",
-			cmd, clickhouse_name(ld.ch), clickhouse_error(ld.ch), cmd, res->trace_id,
+			"the failure: %s; the trace is left as it was: export it again (a row sent "
+			"twice counts once)\n",
+			cmd, clickhouse_name(s->ch), clickhouse_error(s->ch), cmd, res->trace_id,
 			path, rows);
 		rc = EXIT_ENVIRONMENT;
 	}
+out:
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
 	for (int i = 0; i < EXPORT_NR; i++)
 		free(ld.b[i].buf);
+	free(s->in_flight.buf);
 	export_trace_free(t);
-	clickhouse_close(ld.ch);
+	clickhouse_close(s->ch);
 	return rc;
 }
 
