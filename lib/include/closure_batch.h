@@ -14,7 +14,8 @@
 #define CLOSURE_BATCH_VERSION 3u
 #define CLOSURE_BATCH_RECORDS 256 /* records per thread buffer */
 
-/* One operation: 56 bytes. op is the probe's index in docs/probes.md (init 0 ... bug 12). */
+/* One operation: 56 bytes. op is the probe's index in CLOSURE_PROBE_LIST (closure_probes.h: init 0
+ * ... destroy 13). */
 struct closure_batch_record {
 	uint64_t ts;	/* CLOCK_MONOTONIC, ns */
 	uint64_t ip;	/* the call site as a return address (0: none), as the probes' arg3 */
