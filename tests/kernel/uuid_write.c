@@ -183,7 +183,8 @@ int main(void)
 	/* The bucket volume FAIL_AT writes to; its copy on the second device is the bad one. */
 	c.cache[1].fail_sector = (FAIL_AT - 1) * BUCKET_SECTORS;
 	sema_init(&c.uuid_write_mutex, 1);
-	c.uuids = calloc(BUCKET_SECTORS * 512 / sizeof(*c.uuids), sizeof(*c.uuids));
+	/* A whole bucket: the bios move BUCKET_SECTORS sectors, whatever fits of the entries. */
+	c.uuids = calloc(1, BUCKET_SECTORS * 512);
 	kcheck(c.uuids, "out of memory");
 	bio_pool_start(2);
 
