@@ -25,6 +25,7 @@ enum ct_probe {
 	CT_LOADER,	       /* the dynamic loader changed the process's objects */
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 	CT_BATCH,	       /* closure:batch(registry, records, n, tid, handed, dropped) */
+	CT_NAME,	       /* never in the ring: a batch's name record, decoded (below) */
 };
 /* clang-format on */
 
@@ -40,9 +41,9 @@ enum ct_probe {
  * one 64-byte cache line (ring-buffer writes are most of an event's cost).
  */
 struct ct_event {
-	__u8 kind; /* enum ct_probe: an operation */
-	__u8 x6;   /* arg6 (continue_at's how: small) */
-	__u16 pad; /* 0; CT_EVENT_SNAPSHOT: an init made by the recorder (never by BPF) */
+	__u8 kind;   /* enum ct_probe: an operation */
+	__u8 x6;     /* arg6 (continue_at's how: small) */
+	__u16 pad;   /* 0; CT_EVENT_SNAPSHOT: an init made by the recorder (never by BPF) */
 	__u32 tid;   /* the thread that hit the probe */
 	__u64 ts;    /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 ip;    /* the call site: arg3 - 1 for a return address, else the probe's address */
@@ -52,6 +53,9 @@ struct ct_event {
 	__u32 count; /* arg1 */
 	__u32 flags; /* arg2 */
 };
+
+/* CT_NAME: a batch's name record (closure_batch.h), decoded; recorder/batch_decode.h lays it out
+ * in a struct ct_event (ct_name_set). */
 
 /* ct_event.pad: a synthetic init, a closure alive at attach (recorder/snapshot.h) */
 #define CT_EVENT_SNAPSHOT 1

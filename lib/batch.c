@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,7 +166,8 @@ static void hand_over(struct closure_batch_buf *b, uint32_t n)
 	STAP_PROBE6(closure, batch, &closure_batch_registry, b->rec, n, b->tid, handed, b->dropped);
 #endif
 	closure_batch_sink_write(b, n);
-	b->dropped = 0; /* before base moves: the sink's reader (recorder/sink_read.c) relies on it */
+	b->dropped =
+		0; /* before base moves: the sink's reader (recorder/sink_read.c) relies on it */
 	b->base += n;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	b->n = 0;
@@ -183,6 +186,33 @@ static void at_thread_exit(void *arg)
 static void make_exit_key(void)
 {
 	pthread_key_create(&exit_key, at_thread_exit);
+}
+
+/* This thread's workqueue when it is one of libclosure's workers (closure_batch_worker). */
+static __thread uint64_t my_wq;
+static __thread const char *my_wq_name;
+
+/*
+ * The names that go with a thread's records: its own (PR_GET_NAME: at most 15 bytes, what the
+ * program or libclosure's workers set) and its workqueue's. Given at each claim of a buffer, so
+ * that a recording that attaches later learns them from the thread's first record on.
+ */
+static void announce_thread(uint32_t tid)
+{
+	char name[17] = "";
+
+	if (!prctl(PR_GET_NAME, name, 0, 0, 0))
+		closure_batch_name(CLOSURE_NAME_THREAD, tid, name);
+	if (my_wq)
+		closure_batch_name(CLOSURE_NAME_WORKQUEUE, my_wq, my_wq_name);
+}
+
+void closure_batch_worker(const void *wq, const char *name)
+{
+	my_wq = (uintptr_t)wq;
+	my_wq_name = name;
+	if (CLOSURE_BATCH_ON() && my_buf) /* named already: this thread's names come now */
+		announce_thread(my_buf->tid);
 }
 
 /*
@@ -223,59 +253,122 @@ static struct closure_batch_buf *claim_buffer(void)
 	pthread_setspecific(exit_key, b);
 	/* An empty hit: the recorder learns the buffer's thread and the registry. */
 	hand_over(b, 0);
+	announce_thread(b->tid);
 	return b;
 }
 
-void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
-			  uint64_t x5, uint64_t x6)
+/*
+ * A slot of this thread's buffer for one record at ts: NULL when none (no buffer: counted as lost;
+ * a handler found it full: counted as dropped). Every slot_begin is followed by slot_end, which
+ * publishes the record (its seq) and may hand the buffer over.
+ */
+static struct closure_batch_record *slot_begin(struct closure_batch_buf **bp, uint32_t *slot,
+					       bool *outer)
 {
 	struct closure_batch_buf *b = my_buf;
-	struct closure_batch_record *e;
-	uint64_t ts;
-	uint32_t i, outer;
+	uint32_t i;
 
 	if (!b && !(b = claim_buffer())) {
 		closure_batch_sink_lost(1); /* counted when the sink is on */
-		return;
+		return NULL;
 	}
-	ts = closure_clock_ns();
-	outer = !b->depth++;
+	*bp = b;
+	*outer = !b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
 		i = reserve_slot(&b->n);
 		if (i < CLOSURE_BATCH_RECORDS)
 			break;
-		if (!outer) {
+		if (!*outer) {
 			b->dropped++; /* a handler found the buffer full under its thread */
-			goto out;
+			return NULL;
 		}
 		hand_over(b, CLOSURE_BATCH_RECORDS);
 	}
-	e = &b->rec[i];
-	e->ts = ts;
-	e->cl = cl;
-	e->ip = ip;
-	e->x4 = x4;
-	e->x5 = x5;
-	e->count = r & CLOSURE_BATCH_COUNT_MASK;
-	e->flags = r & ~CLOSURE_BATCH_COUNT_MASK;
-	e->op = (uint8_t)op;
-	e->x6 = (uint8_t)x6;
-	e->pad = 0;
-	/*
-	 * The sequence number last: a reader of a running or dying thread's buffer (the recorder's
-	 * poll and drain, BPF at thread exit) trusts a record only once its seq is base + slot;
-	 * so does the tool reading a dead process's sink buffer file.
-	 */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e->seq = (uint32_t)(b->base + i);
-	if (!i)
-		b->first_ts = ts;
-	else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS && !polled_by_recorder(ts))
-		hand_over(b, b->n);
-out:
+	*slot = i;
+	return &b->rec[i];
+}
+
+static void slot_end(struct closure_batch_buf *b, struct closure_batch_record *e, uint32_t i,
+		     bool outer)
+{
+	uint64_t ts;
+
+	if (e) {
+		ts = e->ts;
+		/*
+		 * The sequence number last: a reader of a running or dying thread's buffer (the
+		 * recorder's poll and drain, BPF at thread exit) trusts a record only once its seq
+		 * is base + slot; so does the tool reading a dead process's sink buffer file.
+		 */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		e->seq = (uint32_t)(b->base + i);
+		if (!i)
+			b->first_ts = ts;
+		else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS && !polled_by_recorder(ts))
+			hand_over(b, b->n);
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	b->depth--;
+}
+
+void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
+			  uint64_t x5, uint64_t x6)
+{
+	struct closure_batch_buf *b = NULL;
+	struct closure_batch_record *e;
+	uint64_t ts = closure_clock_ns();
+	uint32_t i = 0;
+	bool outer = false;
+
+	e = slot_begin(&b, &i, &outer);
+	if (!b)
+		return;
+	if (e) {
+		e->ts = ts;
+		e->cl = cl;
+		e->ip = ip;
+		e->x4 = x4;
+		e->x5 = x5;
+		e->count = r & CLOSURE_BATCH_COUNT_MASK;
+		e->flags = r & ~CLOSURE_BATCH_COUNT_MASK;
+		e->op = (uint8_t)op;
+		e->x6 = (uint8_t)x6;
+		e->pad = 0;
+	}
+	slot_end(b, e, i, outer);
+}
+
+/* The name record's layout over an operation's (closure_batch.h). */
+_Static_assert(sizeof(struct closure_batch_name) == sizeof(struct closure_batch_record) &&
+		       offsetof(struct closure_batch_name, seq) ==
+			       offsetof(struct closure_batch_record, seq) &&
+		       offsetof(struct closure_batch_name, op) ==
+			       offsetof(struct closure_batch_record, op) &&
+		       offsetof(struct closure_batch_name, kind) ==
+			       offsetof(struct closure_batch_record, x6),
+	       "name record layout");
+
+void closure_batch_name(unsigned kind, uint64_t id, const char *name)
+{
+	struct closure_batch_name rec = {.ts = closure_clock_ns(),
+					 .id = id,
+					 .op = CLOSURE_BATCH_OP_NAME,
+					 .kind = (uint8_t)kind};
+	struct closure_batch_buf *b = NULL;
+	struct closure_batch_record *e;
+	uint32_t i = 0;
+	bool outer = false;
+
+	strncpy(rec.name, name ? name : "", sizeof(rec.name)); /* NUL-padded, capped */
+	e = slot_begin(&b, &i, &outer);
+	if (!b)
+		return;
+	if (e) { /* all but seq: slot_end publishes it */
+		memcpy(e, &rec, offsetof(struct closure_batch_name, seq));
+		memcpy(&e->op, &rec.op, sizeof(rec) - offsetof(struct closure_batch_name, op));
+	}
+	slot_end(b, e, i, outer);
 }
 
 void closure_batch_flush(void)

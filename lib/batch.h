@@ -38,6 +38,14 @@ static inline uint64_t closure_clock_ns(void)
 void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
 			  uint64_t x5, uint64_t x6);
 
+/* Appends a name record (closure_batch.h): kind CLOSURE_NAME_*, id, name capped at
+ * CLOSURE_BATCH_NAME_MAX bytes (batching is on: the caller checked). */
+void closure_batch_name(unsigned kind, uint64_t id, const char *name);
+
+/* In a libclosure worker thread, once named: its workqueue and the workqueue's name (kept by the
+ * caller for the thread's life), given with the thread's name whenever it claims a buffer. */
+void closure_batch_worker(const void *wq, const char *name);
+
 /* At an init while traced: the sampling session that leaves the new closure's tree out of the
  * records, or 0 (recorded). A root is counted and decided (closure_batch.h, version 3); a child
  * keeps its parent's decision (parent_left_out) if taken in this session. */

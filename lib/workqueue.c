@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "batch.h"
+#include "closure_batch.h"
 #include "internal.h"
 
 struct workqueue {
@@ -22,7 +23,8 @@ struct workqueue {
 	bool draining;
 	struct workqueue_hooks hooks;
 	int nthreads;
-	char name[16]; /* thread names are at most 15 characters */
+	char name[16];				/* thread names are at most 15 characters */
+	char label[CLOSURE_BATCH_NAME_MAX + 1]; /* the name given, as far as a trace keeps it */
 	pthread_t threads[];
 };
 
@@ -53,6 +55,9 @@ static void *worker(void *arg)
 	struct workqueue *wq = arg;
 	struct closure *cl;
 
+	/* Named by itself before its first record, so that the record names it (lib/batch.c). */
+	pthread_setname_np(pthread_self(), wq->name);
+	closure_batch_worker(wq, wq->label);
 	if (wq->hooks.thread_start)
 		wq->hooks.thread_start(wq, wq->hooks.arg);
 	pthread_mutex_lock(&wq->lock);
@@ -100,13 +105,14 @@ struct workqueue *workqueue_create_hooked(const char *name, int threads,
 	pthread_cond_init(&wq->more, &attr);
 	pthread_condattr_destroy(&attr);
 	snprintf(wq->name, sizeof(wq->name), "%s", name ? name : "closure-wq");
+	snprintf(wq->label, sizeof(wq->label), "%s", name ? name : "closure-wq");
 	if (hooks)
 		wq->hooks = *hooks;
-	for (i = 0; i < threads; i++) {
+	if (CLOSURE_BATCH_ON())
+		closure_batch_name(CLOSURE_NAME_WORKQUEUE, (uintptr_t)wq, wq->label);
+	for (i = 0; i < threads; i++)
 		if (pthread_create(&wq->threads[i], NULL, worker, wq))
 			break;
-		pthread_setname_np(wq->threads[i], wq->name);
-	}
 	wq->nthreads = i;
 	if (!i) {
 		workqueue_destroy(wq);

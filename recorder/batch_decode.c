@@ -125,6 +125,21 @@ static void decode(const struct closure_batch_record *r, uint32_t tid, struct ct
 	e->x6 = r->x6;
 }
 
+static void decode_name(const struct closure_batch_record *r, uint32_t tid, struct ct_event *e)
+{
+	struct closure_batch_name n;
+
+	memcpy(&n, r, sizeof(n));
+	memset(e, 0, sizeof(*e));
+	e->kind = CT_NAME;
+	e->x6 = n.kind;
+	e->tid = tid;
+	e->ts = n.ts;
+	e->count = (uint32_t)n.id;
+	e->flags = (uint32_t)(n.id >> 32);
+	memcpy(CT_NAME_BYTES(e), n.name, CLOSURE_BATCH_NAME_MAX);
+}
+
 /* seq as a 64-bit number, next to the stream's newest (numbers wrap at 2^32). */
 static uint64_t unwrap(const struct thread_seq *t, uint32_t seq)
 {
@@ -216,9 +231,12 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 			d->stale++; /* left in its buffer by an earlier recording */
 			continue;
 		}
-		if (r->op >= CT_NR_OPS)
-			continue;
-		decode(r, tid, &h.e);
+		if (r->op == CLOSURE_BATCH_OP_NAME)
+			decode_name(r, tid, &h.e);
+		else if (r->op < CT_NR_OPS)
+			decode(r, tid, &h.e);
+		else
+			continue; /* a later library's record */
 		added += push(d, t->src, &h);
 	}
 	return added;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "closure_batch.h"
 #include "event.h"
@@ -30,6 +31,29 @@
 #define BATCH_WINDOW_NS (100 * 1000 * 1000ull)
 
 struct batch_decoder;
+
+/*
+ * A name record (closure_batch.h, CLOSURE_BATCH_OP_NAME) passes through the decoder as a struct
+ * ct_event of kind CT_NAME, in time order with the operations: x6 its kind (CLOSURE_NAME_*), tid
+ * the thread that gave it, the id in count (low 32 bits) and flags (high), and the name's bytes
+ * (CLOSURE_BATCH_NAME_MAX at most, NUL-padded) over ip, cl, x4 and x5.
+ */
+#define CT_NAME_BYTES(e) ((char *)(e) + offsetof(struct ct_event, ip))
+_Static_assert(offsetof(struct ct_event, x5) + 8 - offsetof(struct ct_event, ip) ==
+		       CLOSURE_BATCH_NAME_MAX,
+	       "a name fits over ip, cl, x4 and x5");
+
+static inline uint64_t ct_name_id(const struct ct_event *e)
+{
+	return e->count | (uint64_t)e->flags << 32;
+}
+
+/* The name as a string (what the record holds, cut at its first NUL). */
+static inline void ct_name_text(const struct ct_event *e, char out[CLOSURE_BATCH_NAME_MAX + 1])
+{
+	memcpy(out, CT_NAME_BYTES((struct ct_event *)e), CLOSURE_BATCH_NAME_MAX);
+	out[CLOSURE_BATCH_NAME_MAX] = '\0';
+}
 
 /* Receives each event in time order; pid is the process of the batch it came in. */
 typedef void batch_emit_fn(void *ctx, const struct ct_event *e, uint32_t pid);

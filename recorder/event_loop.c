@@ -18,6 +18,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "batch_decode.h"
 #include "event.h"
 #include "launch.h"
 #include "session.h"
@@ -38,6 +39,14 @@ void session_emit(struct session *s, const struct ct_event *e)
 
 void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 {
+	if (e->kind == CT_NAME) { /* not an event: a name for the trace's readers */
+		char name[CLOSURE_BATCH_NAME_MAX + 1];
+
+		ct_name_text(e, name);
+		if (s->out)
+			trace_write_name(s->out, e->x6, pid, ct_name_id(e), name);
+		return;
+	}
 	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e->kind, e->cl))
 		return; /* the snapshot wrote this closure's init already */
 	if (s->out)

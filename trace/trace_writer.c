@@ -15,6 +15,7 @@
 
 #include <linux/types.h>
 
+#include "closure_batch.h"
 #include "event.h"
 #include "trace_args.h"
 #include "trace_text.h"
@@ -272,6 +273,21 @@ void trace_write_module(FILE *f, const char *path, uint64_t base, const char *bu
 	fprintf(f, ",\"base\":\"0x%" PRIx64 "\"", base);
 	if (build_id && *build_id)
 		fprintf(f, ",\"build_id\":\"%s\"", build_id); /* hex digits only */
+	fputs("}\n", f);
+}
+
+void trace_write_name(FILE *f, unsigned kind, uint32_t pid, uint64_t id, const char *name)
+{
+	if (kind == CLOSURE_NAME_THREAD)
+		fprintf(f, "{\"type\":\"thread\",\"tid\":%" PRIu64, id);
+	else if (kind == CLOSURE_NAME_WORKQUEUE)
+		fprintf(f, "{\"type\":\"workqueue\",\"wq\":\"0x%" PRIx64 "\"", id);
+	else
+		return;
+	if (pid)
+		fprintf(f, ",\"pid\":%" PRIu32, pid);
+	fputs(",\"name\":", f);
+	trace_write_string(f, name);
 	fputs("}\n", f);
 }
 

@@ -37,6 +37,10 @@ void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, 
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);
 void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
 void trace_write_module(FILE *f, const char *path, uint64_t base, const char *build_id);
+/* A name the traced process gave (closure_batch.h's name records): kind CLOSURE_NAME_THREAD (id:
+ * a thread id) or CLOSURE_NAME_WORKQUEUE (id: the workqueue's address); pid written when not 0.
+ * Other kinds are not written. */
+void trace_write_name(FILE *f, unsigned kind, uint32_t pid, uint64_t id, const char *name);
 void trace_write_end(FILE *f, const struct trace_end *end);
 
 /* The event's name (`ev`), or NULL for an unknown kind. */

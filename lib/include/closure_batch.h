@@ -30,6 +30,28 @@ struct closure_batch_record {
 	uint16_t pad;
 };
 
+/*
+ * Not an operation: a name record (op CLOSURE_BATCH_OP_NAME, past every probe's index, so that a
+ * decoder that does not know it skips it). The same 56 bytes and sequence numbers as an
+ * operation's record: a thread's name (id: its thread id), given when the thread claims a buffer,
+ * or a workqueue's (id: the struct workqueue *, as run and continue_at's wq argument), given by
+ * workqueue_create and by each of its threads when it claims a buffer. The name is the first
+ * CLOSURE_BATCH_NAME_MAX bytes, NUL-padded, not terminated when it fills them.
+ */
+#define CLOSURE_BATCH_OP_NAME  0xffu
+#define CLOSURE_BATCH_NAME_MAX 32
+#define CLOSURE_NAME_THREAD    1u
+#define CLOSURE_NAME_WORKQUEUE 2u
+struct closure_batch_name {
+	uint64_t ts;
+	char name[CLOSURE_BATCH_NAME_MAX];
+	uint64_t id;
+	uint32_t seq;
+	uint8_t op;   /* CLOSURE_BATCH_OP_NAME */
+	uint8_t kind; /* CLOSURE_NAME_THREAD or CLOSURE_NAME_WORKQUEUE */
+	uint16_t pad;
+};
+
 /* A thread's buffer; the registry lists every one, free ones included (owner 0). */
 struct closure_batch_buf {
 	struct closure_batch_buf *next;
