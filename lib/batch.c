@@ -9,6 +9,7 @@
  * buffer over (a nested one finding it full counts its record as dropped, reported exactly).
  */
 #define _GNU_SOURCE
+#include <errno.h> /* program_invocation_short_name */
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -201,7 +202,10 @@ static void announce_thread(uint32_t tid)
 {
 	char name[17] = "";
 
-	if (!prctl(PR_GET_NAME, name, 0, 0, 0))
+	/* A thread nobody named has the program's name (the kernel's comm, 15 bytes): it would
+	 * say nothing the trace's header does not, for a record in each of its batches' counts. */
+	if (!prctl(PR_GET_NAME, name, 0, 0, 0) &&
+	    (my_wq || strncmp(name, program_invocation_short_name, 15)))
 		closure_batch_name(CLOSURE_NAME_THREAD, tid, name);
 	if (my_wq)
 		closure_batch_name(CLOSURE_NAME_WORKQUEUE, my_wq, my_wq_name);
@@ -289,8 +293,13 @@ static struct closure_batch_record *slot_begin(struct closure_batch_buf **bp, ui
 	return &b->rec[i];
 }
 
+/*
+ * aged: an operation, whose age makes the buffer due (a name record does not: a thread that
+ * claimed a buffer and then slept would hand it over at its first operation). first_ts 0: the
+ * buffer holds no operation yet.
+ */
 static void slot_end(struct closure_batch_buf *b, struct closure_batch_record *e, uint32_t i,
-		     bool outer)
+		     bool outer, bool aged)
 {
 	uint64_t ts;
 
@@ -303,9 +312,10 @@ static void slot_end(struct closure_batch_buf *b, struct closure_batch_record *e
 		 */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		e->seq = (uint32_t)(b->base + i);
-		if (!i)
-			b->first_ts = ts;
-		else if (outer && ts - b->first_ts > BATCH_MAX_AGE_NS && !polled_by_recorder(ts))
+		if (!i || (aged && !b->first_ts))
+			b->first_ts = aged ? ts : 0;
+		else if (aged && outer && ts - b->first_ts > BATCH_MAX_AGE_NS &&
+			 !polled_by_recorder(ts))
 			hand_over(b, b->n);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -336,7 +346,7 @@ void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, u
 		e->x6 = (uint8_t)x6;
 		e->pad = 0;
 	}
-	slot_end(b, e, i, outer);
+	slot_end(b, e, i, outer, true);
 }
 
 /* The name record's layout over an operation's (closure_batch.h). */
@@ -368,7 +378,7 @@ void closure_batch_name(unsigned kind, uint64_t id, const char *name)
 		memcpy(e, &rec, offsetof(struct closure_batch_name, seq));
 		memcpy(&e->op, &rec.op, sizeof(rec) - offsetof(struct closure_batch_name, op));
 	}
-	slot_end(b, e, i, outer);
+	slot_end(b, e, i, outer, false);
 }
 
 void closure_batch_flush(void)
@@ -383,7 +393,7 @@ uint64_t closure_batch_due(void)
 {
 	struct closure_batch_buf *b = my_buf;
 
-	if (!b || !b->n || b->depth || polled_by_recorder(closure_clock_ns()))
+	if (!b || !b->n || !b->first_ts || b->depth || polled_by_recorder(closure_clock_ns()))
 		return 0;
 	return b->first_ts + BATCH_MAX_AGE_NS;
 }

@@ -565,6 +565,39 @@ static int decode_module(struct reader *r, const struct field *fields, int n)
 	return 0;
 }
 
+/* "thread" (tid) or "workqueue" (wq): a name given by the traced process, hostile as the rest. */
+static int decode_name(struct reader *r, const struct field *fields, int n, bool thread)
+{
+	const struct field *id = find(fields, n, thread ? "tid" : "wq"),
+			   *name = find(fields, n, "name"), *pid = find(fields, n, "pid");
+	struct trace_name tn = {.kind = thread ? TRACE_NAME_THREAD : TRACE_NAME_WORKQUEUE};
+	long long v = 0;
+	char *text;
+
+	if (!id || !name || name->kind != V_STR)
+		return fail(r, "a %s record needs \"%s\" and a \"name\" string",
+			    thread ? "thread" : "workqueue", thread ? "tid" : "wq");
+	if (thread ? want_int(r, id, &v) : want_addr(r, id, &tn.id))
+		return -1;
+	if (thread && (v < 0 || v > INT32_MAX))
+		return fail(r, "\"tid\" must be a thread id (0 to 2147483647)");
+	if (thread)
+		tn.id = (uint64_t)v;
+	if (pid && want_int(r, pid, &tn.pid))
+		return -1;
+	if (!r->sink->name)
+		return 0;
+	text = dup_field(name);
+	if (!text)
+		return fail(r, "out of memory");
+	if (strlen(text) > TRACE_NAME_MAX)
+		text[TRACE_NAME_MAX] = '\0'; /* a bound on what a hostile name costs downstream */
+	tn.name = text;
+	r->sink->name(r->ctx, &tn);
+	free(text);
+	return 0;
+}
+
 static int decode_header(struct reader *r, const struct field *fields, int n)
 {
 	const struct field *format = find(fields, n, "format"),
@@ -652,6 +685,8 @@ static int decode(struct reader *r, const struct field *fields, int n)
 		return decode_end(r, fields, n);
 	if (str_is(type, "module"))
 		return decode_module(r, fields, n);
+	if (str_is(type, "thread") || str_is(type, "workqueue"))
+		return decode_name(r, fields, n, str_is(type, "thread"));
 	if (str_is(type, "header"))
 		return fail(r, "a second header");
 	return 0; /* a record type added later */

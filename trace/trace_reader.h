@@ -104,10 +104,22 @@ struct trace_module {
 	const char *build_id; /* hex; NULL when the record gives none (older traces) */
 };
 
+/* A thread or workqueue record: the name the traced process gave (its bytes as it gave them,
+ * borrowed for the duration of the callback; at most TRACE_NAME_MAX bytes: a longer one is cut). */
+#define TRACE_NAME_MAX 64
+enum trace_name_kind { TRACE_NAME_THREAD, TRACE_NAME_WORKQUEUE };
+struct trace_name {
+	enum trace_name_kind kind;
+	long long pid; /* 0: the record names no process (the header's) */
+	uint64_t id;   /* the thread id, or the workqueue's address */
+	const char *name;
+};
+
 struct trace_sink {
 	void (*event)(void *ctx, const struct trace_event *ev);
 	void (*sym)(void *ctx, const struct trace_sym *sym);
 	void (*module)(void *ctx, const struct trace_module *mod); /* optional */
+	void (*name)(void *ctx, const struct trace_name *name);	   /* optional */
 };
 
 /*

@@ -32,7 +32,7 @@ static void detail(struct model *m, const struct trace_event *ev, char *buf, siz
 			snprintf(buf, len, "%s%s%s%s",
 				 ev->how == TRACE_HOW_NOBARRIER ? "nobarrier: " : "",
 				 model_func_text(m, ev->fn, a, sizeof(a)), ev->wq ? " on wq " : "",
-				 ev->wq ? (snprintf(b, sizeof(b), "0x%" PRIx64, ev->wq), b) : "");
+				 ev->wq ? model_wq_text(m, ev->pid, ev->wq, b, sizeof(b)) : "");
 		break;
 	case TRACE_RUN:
 		snprintf(buf, len, "%s", model_func_text(m, ev->fn, a, sizeof(a)));

@@ -431,6 +431,8 @@ struct model *model_new(bool keep_finished)
 	m->keep_finished = keep_finished;
 	hashmap_init(&m->slots, sizeof(struct addr_slot));
 	hashmap_init(&m->syms, sizeof(struct model_sym));
+	for (int k = 0; k < 2; k++)
+		hashmap_init(&m->names[k], TRACE_NAME_MAX * 4 + 1);
 	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
 	m->max_seen_ts = INT64_MIN;
 	model_window_init(m);
@@ -465,6 +467,8 @@ void model_free(struct model *m)
 		free(k);
 	}
 	model_syms_free(m);
+	for (int k = 0; k < 2; k++)
+		hashmap_free(&m->names[k]);
 	hashmap_free(&m->slots);
 	hashmap_free(&m->kind_index);
 	model_window_free(m);

@@ -89,8 +89,9 @@ struct model_life {
 	bool sync_timed_out; /* the last closure_sync returned -ETIME */
 	bool frame_left;     /* a stack closure that ended holding only its running reference */
 	bool destroyed;	     /* ended by closure_debug_destroy (at release_ip) */
-	bool no_init; /* with before_recording: an earlier life here had finished, no init since */
-	bool snapshot; /* its init is a snapshot's: alive when the recording began, history unknown */
+	bool no_init;  /* with before_recording: an earlier life here had finished, no init since */
+	bool snapshot; /* its init is a snapshot's: alive when the recording began, history unknown
+			*/
 	char bug[16];
 	uint64_t nevents;
 	struct model_site *sites;
@@ -240,6 +241,15 @@ void model_strip_files(struct model *m, size_t bytes);
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len);
 /* the function of an address, else "0x..." ("-" for 0) */
 const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t len);
+/*
+ * The name the traced process gave a thread (kind TRACE_NAME_THREAD, id its tid) or a workqueue
+ * (TRACE_NAME_WORKQUEUE, id its address) in process pid (the trace's thread and workqueue
+ * records; the latest wins), control characters made visible; NULL when it gave none. Borrowed
+ * from the model.
+ */
+const char *model_name(const struct model *m, enum trace_name_kind kind, int64_t pid, uint64_t id);
+/* A workqueue as every presentation names it: its name, else "0x..." (its address). */
+const char *model_wq_text(const struct model *m, int64_t pid, uint64_t wq, char *buf, size_t len);
 /* ADDR#N: the life's key within its process (JSON carries the pid beside it). */
 const char *model_life_key(const struct model_life *l, char *buf, size_t len);
 /* "0x7ffc5e2a0010#2", or "501:0x7ffc5e2a0010#2" when the trace names the process of each event */

@@ -40,6 +40,7 @@ struct model {
 	size_t strip;	      /* leading bytes of absolute file names that site texts leave out */
 	struct hashmap slots; /* (address, pid) -> struct addr_slot */
 	struct hashmap syms;  /* (address, 0) -> struct model_sym */
+	struct hashmap names[2];   /* by enum trace_name_kind: (id, pid) -> struct model_name */
 	struct hashmap kind_index; /* (init site, first continuation) -> struct model_kind * */
 	struct model_kind *kinds;  /* every kind, newest first */
 	struct model_life *first, *last;
@@ -71,6 +72,7 @@ void model_window_drain(struct model *m);
 void model_on_sym(void *ctx, const struct trace_sym *sym);
 /* Frees the symbols' strings and their table (model_text.c). */
 void model_syms_free(struct model *m);
+void model_on_name(void *ctx, const struct trace_name *name);
 /* The event sink: into the reorder window (model_window.c). */
 void model_on_event(void *ctx, const struct trace_event *ev);
 

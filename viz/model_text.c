@@ -31,6 +31,42 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 	s->line = sym->line;
 }
 
+struct model_name {
+	char text[TRACE_NAME_MAX * 4 + 1]; /* made visible: a byte may take four */
+};
+
+void model_on_name(void *ctx, const struct trace_name *name)
+{
+	struct model *m = ctx;
+	struct model_name *n =
+		hashmap_put(&m->names[name->kind], name->id, (uint64_t)name->pid, NULL);
+	char *visible = clean_dup(name->name);
+
+	snprintf(n->text, sizeof(n->text), "%s", visible ? visible : "");
+	free(visible);
+}
+
+const char *model_name(const struct model *m, enum trace_name_kind kind, int64_t pid, uint64_t id)
+{
+	const struct model_name *n = hashmap_get(&m->names[kind], id, (uint64_t)pid);
+
+	/* A trace of one process writes no pid on its records, the events may: either matches. */
+	if (!n && pid)
+		n = hashmap_get(&m->names[kind], id, 0);
+	return n && n->text[0] ? n->text : NULL;
+}
+
+const char *model_wq_text(const struct model *m, int64_t pid, uint64_t wq, char *buf, size_t len)
+{
+	const char *name = model_name(m, TRACE_NAME_WORKQUEUE, pid, wq);
+
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "0x%" PRIx64, wq);
+	return buf;
+}
+
 const struct model_sym *model_sym(struct model *m, uint64_t addr)
 {
 	return addr ? hashmap_get(&m->syms, addr, 0) : NULL;
@@ -211,8 +247,9 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 			snprintf(buf, len, "returning with destructor %s",
 				 model_func_text(m, l->fn, fn, sizeof(fn)));
 		else if (l->wq)
-			snprintf(buf, len, "continuing at %s on wq 0x%" PRIx64,
-				 model_func_text(m, l->fn, fn, sizeof(fn)), l->wq);
+			snprintf(buf, len, "continuing at %s on wq %s",
+				 model_func_text(m, l->fn, fn, sizeof(fn)),
+				 model_wq_text(m, l->pid, l->wq, site, sizeof(site)));
 		else
 			snprintf(buf, len, "continuing at %s",
 				 model_func_text(m, l->fn, fn, sizeof(fn)));

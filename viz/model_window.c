@@ -74,4 +74,5 @@ void model_window_drain(struct model *m)
 		window_pop(m);
 }
 
-const struct trace_sink model_sink = {.event = model_on_event, .sym = model_on_sym};
+const struct trace_sink model_sink = {
+	.event = model_on_event, .sym = model_on_sym, .name = model_on_name};

@@ -119,11 +119,6 @@ static void forget(struct model_life *l)
 
 /* ---- text ---- */
 
-static const char *func_of(void *ctx, uint64_t fn, char *buf, size_t len)
-{
-	return model_func_text(ctx, fn, buf, len);
-}
-
 /* PID:ADDR#N, the name every command accepts. */
 static const char *life_id(const struct tl *t, const struct model_life *l, char *buf, size_t len)
 {
@@ -564,7 +559,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 	} else {
 		viz_judge(t.m, &t.info, &leaks);
 		write_unfinished(&t);
-		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, func_of, t.m);
+		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, t.m);
 		tlo_end(&t.out);
 		warn_incomplete(&t);
 	}

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* fwrite_unlocked: one writer, no locking per call */
 #include "timeline_out.h"
 #include "hashmap.h"
+#include "model.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -233,9 +234,11 @@ static int cmp_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void name_thread(const struct tl_thread *th, char *buf, size_t len,
-			const char *(*func_of)(void *, uint64_t, char *, size_t), void *ctx)
+/* "NAME TID FN (wq WQ)": the name the process gave the thread (when it gave one), its id, the
+ * continuation it ran most, and its workqueue by name when it ran for one only. */
+static void name_thread(const struct tl_thread *th, char *buf, size_t len, struct model *m)
 {
+	const char *given = model_name(m, TRACE_NAME_THREAD, th->pid, (uint64_t)th->tid);
 	unsigned best = 0;
 	char fn[256];
 	size_t used;
@@ -243,12 +246,14 @@ static void name_thread(const struct tl_thread *th, char *buf, size_t len,
 	for (unsigned i = 1; i < THREAD_FNS; i++)
 		if (th->fns[i].runs > th->fns[best].runs)
 			best = i;
-	used = (size_t)snprintf(buf, len, "%" PRId64, th->tid);
+	used = (size_t)snprintf(buf, len, "%s%s%" PRId64, given ? given : "", given ? " " : "",
+				th->tid);
 	if (used < len && th->fns[best].runs)
 		used += (size_t)snprintf(buf + used, len - used, " %s",
-					 func_of(ctx, th->fns[best].fn, fn, sizeof(fn)));
+					 model_func_text(m, th->fns[best].fn, fn, sizeof(fn)));
 	if (used < len && th->wq && !th->mixed_wq)
-		snprintf(buf + used, len - used, " (wq 0x%" PRIx64 ")", th->wq);
+		snprintf(buf + used, len - used, " (wq %s)",
+			 model_wq_text(m, th->pid, th->wq, fn, sizeof(fn)));
 }
 
 /* The last part of a path. */
@@ -260,8 +265,7 @@ static const char *base_name(const char *path)
 }
 
 void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, const char *exe,
-		     const char *(*func_of)(void *ctx, uint64_t fn, char *buf, size_t len),
-		     void *ctx)
+		     struct model *m)
 {
 	struct tl_thread **v = viz_xcalloc(hashmap_count(&t->threads) + 1, sizeof(*v));
 	struct tl_thread *th;
@@ -282,7 +286,7 @@ void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, co
 			tlo_arg_str(o, "name", name);
 			tlo_close(o);
 		}
-		name_thread(v[i], name, sizeof(name), func_of, ctx);
+		name_thread(v[i], name, sizeof(name), m);
 		tlo_open(o, 'M', NULL, "thread_name", v[i]->pid, v[i]->tid, 0);
 		tlo_arg_str(o, "name", name);
 		tlo_close(o);

@@ -43,10 +43,11 @@ void tlt_free(struct tl_tracks *t);
 /* A thread wrote an event (it gets a name at the end); ran: the continuation it ran (0: none). */
 void tlt_thread_used(struct tl_tracks *t, int64_t pid, int64_t tid);
 void tlt_thread_ran(struct tl_tracks *t, int64_t pid, int64_t tid, uint64_t fn, uint64_t wq);
-/* Name every process and thread that has an event: metadata events ("M"). func_of(ctx, fn, buf)
- * names a function. exe names main_pid; other processes are named after it. */
+/* Name every process and thread that has an event: metadata events ("M"), threads by what the
+ * model knows of them (the names the process gave, the continuations they ran). exe names
+ * main_pid; other processes are named after it. */
+struct model;
 void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, const char *exe,
-		     const char *(*func_of)(void *ctx, uint64_t fn, char *buf, size_t len),
-		     void *ctx);
+		     struct model *m);
 
 #endif

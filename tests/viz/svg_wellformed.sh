@@ -11,7 +11,7 @@ for f in "$fixtures"/*.json; do
 	"$tool" graph -i "$f" -o "$tmp/$name.svg" 2>/dev/null
 	rc=$?
 	case $name in
-	malformed | bad_field | newer_version)
+	malformed | bad_field | bad_name | newer_version)
 		[ "$rc" = 2 ] || { echo "FAIL $name: graph exit $rc, expected 2"; status=1; }
 		continue ;;
 	esac

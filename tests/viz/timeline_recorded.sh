@@ -27,8 +27,8 @@ n=$(grep -c '"ph":"b","cat":"closure.leaked","name":"LEAKED ' "$tmp/tl.json")
 [ "$n" = 1 ] || fail "$n LEAKED slices, expected 1"
 n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE ' "$tmp/tl.json")
 [ "$n" = 3 ] || fail "$n KEPT ALIVE slices, expected 3 (request, run, main)"
-grep -q '"ph":"M","name":"thread_name".*"name":"[0-9]* [a-z_]* (wq 0x[0-9a-f]*)"' "$tmp/tl.json" ||
-	fail "no workqueue thread named by its continuation"
+grep -q '"ph":"M","name":"thread_name".*"name":"blockio-wq [0-9]* [a-z_]* (wq blockio-wq)"' "$tmp/tl.json" ||
+	fail "no workqueue thread named by its name, its continuation and its workqueue's name"
 for kind in released "child finished" "first run"; do
 	grep -q "\"ph\":\"f\",\"cat\":\"closure.op\",\"name\":\"$kind\"" "$tmp/tl.json" ||
 		fail "no '$kind' arrow"
