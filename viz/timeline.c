@@ -20,6 +20,7 @@
 #include "viz.h"
 
 #define CHILD_FLOWS   8	  /* children's finishes held per parent until its next step */
+#define GET_FLOWS     8	  /* gets held per closure until the put that gives each back */
 #define MAX_ANCESTORS 256 /* --closure: ancestors kept */
 #define TXT	      512
 
@@ -38,6 +39,15 @@ struct tl_life {
 	uint64_t sync_ip;
 	unsigned nchild;
 	struct tl_point child[CHILD_FLOWS];
+	/* continue_at until its continuation runs; closure_wait until its wake-up */
+	bool continuing, waiting;
+	struct tl_point cont, wait;
+	/* Gets not yet given back, oldest first: a put gives back the oldest (the trace does not
+	 * say which; any pairing in time order draws the same hops). Past GET_FLOWS the oldest are
+	 * counted in gets_over, and given back with no arrow. */
+	unsigned ngets;
+	uint64_t gets_over;
+	struct tl_point gets[GET_FLOWS];
 };
 
 struct tl {
@@ -341,17 +351,85 @@ static void on_finished(void *ctx, struct model_life *l)
 		forget(l);
 }
 
+static bool same_point(struct tl_point a, struct tl_point b)
+{
+	return a.tid == b.tid && a.ts == b.ts;
+}
+
 /* It goes on after a release (it runs, or its sync returns): an arrow from the put that let it go,
- * when another thread did. woken: the release is what it waited for. */
+ * when another thread did. woken: the release is what it waited for. A continue_at that was its
+ * own release has its "continued" arrow instead. */
 static void end_release(struct tl *t, struct tl_life *s, int64_t pid, struct tl_point here,
 			bool woken)
 {
-	if (woken && s->releasing && s->release.tid != here.tid && s->selected)
+	if (woken && s->releasing && s->release.tid != here.tid && s->selected &&
+	    !(s->continuing && same_point(s->cont, s->release)))
 		flow(t, "released", pid, s->release, here);
 	s->releasing = false;
 }
 
-/* The steps of a closure that end an arrow: its continuation runs, its sync returns, it ends. */
+/* Its continuation runs: an arrow from the continue_at that queued it, on another thread. */
+static void end_continue(struct tl *t, struct tl_life *s, int64_t pid, struct tl_point here)
+{
+	if (s->continuing && s->cont.tid != here.tid && s->selected)
+		flow(t, "continued", pid, s->cont, here);
+	s->continuing = false;
+}
+
+/* A get is held until a put gives a reference back: an arrow when another thread does. */
+static void ref_flow(struct tl *t, const struct trace_event *ev, struct tl_life *s, int64_t pid,
+		     struct tl_point here)
+{
+	if (ev->op == TRACE_GET) {
+		if (s->ngets == GET_FLOWS) {
+			memmove(s->gets, s->gets + 1, sizeof(s->gets[0]) * --s->ngets);
+			s->gets_over++;
+		}
+		s->gets[s->ngets++] = here;
+	} else if (s->gets_over) {
+		s->gets_over--;
+	} else if (s->ngets) {
+		struct tl_point from = s->gets[0];
+
+		memmove(s->gets, s->gets + 1, sizeof(s->gets[0]) * --s->ngets);
+		if (from.tid != here.tid && s->selected)
+			flow(t, "reference", pid, from, here);
+	}
+}
+
+/* The operation that let the count reach zero: the next run is its doing. A continue_at queues
+ * its continuation. */
+static void release_step(struct tl_life *s, const struct trace_event *ev, struct tl_point here)
+{
+	switch (ev->op) {
+	case TRACE_CONTINUE_AT:
+		s->continuing = ev->how == TRACE_HOW_CONTINUE_AT || ev->how == TRACE_HOW_NOBARRIER;
+		s->cont = here;
+		break;
+	default:
+		break;
+	}
+	switch (ev->op) {
+	case TRACE_INIT:
+	case TRACE_RUN:
+	case TRACE_SYNC_BEGIN:
+	case TRACE_SYNC_END:
+	case TRACE_FINISH:
+	case TRACE_DESTROY:
+	case TRACE_DESTRUCTOR:
+		break;
+	default:
+		/* The operation that let the count reach zero: the next run is its doing. */
+		if (ev->remaining == 0 && ev->op != TRACE_DESTRUCTOR) {
+			s->releasing = true;
+			s->release = here;
+		}
+		break;
+	}
+}
+
+/* The steps of a closure that end an arrow: its continuation runs, its sync returns, it ends, its
+ * wait is woken, a reference comes back. */
 static void step(struct tl *t, const struct trace_event *ev, struct model_life *l,
 		 struct tl_life *s)
 {
@@ -365,6 +443,7 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 		break;
 	case TRACE_RUN:
 		end_release(t, s, pid, here, true);
+		end_continue(t, s, pid, here);
 		if (!s->ran && s->init_seen && s->init.tid != ev->tid && s->selected)
 			flow(t, "first run", pid, s->init, here);
 		s->ran = true;
@@ -395,14 +474,23 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 		if (l->finished)
 			forget(l);
 		break;
+	case TRACE_WAIT:
+		s->waiting = true;
+		s->wait = here;
+		break;
+	case TRACE_WAKE: /* closure_wake_up released its closure_wait */
+		if (s->waiting && s->wait.tid != here.tid && s->selected)
+			flow(t, "woken", pid, s->wait, here);
+		s->waiting = false;
+		break;
+	case TRACE_GET:
+	case TRACE_PUT:
+		ref_flow(t, ev, s, pid, here);
+		break;
 	default:
-		/* The operation that let the count reach zero: the next run is its doing. */
-		if (ev->remaining == 0 && ev->op != TRACE_DESTRUCTOR) {
-			s->releasing = true;
-			s->release = here;
-		}
 		break;
 	}
+	release_step(s, ev, here);
 }
 
 static void on_event(void *ctx, const struct trace_event *ev, struct model_life *l)

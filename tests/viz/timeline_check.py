@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Checks a closuretrace timeline against the Chrome trace-event format, as its viewers read it.
 
-    timeline_check.py TIMELINE [TRACE]
+    timeline_check.py TIMELINE [TRACE] [--flows NAME=N,...]
 
 - the object form: {"traceEvents": [...]}, every event with ph, name, pid, tid (ts but for "M");
 - ts in microseconds with at most three decimals (a whole number of ns);
 - every async begin "b" has one end "e" (same cat, name, id, pid), not before it;
 - every flow start "s" has one end "f" (same cat, name, id: what Perfetto pairs them by), not
   before it; each binds to an instant event of the same cat on the same pid, tid and ts written
-  before it (the binding point Perfetto and DevTools use), and "f" binds to it ("bp":"e");
+  before it (the binding point Perfetto and DevTools use), and "f" binds to it ("bp":"e": the
+  enclosing slice, the instant; without it both viewers bind to the next slice instead); a flow
+  id is used by one flow only (chrome://tracing pairs by cat and id, Perfetto by cat, name and
+  id); every arrow but "child finished" is a hop between threads (its ends on different tids of
+  one process);
+- with --flows: exactly N arrows of each NAME given, and none of any other name;
 - complete events "X" have dur >= 0; instant events are thread-scoped ("s":"t") and in time
   order on each thread; every thread and process used is named ("M");
 - with TRACE (the closuretrace JSON Lines input): one instant per trace event, same thread,
@@ -20,6 +25,7 @@ import json
 import sys
 
 problems = []
+flow_names = collections.Counter()
 
 
 def bad(msg):
@@ -41,6 +47,8 @@ def check(events):
     last_instant = {}
     used, named_threads, named_procs = set(), set(), set()
     counts = collections.Counter()
+    ends_of = collections.defaultdict(list)
+    flow_ids = set()
     for n, ev in enumerate(events):
         ph = ev.get("ph")
         counts[ph] += 1
@@ -98,6 +106,14 @@ def check(events):
             if key in table:
                 bad("%s: a second flow %s for id %s" % (where, ph, ev.get("id")))
             table[key] = ns
+            ends_of[key].append((ph, ev["pid"], ev["tid"]))
+            if ph == "s":
+                flow_names[ev["name"]] += 1
+                if (ev.get("cat"), ev.get("id")) in flow_ids:
+                    bad("%s: flow id %s used by two flows" % (where, ev.get("id")))
+                flow_ids.add((ev.get("cat"), ev.get("id")))
+            if ph == "s" and "bp" in ev:
+                bad("%s: flow start with a \"bp\"" % where)
             if (ev.get("cat"), ev["pid"], ev["tid"], ns) not in instants_at:
                 bad("%s: flow binds to nothing (no instant of its cat at pid %s tid %s ts %s)"
                     % (where, ev["pid"], ev["tid"], ts))
@@ -116,6 +132,11 @@ def check(events):
     for key in finishes:
         if key not in starts:
             bad("flow %r ends and never starts" % (key,))
+    for key, ends in ends_of.items():
+        # "child finished" points at the parent's next step, wherever it is; the rest are hops.
+        if len(ends) == 2 and key[1] != "child finished" and (
+                ends[0][1] != ends[1][1] or ends[0][2] == ends[1][2]):
+            bad("flow %r is no hop between threads of one process: %r" % (key, ends))
     for place in sorted(used):
         if place not in named_threads:
             bad("thread %s has no thread_name" % (place,))
@@ -153,7 +174,25 @@ def compare_with_trace(events, trace_path):
         bad("instant %s is no trace event" % (key,))
 
 
+def check_flow_counts(spec):
+    want = {}
+    for item in spec.split(","):
+        name, _, n = item.partition("=")
+        want[name] = int(n)
+    for name in sorted(set(want) | set(flow_names)):
+        if flow_names[name] != want.get(name, 0):
+            bad("%d %r arrows, expected %d" % (flow_names[name], name, want.get(name, 0)))
+
+
 def main():
+    flows = None
+    if "--flows" in sys.argv:
+        i = sys.argv.index("--flows")
+        if i + 1 >= len(sys.argv):
+            print(__doc__, file=sys.stderr)
+            return 2
+        flows = sys.argv[i + 1]
+        del sys.argv[i:i + 2]
     if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         return 2
@@ -170,12 +209,15 @@ def main():
     counts = check(events)
     if len(sys.argv) == 3:
         compare_with_trace(events, sys.argv[2])
+    if flows is not None:
+        check_flow_counts(flows)
     if problems:
         for p in problems:
             print("FAIL: " + p)
         return 1
-    print("ok: %d events: %d slices, %d instants, %d closure_sync, %d arrows, %d names"
-          % (len(events), counts["b"], counts["i"], counts["X"], counts["s"], counts["M"]))
+    print("ok: %d events: %d slices, %d instants, %d closure_sync, %d arrows, %d names; arrows: %s"
+          % (len(events), counts["b"], counts["i"], counts["X"], counts["s"], counts["M"],
+             ", ".join("%s %d" % kv for kv in sorted(flow_names.items())) or "none"))
     return 0
 
 

@@ -29,7 +29,7 @@ n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE ' "$tmp/tl.j
 [ "$n" = 3 ] || fail "$n KEPT ALIVE slices, expected 3 (request, run, main)"
 grep -q '"ph":"M","name":"thread_name".*"name":"blockio-wq [0-9]* [a-z_]* (wq blockio-wq)"' "$tmp/tl.json" ||
 	fail "no workqueue thread named by its name, its continuation and its workqueue's name"
-for kind in released "child finished" "first run"; do
+for kind in released "child finished" "first run" continued reference; do
 	grep -q "\"ph\":\"f\",\"cat\":\"closure.op\",\"name\":\"$kind\"" "$tmp/tl.json" ||
 		fail "no '$kind' arrow"
 done

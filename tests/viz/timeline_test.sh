@@ -14,12 +14,21 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 for f in hops leak_under_children stuck_sync lives two_processes truncated sync_timeout \
-	late_event fold hostile_names live_service kernel_patterns cut_short cycle2 cycle3; do
+	late_event fold hostile_names live_service kernel_patterns cut_short cycle2 cycle3 handoff; do
 	"$tool" timeline -i "$fixtures/$f.json" -o "$tmp/$f.tl.json" 2>"$tmp/err" ||
 		fail "$f: exit $?: $(cat "$tmp/err")"
 	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" >"$tmp/check" ||
 		fail "$f: $(cat "$tmp/check")"
 done
+
+# Every hop between threads is an arrow (issue 21 item 3). handoff.json: a request whose
+# continue_at on 101 runs on 102 after the device thread 103 put the reference 101 took, and a
+# closure_wait on 101 that 103 wakes, whose continuation runs on 102. Exactly: 2 continue_at ->
+# run, 2 releases -> run, 2 init -> first run, 1 get -> put, 1 wait -> wake.
+"$tool" timeline -i "$fixtures/handoff.json" -o "$tmp/handoff.tl.json" 2>/dev/null || fail "handoff: exit $?"
+python3 "$checker" "$tmp/handoff.tl.json" "$fixtures/handoff.json" \
+	--flows 'continued=2,released=2,first run=2,reference=1,woken=1' >"$tmp/check" ||
+	fail "handoff: $(cat "$tmp/check")"
 
 # Whole or nothing.
 echo old >"$tmp/out.json"
@@ -32,7 +41,7 @@ grep -q '^malformed.json:4: error: invalid JSON' <(sed "s|$fixtures/||" "$tmp/er
 leftover=$(find "$tmp" -name '*out.json.?*')
 [ -z "$leftover" ] || fail "a temporary file was left behind: $leftover"
 "$tool" timeline -i "$fixtures/hops.json" -o "$tmp/out.json" 2>"$tmp/err" || fail "hops -o: exit $?"
-grep -qx "closuretrace timeline: wrote 68 events (5 closure slices, 33 operations, 1 closure_sync slices, 10 arrows) to $tmp/out.json" \
+grep -qx "closuretrace timeline: wrote 86 events (5 closure slices, 33 operations, 1 closure_sync slices, 19 arrows) to $tmp/out.json" \
 	"$tmp/err" || fail "hops -o: stderr: $(cat "$tmp/err")"
 python3 "$checker" "$tmp/out.json" "$fixtures/hops.json" >/dev/null || fail "hops -o: invalid"
 mode=$(umask 022 && rm -f "$tmp/out.json" && "$tool" timeline -i "$fixtures/hops.json" \
