@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks a closuretrace timeline against the Chrome trace-event format, as its viewers read it.
 
-    timeline_check.py TIMELINE [TRACE] [--flows NAME=N,...]
+    timeline_check.py TIMELINE [TRACE] [--flows NAME=N,...] [--hops]
 
 - the object form: {"traceEvents": [...]}, every event with ph, name, pid, tid (ts but for "M");
 - ts in microseconds with at most three decimals (a whole number of ns);
@@ -14,6 +14,10 @@
   id); every arrow but "child finished" is a hop between threads (its ends on different tids of
   one process);
 - with --flows: exactly N arrows of each NAME given, and none of any other name;
+- with --hops and TRACE: as many "continued", "woken" and "reference" arrows as the trace has
+  hops of each kind, counted here from its events in time order: a continue_at (how continue_at
+  or nobarrier) and the next run of that closure on another thread; a wait and the next wake of it
+  on another thread; a get and the put that gives it back (oldest first, 8 held) on another thread;
 - complete events "X" have dur >= 0; instant events are thread-scoped ("s":"t") and in time
   order on each thread; every thread and process used is named ("M");
 - with TRACE (the closuretrace JSON Lines input): one instant per trace event, same thread,
@@ -174,6 +178,56 @@ def compare_with_trace(events, trace_path):
         bad("instant %s is no trace event" % (key,))
 
 
+def trace_hops(trace_path):
+    """The hops between threads that the trace's events make, by arrow name."""
+    recs = []
+    with open(trace_path, encoding="utf-8") as f:
+        for n, line in enumerate(f):
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                break
+            if rec.get("type") == "event" and rec.get("ev") in OPS:
+                recs.append((rec["ts"], n, rec))
+    recs.sort(key=lambda r: (r[0], r[1]))
+    hops, lives = collections.Counter(), {}
+    for _, _, e in recs:
+        key = (e.get("pid"), e["cl"])
+        if e["ev"] == "init":
+            lives[key] = {"cont": None, "wait": None, "gets": [], "over": 0}
+        life = lives.setdefault(key, {"cont": None, "wait": None, "gets": [], "over": 0})
+        tid, ev = e["tid"], e["ev"]
+        if ev == "continue_at":
+            life["cont"] = tid if e.get("how") in ("continue_at", "nobarrier") else None
+        elif ev == "run":
+            hops["continued"] += life["cont"] is not None and life["cont"] != tid
+            life["cont"] = None
+        elif ev == "wait":
+            life["wait"] = tid
+        elif ev == "wake":
+            hops["woken"] += life["wait"] is not None and life["wait"] != tid
+            life["wait"] = None
+        elif ev == "get":
+            if len(life["gets"]) == 8:
+                life["gets"].pop(0)
+                life["over"] += 1
+            life["gets"].append(tid)
+        elif ev == "put":
+            if life["over"]:
+                life["over"] -= 1
+            elif life["gets"]:
+                hops["reference"] += life["gets"].pop(0) != tid
+    return hops
+
+
+def check_hops(trace_path):
+    want = trace_hops(trace_path)
+    for name in ("continued", "woken", "reference"):
+        if flow_names[name] != want[name]:
+            bad("%d %r arrows, but the trace has %d such hops" % (flow_names[name], name,
+                                                                 want[name]))
+
+
 def check_flow_counts(spec):
     want = {}
     for item in spec.split(","):
@@ -186,6 +240,9 @@ def check_flow_counts(spec):
 
 def main():
     flows = None
+    hops = "--hops" in sys.argv
+    if hops:
+        sys.argv.remove("--hops")
     if "--flows" in sys.argv:
         i = sys.argv.index("--flows")
         if i + 1 >= len(sys.argv):
@@ -211,6 +268,8 @@ def main():
         compare_with_trace(events, sys.argv[2])
     if flows is not None:
         check_flow_counts(flows)
+    if hops and len(sys.argv) == 3:
+        check_hops(sys.argv[2])
     if problems:
         for p in problems:
             print("FAIL: " + p)

@@ -2,7 +2,8 @@
 # The timeline of a real recording (root, BPF, uprobes): examples/blockio with its planted leak,
 # recorded, converted (82 slices: main, its run, 20 requests of 3 bios) and checked against the format (timeline_check.py, one instant per trace
 # event); its leaked bio is one LEAKED slice, its workqueue threads are named by what they ran,
-# and the hops between threads are arrows of every kind.
+# and the hops between threads are arrows of every kind, as many of each as the trace has hops
+# (timeline_check.py --hops counts them from the events).
 #   timeline_recorded.sh CLOSURETRACE BLOCKIO CHECKER
 # Exits 0 (pass), 1 (fail) or 77 (skip: not root; CLOSURETRACE_NO_SKIP=1 makes that a failure).
 set -u
@@ -22,7 +23,7 @@ fi
 "$tool" timeline -i "$tmp/t.json" -o "$tmp/tl.json" 2>"$tmp/err" || fail "timeline: exit $?"
 grep -q "^closuretrace timeline: wrote [0-9]* events (82 closure slices, [0-9]* operations" \
 	"$tmp/err" || fail "timeline: $(cat "$tmp/err")"
-python3 "$checker" "$tmp/tl.json" "$tmp/t.json" >"$tmp/check" || fail "$(cat "$tmp/check")"
+python3 "$checker" "$tmp/tl.json" "$tmp/t.json" --hops >"$tmp/check" || fail "$(cat "$tmp/check")"
 n=$(grep -c '"ph":"b","cat":"closure.leaked","name":"LEAKED ' "$tmp/tl.json")
 [ "$n" = 1 ] || fail "$n LEAKED slices, expected 1"
 n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE ' "$tmp/tl.json")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # closuretrace timeline beyond the goldens:
-# - every fixture's timeline is valid trace-event JSON, one instant per trace event (timeline_check.py);
+# - every fixture's timeline is valid trace-event JSON, one instant per trace event, one arrow per
+#   hop between threads (timeline_check.py --hops);
 # - -o writes the whole file or nothing: bad input leaves an older file as it was, with no temporary
 #   file beside it; the file gets the umask's mode; /dev/null stays a device;
 # - leaks at scale: each of 20 requests that leak a bio shows one LEAKED and one KEPT ALIVE slice;
@@ -17,7 +18,7 @@ for f in hops leak_under_children stuck_sync lives two_processes truncated sync_
 	late_event fold hostile_names live_service kernel_patterns cut_short cycle2 cycle3 handoff; do
 	"$tool" timeline -i "$fixtures/$f.json" -o "$tmp/$f.tl.json" 2>"$tmp/err" ||
 		fail "$f: exit $?: $(cat "$tmp/err")"
-	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" >"$tmp/check" ||
+	python3 "$checker" "$tmp/$f.tl.json" "$fixtures/$f.json" --hops >"$tmp/check" ||
 		fail "$f: $(cat "$tmp/check")"
 done
 
