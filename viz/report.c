@@ -1,16 +1,15 @@
 /*
  * The report, in the spirit of perf report: totals, closures by kind with lifetime percentiles,
  * leaks (root causes first, each with its blamed call site and the chain to its root), stuck
- * closures, and what makes the verdicts incomplete. --json gives the same as one JSON document.
+ * closures, and what makes the verdicts incomplete. --json gives the same as one JSON document
+ * (report_json.c).
  */
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_internal.h"
 #include "viz.h"
-
-#define TXT 512
 
 static int cmp_kinds(const void *a, const void *b)
 {
@@ -24,7 +23,7 @@ static int cmp_kinds(const void *a, const void *b)
 	return x->fn < y->fn ? -1 : x->fn > y->fn;
 }
 
-static struct model_kind **sorted_kinds(struct model *m, size_t *n)
+struct model_kind **report_sorted_kinds(struct model *m, size_t *n)
 {
 	struct model_kind **v, *k;
 	size_t count = 0;
@@ -57,7 +56,7 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 
 /* An unfinished life's age at the end of the recording (leaks.c measures it); a finished one's
  * lifetime. */
-static uint64_t age_at_end(struct model *m, const struct model_life *l)
+uint64_t report_age_at_end(struct model *m, const struct model_life *l)
 {
 	(void)m;
 	if (l->finished)
@@ -71,7 +70,7 @@ static uint64_t age_at_end(struct model *m, const struct model_life *l)
  * Whole trees or nothing: what share of the root closures' trees the trace holds, or "" when it
  * holds them all. Nothing is scaled: the counts are of the trees recorded.
  */
-static const char *sampled_text(const struct trace_info *info, char *buf, size_t len)
+const char *report_sampled_text(const struct trace_info *info, char *buf, size_t len)
 {
 	long long kept = info->trees - info->trees_left_out;
 
@@ -116,7 +115,7 @@ static void text_header(struct viz_input *in, FILE *out)
 		fprintf(out,
 			"# warning: %lld events were lost: every verdict below is incomplete\n",
 			info->lost);
-	if (*sampled_text(info, sampled, sizeof(sampled)))
+	if (*report_sampled_text(info, sampled, sizeof(sampled)))
 		fprintf(out, "# note: %s\n", sampled);
 	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
@@ -174,7 +173,7 @@ static void text_kinds(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
 	size_t n = 0;
-	struct model_kind **kinds = sorted_kinds(m, &n);
+	struct model_kind **kinds = report_sorted_kinds(m, &n);
 	char p50[32], p90[32], p99[32], max[32], kind[3 * TXT];
 
 	fprintf(out, "closures by kind (init function -> continuation, init site), lifetimes of "
@@ -240,7 +239,7 @@ static void text_life_line(struct model *m, const struct model_life *l, FILE *ou
 	else
 		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
 	fprintf(out, ": %s, alive %s at the end", model_state_text(m, l, state, sizeof(state)),
-		model_duration_text(age_at_end(m, l), age, sizeof(age)));
+		model_duration_text(report_age_at_end(m, l), age, sizeof(age)));
 	if (l->reused)
 		fprintf(out, " (its address was initialised again while it was unfinished)");
 	fputc('\n', out);
@@ -429,308 +428,10 @@ static void text_stuck(struct viz_input *in, FILE *out)
 	fputc('\n', out);
 }
 
-/* ---- JSON ---- */
-
-/* A JSON string for any bytes: what is not UTF-8 becomes U+FFFD, so that no field is dropped. */
-static json_t *json_text(const char *s)
-{
-	json_t *j = json_string(s);
-	size_t n = strlen(s), k = 0;
-	char *copy;
-
-	if (j)
-		return j;
-	copy = malloc(3 * n + 1);
-	if (!copy)
-		return json_null();
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = c < 0x80		  ? 1
-			     : (c & 0xe0) == 0xc0 ? 2
-			     : (c & 0xf0) == 0xe0 ? 3
-			     : (c & 0xf8) == 0xf0 ? 4
-						  : 0;
-		json_t *one = len && i + len <= n ? json_stringn(s + i, len) : NULL;
-
-		if (one) {
-			memcpy(copy + k, s + i, len);
-			k += len;
-			i += len;
-			json_decref(one);
-		} else {
-			memcpy(copy + k, "\xef\xbf\xbd", 3);
-			k += 3;
-			i++;
-		}
-	}
-	j = json_stringn(copy, k);
-	free(copy);
-	return j ? j : json_null();
-}
-
-static json_t *jsite(struct model *m, uint64_t ip)
-{
-	char buf[TXT];
-	const struct model_sym *s = model_sym(m, ip);
-	json_t *o = json_object();
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, ip);
-	json_object_set_new(o, "ip", json_string(buf));
-	json_object_set_new(o, "site", json_string(model_site_text(m, ip, buf, sizeof(buf))));
-	if (s && s->func)
-		json_object_set_new(o, "function", json_string(s->func));
-	return o;
-}
-
-static json_t *jlife(struct model *m, const struct model_life *l)
-{
-	char buf[2 * TXT];
-	json_t *o = json_object();
-
-	json_object_set_new(o, "closure", json_string(model_life_key(l, buf, sizeof(buf))));
-	if (l->pid)
-		json_object_set_new(o, "pid", json_integer(l->pid));
-	json_object_set_new(o, "function",
-			    json_string(model_life_function(m, l, buf, sizeof(buf))));
-	json_object_set_new(o, "init", l->init_ip ? jsite(m, l->init_ip) : json_null());
-	json_object_set_new(o, "state", json_string(model_state_text(m, l, buf, sizeof(buf))));
-	json_object_set_new(o, "remaining", json_integer(l->remaining));
-	json_object_set_new(o, "age_ns", json_integer((json_int_t)age_at_end(m, l)));
-	if (l->before_recording && !l->no_init)
-		json_object_set_new(o, "created_before_recording", json_true());
-	if (l->snapshot)
-		json_object_set_new(o, "alive_at_attach", json_true());
-	if (l->no_init)
-		json_object_set_new(o, "used_after_finish_without_init", json_true());
-	if (l->reused)
-		json_object_set_new(o, "address_reused", json_true());
-	return o;
-}
-
-#define JSON_CHAIN_SHOWN 8
-
-static json_t *jleak(struct model *m, const struct model_life *l)
-{
-	char buf[2 * TXT];
-	json_t *o = jlife(m, l), *held = json_object(), *blames = json_array(),
-	       *chain = json_array(), *children = json_array();
-
-	json_object_set_new(held, "running", json_integer(l->held_running));
-	json_object_set_new(held, "waitlist", json_integer(l->held_waitlist));
-	json_object_set_new(held, "children", json_integer(l->held_children));
-	json_object_set_new(held, "get", json_integer(l->held_other));
-	json_object_set_new(o, "held", held);
-	for (unsigned i = 0; i < l->nblames; i++) {
-		const struct model_blame *b = &l->blames[i];
-		json_t *jb = jsite(m, b->site);
-
-		json_object_set_new(jb, "why", json_string(leaks_blame_name(b->kind)));
-		json_object_set_new(jb, "refs", json_real(b->refs));
-		json_object_set_new(jb, "text",
-				    json_string(leaks_blame_text(m, b, buf, sizeof(buf))));
-		json_array_append_new(blames, jb);
-	}
-	json_object_set_new(o, "blame", blames);
-	json_object_set_new(o, "sure", json_string(leaks_sure_text(l->sure)));
-	json_object_set_new(o, "sure_why", json_string(l->sure_why ? l->sure_why : ""));
-	json_object_set_new(o, "verdict", json_string(leaks_verdict_name(l)));
-	if (l->hang_root) {
-		json_object_set_new(o, "hang_root", json_true());
-		json_object_set_new(o, "waiting_behind",
-				    json_integer((json_int_t)l->waiting_behind));
-		json_object_set_new(o, "quiet_ns", json_integer((json_int_t)l->hang_quiet_ns));
-	}
-	if (l->verdict == VERDICT_SUSPECT) {
-		json_t *peer = json_object();
-
-		json_object_set_new(o, "why_suspect",
-				    json_string(leaks_age_text(l, buf, sizeof(buf))));
-		json_object_set_new(peer, "finished", json_integer((json_int_t)l->peer->finished));
-		json_object_set_new(peer, "p99_ns",
-				    json_integer((json_int_t)model_kind_percentile(l->peer, 99)));
-		json_object_set_new(peer, "max_ns", json_integer((json_int_t)l->peer->max_ns));
-		json_object_set_new(o, "kind_lifetimes", peer);
-	}
-	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
-		if (!c->finished)
-			json_array_append_new(children,
-					      json_string(model_life_key(c, buf, sizeof(buf))));
-	json_object_set_new(o, "held_by_children", children);
-	for (struct model_life *p = l->parent; p && p != l; p = p->parent) {
-		json_t *jp;
-
-		/* Chains are capped (a 10,000-deep chain of leaks stays small): say what is left.
-		 */
-		if (json_array_size(chain) == JSON_CHAIN_SHOWN) {
-			unsigned more = 0;
-
-			for (; p && p != l && more < LEAKS_MAX_DEPTH; p = p->parent)
-				more++;
-			json_object_set_new(o, "chain_left_out", json_integer(more));
-			break;
-		}
-		jp = json_object();
-
-		json_object_set_new(jp, "closure",
-				    json_string(model_life_key(p, buf, sizeof(buf))));
-		json_object_set_new(jp, "verdict", json_string(leaks_verdict_name(p)));
-		json_array_append_new(chain, jp);
-	}
-	json_object_set_new(o, "chain", chain);
-	return o;
-}
-
-static json_t *jstuck(struct model *m, const struct model_life *l)
-{
-	json_t *o = jlife(m, l);
-
-	if (l->on_waitlist) {
-		char buf[64];
-
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->waitlist);
-		json_object_set_new(o, "waitlist", json_string(buf));
-		json_object_set_new(o, "wait", jsite(m, l->wait_ip));
-	}
-	if (l->state == MODEL_SYNCING)
-		json_object_set_new(o, "sync", jsite(m, l->sync_ip));
-	return o;
-}
-
-/* Every verdict says whether the trace it stands on is complete. */
-static json_t *verdict(struct viz_input *in, json_t *o)
-{
-	json_object_set_new(o, "complete", json_boolean(!viz_incomplete(in)));
-	return o;
-}
-
-/* Closures by kind, with the lifetimes of the finished ones. */
-static json_t *json_kinds(struct model *m)
-{
-	json_t *jkinds = json_array();
-	struct model_kind **kinds;
-	size_t n = 0;
-	char buf[3 * TXT];
-
-	kinds = sorted_kinds(m, &n);
-	for (size_t i = 0; kinds && i < n; i++) {
-		struct model_kind *k = kinds[i];
-		json_t *jk = json_object();
-
-		json_object_set_new(jk, "kind",
-				    json_string(model_kind_text(m, k, buf, sizeof(buf))));
-		json_object_set_new(jk, "init", k->init_ip ? jsite(m, k->init_ip) : json_null());
-		json_object_set_new(jk, "continuation",
-				    k->fn ? json_string(model_func_text(m, k->fn, buf, sizeof(buf)))
-					  : json_null());
-		json_object_set_new(jk, "count", json_integer((json_int_t)k->total));
-		json_object_set_new(jk, "finished", json_integer((json_int_t)k->finished));
-		json_object_set_new(jk, "unfinished", json_integer((json_int_t)k->unfinished));
-		if (k->finished) {
-			json_t *lt = json_object();
-
-			json_object_set_new(lt, "p50",
-					    json_integer((json_int_t)model_kind_percentile(k, 50)));
-			json_object_set_new(lt, "p90",
-					    json_integer((json_int_t)model_kind_percentile(k, 90)));
-			json_object_set_new(lt, "p99",
-					    json_integer((json_int_t)model_kind_percentile(k, 99)));
-			json_object_set_new(lt, "max", json_integer((json_int_t)k->max_ns));
-			json_object_set_new(jk, "lifetime_ns", lt);
-		}
-		json_array_append_new(jkinds, jk);
-	}
-	free(kinds);
-	return jkinds;
-}
-
-static int json_report(struct viz_input *in, FILE *out)
-{
-	struct model *m = in->m;
-	json_t *root = json_object(), *totals = json_object(), *leaks = json_array(),
-	       *kept = json_array(), *stuck = json_array(), *suspects = json_array(),
-	       *warnings = json_array();
-	char buf[3 * TXT];
-
-	json_object_set_new(root, "trace", json_text(in->path));
-	json_object_set_new(root, "complete", json_boolean(!viz_incomplete(in)));
-	json_object_set_new(root, "truncated", json_boolean(!in->info.has_end));
-	json_object_set_new(root, "lost", json_integer(in->info.lost));
-	json_object_set_new(root, "process_exited", json_boolean(in->leaks.exited));
-	json_object_set_new(root, "cut_short",
-			    json_boolean(in->leaks.end == LEAKS_CUT_ENDED ||
-					 in->leaks.end == LEAKS_CUT_RUNNING));
-	json_object_set_new(totals, "events", json_integer((json_int_t)model_counts(m)->events));
-	json_object_set_new(totals, "closures", json_integer((json_int_t)model_counts(m)->lives));
-	json_object_set_new(totals, "finished",
-			    json_integer((json_int_t)model_counts(m)->finished));
-	json_object_set_new(totals, "unfinished", json_integer((json_int_t)in->leaks.unfinished));
-	json_object_set_new(totals, "leaked", json_integer((json_int_t)in->leaks.leaked));
-	json_object_set_new(totals, "hang_roots", json_integer((json_int_t)in->leaks.hang_roots));
-	json_object_set_new(totals, "kept_alive", json_integer((json_int_t)in->leaks.kept_alive));
-	json_object_set_new(totals, "stuck", json_integer((json_int_t)in->leaks.stuck));
-	json_object_set_new(totals, "in_flight", json_integer((json_int_t)in->leaks.in_flight));
-	json_object_set_new(totals, "suspects", json_integer((json_int_t)in->leaks.suspects));
-	json_object_set_new(totals, "set_aside", json_integer((json_int_t)in->leaks.late));
-	json_object_set_new(root, "totals", totals);
-	json_object_set_new(root, "kinds", json_kinds(m));
-
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		if (l->finished)
-			continue;
-		if (l->verdict == VERDICT_LEAKED)
-			json_array_append_new(leaks, verdict(in, jleak(m, l)));
-		else if (l->verdict == VERDICT_SUSPECT)
-			json_array_append_new(suspects, verdict(in, jleak(m, l)));
-		else if (l->verdict == VERDICT_KEPT_ALIVE)
-			json_array_append_new(kept, verdict(in, jlife(m, l)));
-		if (l->stuck)
-			json_array_append_new(stuck, verdict(in, jstuck(m, l)));
-	}
-	json_object_set_new(root, "leaks", leaks);
-	json_object_set_new(root, "suspects", suspects);
-	json_object_set_new(root, "kept_alive", kept);
-	json_object_set_new(root, "stuck", stuck);
-	if (!in->info.has_end)
-		json_array_append_new(warnings, json_string("truncated: no end record"));
-	if (in->info.lost > 0) {
-		snprintf(buf, sizeof(buf), "%lld events lost: the verdicts are incomplete",
-			 in->info.lost);
-		json_array_append_new(warnings, json_string(buf));
-	}
-	if (in->info.has_trees) {
-		json_t *t = json_object();
-
-		json_object_set_new(t, "sample", json_integer(in->info.sample));
-		json_object_set_new(t, "trees", json_integer(in->info.trees));
-		json_object_set_new(t, "trees_left_out", json_integer(in->info.trees_left_out));
-		json_object_set_new(root, "trees", t);
-		if (*sampled_text(&in->info, buf, sizeof(buf)))
-			json_array_append_new(warnings, json_text(buf));
-	}
-	if (!in->leaks.exited) {
-		char end[256];
-
-		snprintf(buf, sizeof(buf),
-			 "%s: unfinished closures are in flight, not leaks%s; a suspect has lived "
-			 "over %dx the p99 and %dx the max of the finished closures of its kind "
-			 "(at least %d of them)",
-			 viz_end_text(&in->info, end, sizeof(end)),
-			 in->leaks.end == LEAKS_CUT_ENDED ? ", and those still waiting are stuck"
-							  : "",
-			 LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
-		json_array_append_new(warnings, json_text(buf));
-	}
-	json_object_set_new(root, "warnings", warnings);
-	json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-	fputc('\n', out);
-	json_decref(root);
-	return 0;
-}
-
 int render_report(struct viz_input *in, FILE *out, bool json)
 {
 	if (json)
-		return json_report(in, out);
+		return report_json(in, out);
 	text_header(in, out);
 	text_kinds(in, out);
 	text_leaks(in, out);

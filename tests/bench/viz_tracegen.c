@@ -5,6 +5,8 @@
  * small pool, so they are reused.
  *   viz_tracegen --events N [--fanout K] [--leak-every N] > trace.json     about N events
  *   viz_tracegen --closures N [--fanout K] [--leak-every N] > trace.json   about N closures
+ *   viz_tracegen --chain N > trace.json   a parent chain N deep, none finished: N leaks, each
+ *                                          with its chain to the root (report --json's worst case)
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -84,9 +86,21 @@ static void request(unsigned fanout, bool leak)
 	}
 }
 
+/* A chain N deep: each closure the child of the one before, all still running at the end. */
+static void chain(uint64_t n)
+{
+	for (uint64_t i = 1; i <= n; i++)
+		printf("{\"type\":\"event\",\"ts\":%" PRIu64 ",\"tid\":4242,\"ev\":\"init\","
+		       "\"cl\":\"0x%" PRIx64
+		       "\",\"remaining\":1,\"flags\":\"R\",\"ip\":\"0x401000\","
+		       "\"parent\":\"0x%" PRIx64 "\"}\n",
+		       i, next_addr + 0x40 * i, i > 1 ? next_addr + 0x40 * (i - 1) : 0);
+	nevents = ts = n;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t want_events = 0, want_closures = 0, n = 0;
+	uint64_t want_events = 0, want_closures = 0, want_chain = 0, n = 0;
 	unsigned fanout = 8, leak_every = 1000;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
@@ -94,13 +108,16 @@ int main(int argc, char **argv)
 			want_events = strtoull(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--closures"))
 			want_closures = strtoull(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--chain"))
+			want_chain = strtoull(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--leak-every"))
 			leak_every = (unsigned)strtoul(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--fanout"))
 			fanout = (unsigned)strtoul(argv[i + 1], NULL, 10);
 	}
-	if ((!want_events && !want_closures) || fanout < 1 || fanout > 64) {
-		fprintf(stderr, "usage: viz_tracegen --events N | --closures N [--fanout K]\n");
+	if ((!want_events && !want_closures && !want_chain) || fanout < 1 || fanout > 64) {
+		fprintf(stderr,
+			"usage: viz_tracegen --events N | --closures N [--fanout K] | --chain N\n");
 		return 2;
 	}
 	static char buf[1 << 20];
@@ -117,6 +134,8 @@ int main(int argc, char **argv)
 	       "\"src/bio.c\",\"line\":30}\n");
 	printf("{\"type\":\"sym\",\"addr\":\"0x402000\",\"func\":\"request_done\",\"file\":"
 	       "\"src/req.c\",\"line\":40}\n");
+	if (want_chain)
+		chain(want_chain);
 	while ((want_events && nevents < want_events) ||
 	       (want_closures && nclosures < want_closures))
 		request(fanout, leak_every && ++n % leak_every == 0);
