@@ -3,8 +3,10 @@
  * execs), then reports its leaked and stuck closures as compiler-style diagnostics on standard
  * error, and exits non-zero when there are any, as valgrind --error-exitcode and LeakSanitizer do.
  *
- * The trace goes to a temporary file (or --keep-trace FILE) and is read back by the same reader
- * and model as report: one definition of what a leak is, and the file for graph when asked.
+ * The recorder's records go straight into the model report builds (check_live.h), converted as
+ * the trace's reader would read them back: one definition of what a leak is, and no file. The
+ * trace is written only when asked: --keep-trace FILE (for graph, report, explain), or a
+ * temporary one for --export, which loads the trace file itself.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 
 #include "args.h"
 #include "check_diag.h"
+#include "check_live.h"
 #include "check_sarif.h"
 #include "check_supp.h"
 #include "viz.h"
@@ -173,7 +176,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	return -1;
 }
 
-/* A temporary trace file, removed once read. */
+/* A temporary trace file (--export without --keep-trace), removed once exported. */
 static FILE *temp_trace(char *path, size_t len)
 {
 	int fd;
@@ -191,9 +194,9 @@ static FILE *temp_trace(char *path, size_t len)
 	return f;
 }
 
-/* The trace: --keep-trace's file, or a temporary one removed once read. */
+/* The trace when one is written: --keep-trace's file, or a temporary one for --export. */
 struct check_out {
-	const char *keep, *sarif;
+	const char *keep;
 	struct trace_out kept;
 	char temp[4096];
 	FILE *f;
@@ -203,10 +206,6 @@ static FILE *open_trace(void *ctx, const char **temp)
 {
 	struct check_out *out = ctx;
 
-	if (out->sarif && trace_out_writable(out->sarif)) {
-		fprintf(stderr, "closuretrace: cannot write %s: %s\n", out->sarif, strerror(errno));
-		return NULL;
-	}
 	if (out->keep)
 		out->f = trace_out_open(&out->kept, out->keep, false) ? NULL : out->kept.f;
 	else
@@ -288,21 +287,27 @@ static int verdict(const struct check_options *o, const struct recorder_result *
 	return shown ? o->error_exitcode : EXIT_OK;
 }
 
-/* Runs the command traced into out: -1, or an exit status after saying why. */
+/*
+ * Runs the command traced into live's model, and into out when a trace is asked for: -1, or an
+ * exit status after saying why.
+ */
 static int run_command(const struct check_options *o, struct check_out *out,
-		       struct recorder_result *run)
+		       struct check_live *live, struct recorder_result *run)
 {
+	bool file = o->keep_trace || o->export.url;
 	int ret = recorder_run(&(struct recorder_opts){.argv = o->argv,
 						       .buffer_size = o->buffer_size,
 						       .timeout_ns = o->timeout_ns,
 						       .quiet = true,
 						       .no_bpf = o->no_bpf,
-						       .per_op = o->per_op},
-			       open_trace, out, run);
+						       .per_op = o->per_op,
+						       .consumer = &check_live_consumer,
+						       .consumer_ctx = live},
+			       file ? open_trace : NULL, out, run);
 
 	if (ret >= 0 && !o->keep_trace && out->f)
 		fclose(out->f);
-	if (ret >= 0)
+	if (ret >= 0 || !file)
 		trace_out_abort(&out->kept); /* refused: --keep-trace's file is left as it was */
 	else if (o->keep_trace ? trace_out_commit(&out->kept, true) : fclose(out->f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n",
@@ -367,6 +372,7 @@ int cmd_check(int argc, char **argv)
 	struct viz_error err = {0};
 	struct recorder_result run;
 	struct check_out out = {0};
+	struct check_live live = {.v = &judged};
 	const char *trace_path;
 	size_t shown = 0;
 	int cut = 0; /* the recording was cut short: the exit status for it */
@@ -382,9 +388,15 @@ int cmd_check(int argc, char **argv)
 			ret = EXIT_USAGE;
 			goto out;
 		}
+	/* Said before the command runs, as a --keep-trace that cannot be written. */
+	if (o.sarif && trace_out_writable(o.sarif)) {
+		fprintf(stderr, "closuretrace: cannot write %s: %s\n", o.sarif, strerror(errno));
+		ret = EXIT_USAGE;
+		goto out;
+	}
 	out.keep = o.keep_trace;
-	out.sarif = o.sarif;
-	ret = run_command(&o, &out, &run);
+	check_verdict_begin(&judged);
+	ret = run_command(&o, &out, &live, &run);
 	trace_path = o.keep_trace ? o.keep_trace : out.temp;
 	if (ret >= 0)
 		goto out;
@@ -393,9 +405,9 @@ int cmd_check(int argc, char **argv)
 	ret = nothing_to_judge(&o, &run, cut);
 	if (ret >= 0)
 		goto out;
-	if (check_judge(trace_path, &judged, &err)) {
-		fprintf(stderr, "%s\n", err.text);
-		ret = EXIT_USAGE;
+	if (live.out_of_memory || check_verdict_judge(&judged)) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		ret = EXIT_ENVIRONMENT;
 		goto out;
 	}
 	check_diags_suppress(diags, &supp);

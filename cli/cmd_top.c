@@ -121,6 +121,7 @@ static void run(struct recorder *r, struct top_view *v, const struct top_opts *o
 
 int cmd_top(int argc, char **argv)
 {
+	static const struct recorder_consumer consumer = {.event = top_view_event};
 	struct top_opts o = {.interval_ns = 1000000000};
 	struct recorder_result res;
 	struct out_file out;
@@ -140,8 +141,8 @@ int cmd_top(int argc, char **argv)
 						 .buffer_size = DEFAULT_BUFFER_SIZE,
 						 .quiet = true,
 						 .sample_every = o.sample_every,
-						 .on_event = top_view_event,
-						 .on_event_ctx = v},
+						 .consumer = &consumer,
+						 .consumer_ctx = v},
 			 &status);
 	if (!r) {
 		top_view_free(v);

@@ -163,9 +163,8 @@ void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid)
 	struct top_view *v = ctx;
 	struct trace_event t;
 
-	(void)pid;
-	if (e->kind >= CT_NR_OPS)
-		return;
+	if (!trace_event_from_record(e, v->start_ns, pid, &t))
+		return; /* as the writer writes it, the reader reads */
 	v->seq++;
 	v->events++;
 	if (e->kind == CT_INIT) {
@@ -176,7 +175,6 @@ void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid)
 		else if (r)
 			r->created++;
 	}
-	trace_event_from_record(e, v->start_ns, &t); /* as the writer writes it, the reader reads */
 	t.seq = v->seq;
 	model_sink.event(v->model, &t);
 }

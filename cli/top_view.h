@@ -23,7 +23,7 @@ void top_view_free(struct top_view *v);
 /* The recording starts now (event times count from here; the first rates from here). */
 void top_view_begin(struct top_view *v, uint64_t now_ns);
 
-/* One recorded operation (a recorder_event_fn: ctx is the view). */
+/* One recorded operation (a recorder_consumer's event: ctx is the view). */
 void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid);
 
 /* Takes the numbers of a frame at now_ns (rates over the time since the last frame). */

@@ -31,6 +31,8 @@ static bool resolve_and_write(struct session *s, uint64_t addr)
 		return false;
 	if (s->out)
 		trace_write_sym(s->out, addr, &info);
+	if (s->consumer && s->consumer->sym)
+		s->consumer->sym(s->consumer_ctx, addr, &info);
 	return true;
 }
 

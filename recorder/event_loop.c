@@ -51,8 +51,8 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 		return; /* the snapshot wrote this closure's init already */
 	if (s->out)
 		trace_write_event(s->out, e, s->start_ns, pid);
-	if (s->on_event)
-		s->on_event(s->on_event_ctx, e, pid);
+	if (s->consumer && s->consumer->event)
+		s->consumer->event(s->consumer_ctx, e, pid);
 	s->events++;
 	session_note_address(s, e->ip);
 	switch (e->kind) {

@@ -29,8 +29,8 @@ int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void 
 	r = recorder_new(o, &status);
 	if (!r)
 		return status;
-	out = open_out(ctx, &temp);
-	status = out ? recorder_start(r, out, temp) : EXIT_USAGE;
+	out = open_out ? open_out(ctx, &temp) : NULL;
+	status = out || !open_out ? recorder_start(r, out, temp) : EXIT_USAGE;
 	if (!status) {
 		while (recorder_poll(r, 10) == RECORDER_RUNNING)
 			;

@@ -243,8 +243,8 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
 		s->exe = r->exe;
-		s->on_event = o->on_event;
-		s->on_event_ctx = o->on_event_ctx;
+		s->consumer = o->consumer;
+		s->consumer_ctx = o->consumer_ctx;
 		s->duration_ns = o->duration_ns;
 		s->timeout_ns = o->timeout_ns;
 		s->grace_ns = r->o.grace_ns;
@@ -275,6 +275,8 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 		if (fflush(s->out))
 			s->write_errno = errno; /* the loop ends the recording (RECORDER_WRITE) */
 	}
+	if (s->consumer && s->consumer->start)
+		s->consumer->start(s->consumer_ctx, s->pid, r->exe, r->start_ns);
 	if (!s->launched) {
 		session_scan(s);
 		if (!s->n_links && !s->n_link_fds)
@@ -380,6 +382,8 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .trees_left_out = s->trees_left_out};
 	if (s->out)
 		trace_write_end(s->out, &end);
+	if (s->consumer && s->consumer->end)
+		s->consumer->end(s->consumer_ctx, &end);
 }
 
 void recorder_free(struct recorder *r)

@@ -21,6 +21,8 @@
 
 struct recorder;
 struct ct_event;
+struct sym_info;
+struct trace_end;
 
 /* Why the recording ended: the trailer's "reason". */
 enum recorder_end {
@@ -31,8 +33,21 @@ enum recorder_end {
 	RECORDER_WRITE,	   /* the trace could not be written (a full disk): stopped at once */
 };
 
-/* A live consumer of each operation as it is recorded (pid: its process, 0 when unknown). */
-typedef void (*recorder_event_fn)(void *ctx, const struct ct_event *e, uint32_t pid);
+/*
+ * A live consumer of what the trace holds (top, check): the recorder hands it each record as it
+ * hands the writer, whether or not a trace is written. Every callback is optional; ctx is
+ * recorder_opts.consumer_ctx.
+ */
+struct recorder_consumer {
+	/* The header: event times count from start_ns (pid: the process recorded). */
+	void (*start)(void *ctx, pid_t pid, const char *exe, uint64_t start_ns);
+	/* Each operation, in the order the writer gets it (pid: its process, 0 when unknown). */
+	void (*event)(void *ctx, const struct ct_event *e, uint32_t pid);
+	/* A code address resolved, once, as its sym record says it (s borrowed for the call). */
+	void (*sym)(void *ctx, uint64_t addr, const struct sym_info *s);
+	/* The trailer, as the end record says it (borrowed for the call). */
+	void (*end)(void *ctx, const struct trace_end *end);
+};
 
 struct recorder_opts {
 	pid_t pid;	   /* attach to this running process; or */
@@ -49,8 +64,8 @@ struct recorder_opts {
 	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
 	uint32_t sample_every; /* --sample N: one root closure in N, whole (0: every one) */
-	recorder_event_fn on_event;
-	void *on_event_ctx;
+	const struct recorder_consumer *consumer; /* NULL: none */
+	void *consumer_ctx;
 };
 
 #define RECORDER_MAX_RUNNING 8
@@ -98,7 +113,8 @@ void recorder_free(struct recorder *r);
 /* Opens the trace once the recorder is ready; NULL after saying why. See recorder_start. */
 typedef FILE *(*recorder_open_fn)(void *ctx, const char **temp_path);
 
-/* All of the above: -1 when the recording was made (see *res), else an exit status. */
+/* All of the above: -1 when the recording was made (see *res), else an exit status. open_out
+ * NULL: no trace is written (the consumer alone, check). */
 int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
 		 struct recorder_result *res);
 

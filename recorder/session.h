@@ -69,9 +69,9 @@ struct session {
 	bool root_exited; /* the launched command's first process has exited */
 	bool init_pidns;  /* we live in the first pid namespace (procset.c) */
 
-	FILE *out; /* NULL: events go to the consumer alone */
-	recorder_event_fn on_event;
-	void *on_event_ctx;
+	FILE *out;				  /* NULL: events go to the consumer alone */
+	const struct recorder_consumer *consumer; /* NULL: none */
+	void *consumer_ctx;
 	uint64_t start_ns;
 	struct objects objects;
 	struct symbols *syms;

@@ -65,7 +65,10 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 			"closuretrace: warning: %" PRIu64 " events were being recorded when their "
 			"process died: lost\n",
 			t.cut);
-	trace_write_end(s->out, &end);
+	if (s->out)
+		trace_write_end(s->out, &end);
+	if (s->consumer && s->consumer->end)
+		s->consumer->end(s->consumer_ctx, &end);
 }
 
 /* DIR/closuretrace-sink.XXXXXX in $TMPDIR (else /tmp): NULL after saying why. */
@@ -107,9 +110,11 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 		return EXIT_ENVIRONMENT;
 	}
 	s.follow = true; /* events name their process */
-	s.out = open_out(ctx, &temp);
+	s.consumer = o->consumer;
+	s.consumer_ctx = o->consumer_ctx;
+	s.out = open_out ? open_out(ctx, &temp) : NULL;
 	setenv(CLOSURE_SINK_ENV, dir, 1);
-	if (!s.out) {
+	if (!s.out && open_out) {
 		ret = EXIT_USAGE;
 	} else if (launch_start(&child, exe, o->argv)) {
 		fprintf(stderr, "closuretrace: cannot start %s: %s\n", exe, strerror(errno));
@@ -120,7 +125,10 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 		start = session_now_ns();
 		s.start_ns = start;
 		res->pid = child.pid;
-		trace_write_header(s.out, child.pid, exe, o->argv, start);
+		if (s.out)
+			trace_write_header(s.out, child.pid, exe, o->argv, start);
+		if (s.consumer && s.consumer->start)
+			s.consumer->start(s.consumer_ctx, child.pid, exe, start);
 		launch_release(&child);
 		wait_command(child.pid, res);
 		res->duration_ns = session_now_ns() - start;

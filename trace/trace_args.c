@@ -86,7 +86,11 @@ void trace_arg_set(struct trace_event *ev, const struct trace_arg *a, uint64_t r
 		*(int64_t *)field = (int64_t)raw;
 		break;
 	case TRACE_ARG_HOW:
-		*(enum trace_how *)field = (enum trace_how)raw;
+		/* A code the contract lacks is written "unknown", which reads back as continue_at.
+		 */
+		*(enum trace_how *)field = strcmp(trace_how_name(raw), "unknown")
+						   ? (enum trace_how)raw
+						   : TRACE_HOW_CONTINUE_AT;
 		break;
 	case TRACE_ARG_BUG:
 		snprintf(field, sizeof(ev->bug), "%s", trace_bug_name(raw));
@@ -96,13 +100,15 @@ void trace_arg_set(struct trace_event *ev, const struct trace_arg *a, uint64_t r
 	}
 }
 
-void trace_event_from_record(const struct ct_event *e, uint64_t start_ns, struct trace_event *t)
+bool trace_event_from_record(const struct ct_event *e, uint64_t start_ns, uint32_t pid,
+			     struct trace_event *t)
 {
 	const uint64_t raw[3] = {e->x4, e->x5, e->x6};
 
 	memset(t, 0, sizeof(*t));
 	t->ts = (int64_t)(e->ts - start_ns);
 	t->tid = e->tid;
+	t->pid = pid;
 	t->op = (enum trace_op)e->kind;
 	t->cl = e->cl;
 	t->remaining = e->count;
@@ -115,8 +121,9 @@ void trace_event_from_record(const struct ct_event *e, uint64_t start_ns, struct
 	t->snapshot = e->kind == CT_INIT && (e->pad & CT_EVENT_SNAPSHOT);
 	t->timeout_ms = -1; /* as the reader: a sync without a timeout */
 	if (e->kind >= CT_NR_OPS)
-		return;
+		return false;
 	for (size_t i = 0; i < 3; i++)
 		if (trace_op_args[e->kind][i].name)
 			trace_arg_set(t, &trace_op_args[e->kind][i], raw[i]);
+	return true;
 }

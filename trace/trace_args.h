@@ -7,6 +7,7 @@
 #ifndef CLOSURETRACE_TRACE_ARGS_H
 #define CLOSURETRACE_TRACE_ARGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -45,7 +46,10 @@ const char *trace_how_name(uint64_t how);
 const char *trace_bug_name(uint64_t bug);
 
 /* The trace event that a recorder's record becomes: what the writer writes and the reader reads
- * back, for a consumer that skips the file (top). ts counts from start_ns. */
-void trace_event_from_record(const struct ct_event *e, uint64_t start_ns, struct trace_event *t);
+ * back, for a consumer that skips the file (top, check). ts counts from start_ns; pid as the
+ * writer's (0: not given); seq and line are the caller's. False: not an operation of the contract,
+ * which the writer leaves out. */
+bool trace_event_from_record(const struct ct_event *e, uint64_t start_ns, uint32_t pid,
+			     struct trace_event *t);
 
 #endif

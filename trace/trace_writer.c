@@ -297,6 +297,7 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		"{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"duration_ns\":%" PRIu64 ",\"reason\":\"%s\"",
 		end->events, end->lost, end->duration_ns, end->reason);
+	/* trace_end_has_status: one of these */
 	if (end->exit_code >= 0)
 		fprintf(f, ",\"exit_code\":%d", end->exit_code);
 	if (end->signal > 0)
@@ -305,7 +306,7 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 		fputs(",\"cut_short\":true", f);
 	if (end->abrupt)
 		fprintf(f, ",\"abrupt\":%u", end->abrupt);
-	if (end->sample_every >= 2)
+	if (trace_end_sampled(end))
 		fprintf(f, ",\"sample\":%" PRIu32, end->sample_every);
 	if (end->trees_counted)
 		fprintf(f, ",\"trees\":%" PRIu64 ",\"trees_left_out\":%" PRIu64, end->trees,

@@ -32,6 +32,18 @@ struct trace_end {
 	uint64_t trees, trees_left_out;
 };
 
+/* Whether the end record gives the launched command's exit_code or signal. */
+static inline bool trace_end_has_status(const struct trace_end *end)
+{
+	return end->exit_code >= 0 || end->signal > 0;
+}
+
+/* Whether the end record says the recording was sampled (one tree in sample_every). */
+static inline bool trace_end_sampled(const struct trace_end *end)
+{
+	return end->sample_every >= 2;
+}
+
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
 /* pid: the process of the event's thread, written when not 0 (check follows several). */
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);

@@ -232,14 +232,14 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 	return 0;
 }
 
-int check_judge(const char *path, struct check_verdict *v, struct viz_error *err)
+void check_verdict_begin(struct check_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->m = model_new(false);
-	if (trace_read(path, &model_sink, v->m, &v->info, err)) {
-		check_verdict_free(v);
-		return -1;
-	}
+	v->m = model_new(false); /* finished closures are folded into their kinds and forgotten */
+}
+
+int check_verdict_judge(struct check_verdict *v)
+{
 	/* Leaks only in a process that exited; a recording cut short has closures in flight. */
 	viz_judge(v->m, &v->info, &v->leaks);
 	if (check_diags_collect(v->m, &v->leaks, &v->diags)) {
@@ -247,6 +247,16 @@ int check_judge(const char *path, struct check_verdict *v, struct viz_error *err
 		return -2;
 	}
 	return 0;
+}
+
+int check_judge(const char *path, struct check_verdict *v, struct viz_error *err)
+{
+	check_verdict_begin(v);
+	if (trace_read(path, &model_sink, v->m, &v->info, err)) {
+		check_verdict_free(v);
+		return -1;
+	}
+	return check_verdict_judge(v);
 }
 
 void check_verdict_free(struct check_verdict *v)
@@ -367,7 +377,8 @@ unsigned check_diags_write_suppressions(const struct check_diags *d, FILE *out)
 			put_literal(out, fun);
 			fputc('\n', out);
 		} else {
-			fputs("# (neither a line nor a function names it: not suppressible)\n", out);
+			fputs("# (neither a line nor a function names it: not suppressible)\n",
+			      out);
 			continue;
 		}
 		n++;

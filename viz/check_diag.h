@@ -65,6 +65,14 @@ struct check_verdict {
 int check_judge(const char *path, struct check_verdict *v, struct viz_error *err);
 void check_verdict_free(struct check_verdict *v);
 
+/*
+ * The same in two steps, for a recording judged as it happens (cli/check_live.c): begin gives v
+ * an empty model, which the caller feeds (model_sink) with v->info filled as the reader would;
+ * judge then judges it. judge returns 0, or -2 out of memory (v freed).
+ */
+void check_verdict_begin(struct check_verdict *v);
+int check_verdict_judge(struct check_verdict *v);
+
 /* Marks the diagnostics that supp hides. */
 void check_diags_suppress(struct check_diags *d, struct check_supp *supp);
 

@@ -1,9 +1,10 @@
 #!/bin/bash
-# closuretrace check, for real: check_test.sh CASE CLOSURETRACE CK_PROG SRCDIR CT_WORKLOAD CT_PLUGIN
+# closuretrace check, for real:
+#   check_test.sh CASE CLOSURETRACE CK_PROG SRCDIR CT_WORKLOAD CT_PLUGIN CHECK_JUDGE
 # Each case asserts exact exit statuses and exact diagnostics. Needs root and BPF; elsewhere the
 # BPF cases print SKIP and exit 77 (a failure when CLOSURETRACE_NO_SKIP=1).
 set -u
-CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-}
+CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-} JUDGE=${7:-}
 # shellcheck source=tests/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
 SOURCE=$SRC/ck_prog.c
@@ -552,11 +553,13 @@ case_not_root() {
 
 # check itself SIGKILLed while a process of the command is stopped: its guard continues the job
 # (a process held at an exec would otherwise stay stopped for ever) and removes the temporary trace.
-case_check_killed() {
-	skip_without_bpf
-	local sh_pid= ct_pid state=
-	mkdir tmp
-	TMPDIR=$WORK/tmp setsid "$CT" check -- sh -c 'echo $$ >sh.pid; kill -STOP $$; echo resumed >resumed' \
+# check_killed_in DIR [OPTIONS]: check (OPTIONS) of a command that stops itself, SIGKILLed while
+# the command is stopped: the guard continues the command and leaves DIR empty.
+check_killed_in() {
+	local dir=$1 sh_pid= ct_pid= state=
+	shift
+	rm -f sh.pid resumed
+	TMPDIR=$WORK/tmp setsid "$CT" check "$@" -- sh -c 'echo $$ >sh.pid; kill -STOP $$; echo resumed >resumed' \
 		>out 2>err </dev/null &
 	for _ in $(seq 200); do
 		[ -s sh.pid ] && sh_pid=$(cat sh.pid) && state=$(awk '{print $3}' "/proc/$sh_pid/stat" 2>/dev/null)
@@ -566,14 +569,29 @@ case_check_killed() {
 	[ "$state" = T ] || fail "the command did not stop itself"
 	ct_pid=$(ps -o ppid= -p "$sh_pid" | tr -d ' ')
 	[ "$(cat "/proc/$ct_pid/comm")" = closuretrace ] || fail "the command's parent is not closuretrace"
-	[ -n "$(ls tmp)" ] || fail "no temporary trace while check runs"
+	if [ $# = 0 ]; then
+		[ -z "$(ls -A tmp)" ] || fail "check wrote a file it was not asked for: $(ls -A tmp)"
+	else
+		[ -n "$(ls -A "$dir")" ] || fail "no unfinished trace in $dir while check $* runs"
+	fi
 	kill -KILL "$ct_pid"
 	for _ in $(seq 200); do
 		[ -s resumed ] && break
 		sleep 0.05
 	done
 	[ "$(cat resumed 2>/dev/null)" = resumed ] || fail "the stopped command was not continued after check was killed"
-	[ -z "$(ls tmp)" ] || fail "the temporary trace was left behind: $(ls tmp)"
+	for _ in $(seq 200); do # the guard continues the command, then removes the file
+		[ -z "$(ls -A "$dir")" ] && break
+		sleep 0.05
+	done
+	[ -z "$(ls -A "$dir")" ] || fail "the unfinished trace was left behind: $(ls -A "$dir")"
+}
+
+case_check_killed() {
+	skip_without_bpf
+	mkdir tmp kept
+	check_killed_in tmp
+	check_killed_in kept --keep-trace kept/t.json
 }
 
 case_no_probes() {
@@ -606,6 +624,91 @@ case_no_probes() {
 	expect_rc 3
 	[ "$(cat err)" = "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" ] ||
 		fail "no-probes message"
+}
+
+# check writes no file it was not asked for: none in the working folder, none in TMPDIR. With BPF
+# it needs no TMPDIR at all (one that does not exist); the sink of --no-bpf has its folder there
+# while the command runs, and leaves nothing (check_killed: nothing while it runs with BPF).
+case_no_files() {
+	skip_without_bpf
+	local transport
+	mkdir cwd tmp
+	for transport in bpf no-bpf; do
+		local opt=() tmp=$WORK/no-such-folder
+		[ $transport = bpf ] || { opt=(--no-bpf); tmp=$WORK/tmp; }
+		(cd cwd && TMPDIR=$tmp "$CT" check "${opt[@]}" -- "$PROG" both >../out 2>../err </dev/null)
+		RC=$?
+		expect_rc 1
+		expect_diagnostics "${DIAG_A[@]}" "${DIAG_B[@]}"
+		[ -z "$(ls -A cwd)$(ls -A tmp)" ] || fail "$transport: check left files: $(ls -A cwd tmp)"
+		[ ! -e no-such-folder ] || fail "$transport: check made TMPDIR"
+	done
+}
+
+# The verdict judged as the command runs is the one its trace gives when read back (check_judge:
+# the reader, then the same model and diagnostics): the same errors and notes, the same counts,
+# by both transports, for leaks, stuck closures, two processes, a hang ended by --timeout, and a
+# clean run of many events.
+case_live_equals_file() {
+	skip_without_bpf
+	local transport args live judged
+	for transport in bpf no-bpf; do
+		for args in "both" "leak_a 3" "fork 1" "stuck" "waitlist" "clean" "many 20000" "hang"; do
+			local opt=(--keep-trace t.json)
+			[ $transport = bpf ] || opt+=(--no-bpf)
+			[ "$args" != hang ] || opt+=(--timeout 1s)
+			[ $transport = bpf ] || [ "$args" != hang ] || continue # the sink needs an exit
+			# shellcheck disable=SC2086 # args are words
+			run "${opt[@]}" -- "$PROG" $args
+			[ "$RC" = 0 ] || [ "$RC" = 1 ] || [ "$RC" = 124 ] || fail "$transport $args: exit $RC"
+			"$JUDGE" t.json >judged.txt 2>judge.err
+			[ $? -le 1 ] || fail "$transport $args: check_judge: $(cat judge.err)"
+			grep -E '^[^ ]+: (error|note): ' judged.txt | grep -v '^closuretrace: note: ' >file.txt
+			diagnostics >live.txt
+			diff live.txt file.txt >diff.txt || fail "$transport $args: live and read back differ: $(cat diff.txt)"
+			# "N errors: M closures" (or none) against check_judge's "N shown, M closures".
+			live=$(sed -nE 's/^closuretrace: ([0-9]+) errors?: ([0-9]+) closures? leaked or stuck.*/\1 \2/p' err)
+			judged=$(sed -nE 's/^([0-9]+) shown, ([0-9]+) closures leaked or stuck.*/\1 \2/p' judged.txt)
+			[ "${live:-0 0}" = "$judged" ] || fail "$transport $args: counts '$live' live, '$judged' read back"
+			[ -s live.txt ] || [ "$judged" = "0 0" ] || fail "$transport $args: no diagnostics"
+		done
+	done
+}
+
+# peak_run ARGS...: closuretrace check ARGS (stdout to out, stderr to err, status in RC); its peak
+# resident memory in KiB (VmHWM, read while it runs) in PEAK.
+peak_run() {
+	local pid kb state
+	"$CT" check "$@" >out 2>err </dev/null &
+	pid=$!
+	PEAK=0
+	while read -r state kb < <(awk '/^State:/ {s = $2} /^VmHWM:/ {k = $2} END {print s, k + 0}' \
+		"/proc/$pid/status" 2>/dev/null) && [ -n "$state" ] && [ "$state" != Z ]; do
+		[ "$kb" -gt "$PEAK" ] && PEAK=$kb
+		sleep 0.02
+	done
+	wait "$pid"
+	RC=$?
+}
+
+# check's memory follows the closures alive, not the events: 8 times the events (14 M, all of
+# closures that finish) take less than 1.5 times the peak memory (the ring buffer and the
+# recorder's reorder queue are bounded; the model forgets finished closures).
+case_memory_flat() {
+	skip_without_bpf
+	local small events
+	peak_run -- "$PROG" many 250000
+	expect_rc 0
+	expect_summary "closuretrace: no leaks"
+	small=$PEAK
+	peak_run -- "$PROG" many 2000000
+	expect_rc 0
+	expect_summary "closuretrace: no leaks"
+	events=$(sed -nE 's/^closuretrace: no leaks; ([0-9]+) events.*/\1/p' err)
+	echo "peak RSS: $small KiB at 1.8 M events, $PEAK KiB at $events events"
+	[ "$events" -ge 14000000 ] || fail "only $events events"
+	[ "$small" -gt 0 ] && [ "$PEAK" -lt $((small * 3 / 2)) ] ||
+		fail "peak RSS $small KiB at 1.8 M events, $PEAK KiB at $events"
 }
 
 "case_$CASE"

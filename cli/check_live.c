@@ -1,0 +1,52 @@
+/* check's records straight into its model: see check_live.h. */
+#include "check_live.h"
+
+#include "event.h"
+#include "model.h"
+#include "trace_args.h"
+#include "trace_live.h"
+
+static void on_start(void *ctx, pid_t pid, const char *exe, uint64_t start_ns)
+{
+	struct check_live *c = ctx;
+
+	c->start_ns = start_ns;
+	if (trace_live_header(&c->v->info, pid, exe))
+		c->out_of_memory = true;
+}
+
+static void on_event(void *ctx, const struct ct_event *e, uint32_t pid)
+{
+	struct check_live *c = ctx;
+	struct trace_event t;
+
+	if (!trace_event_from_record(e, c->start_ns, pid, &t))
+		return; /* the writer leaves it out: so does the model */
+	t.seq = c->seq++;
+	c->v->info.events_read++;
+	model_sink.event(c->v->m, &t);
+}
+
+static void on_sym(void *ctx, uint64_t addr, const struct sym_info *s)
+{
+	struct check_live *c = ctx;
+	struct trace_sym sym;
+
+	trace_live_sym(addr, s, &sym);
+	model_sink.sym(c->v->m, &sym);
+}
+
+static void on_end(void *ctx, const struct trace_end *end)
+{
+	struct check_live *c = ctx;
+
+	if (trace_live_end(&c->v->info, end))
+		c->out_of_memory = true;
+}
+
+const struct recorder_consumer check_live_consumer = {
+	.start = on_start,
+	.event = on_event,
+	.sym = on_sym,
+	.end = on_end,
+};
