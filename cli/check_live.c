@@ -36,6 +36,16 @@ static void on_sym(void *ctx, uint64_t addr, const struct sym_info *s)
 	model_sink.sym(c->v->m, &sym);
 }
 
+static void on_name(void *ctx, unsigned kind, uint32_t pid, uint64_t id, const char *name)
+{
+	struct check_live *c = ctx;
+	char buf[TRACE_NAME_MAX + 1];
+	struct trace_name tn;
+
+	if (trace_live_name(kind, pid, id, name, &tn, buf))
+		model_sink.name(c->v->m, &tn);
+}
+
 static void on_end(void *ctx, const struct trace_end *end)
 {
 	struct check_live *c = ctx;
@@ -48,5 +58,6 @@ const struct recorder_consumer check_live_consumer = {
 	.start = on_start,
 	.event = on_event,
 	.sym = on_sym,
+	.name = on_name,
 	.end = on_end,
 };

@@ -45,6 +45,8 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 		ct_name_text(e, name);
 		if (s->out)
 			trace_write_name(s->out, e->x6, pid, ct_name_id(e), name);
+		if (s->consumer && s->consumer->name)
+			s->consumer->name(s->consumer_ctx, e->x6, pid, ct_name_id(e), name);
 		return;
 	}
 	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e->kind, e->cl))

@@ -45,6 +45,8 @@ struct recorder_consumer {
 	void (*event)(void *ctx, const struct ct_event *e, uint32_t pid);
 	/* A code address resolved, once, as its sym record says it (s borrowed for the call). */
 	void (*sym)(void *ctx, uint64_t addr, const struct sym_info *s);
+	/* A thread's or workqueue's name (kind: CLOSURE_NAME_*), as its record says it. */
+	void (*name)(void *ctx, unsigned kind, uint32_t pid, uint64_t id, const char *name);
 	/* The trailer, as the end record says it (borrowed for the call). */
 	void (*end)(void *ctx, const struct trace_end *end);
 };

@@ -1,8 +1,10 @@
 /* A recording's header, sym records and trailer without the file: see trace_live.h. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "closure_batch.h"
 #include "trace_live.h"
 
 int trace_live_header(struct trace_info *info, pid_t pid, const char *exe)
@@ -19,6 +21,26 @@ void trace_live_sym(uint64_t addr, const struct sym_info *s, struct trace_sym *o
 	*out = (struct trace_sym){.addr = addr, .func = s->func, .file = s->file, .obj = s->obj};
 	if (s->file) /* the writer gives a line only with its file */
 		out->line = s->line;
+}
+
+bool trace_live_name(unsigned kind, uint32_t pid, uint64_t id, const char *name,
+		     struct trace_name *out, char buf[TRACE_NAME_MAX + 1])
+{
+	if (kind != CLOSURE_NAME_THREAD && kind != CLOSURE_NAME_WORKQUEUE)
+		return false; /* trace_write_name writes nothing */
+	if (kind == CLOSURE_NAME_THREAD && id > INT32_MAX)
+		return false; /* the reader refuses the record */
+	*out = (struct trace_name){.kind = kind == CLOSURE_NAME_THREAD ? TRACE_NAME_THREAD
+								       : TRACE_NAME_WORKQUEUE,
+				   .pid = pid,
+				   .id = id,
+				   .name = name};
+	if (strlen(name) > TRACE_NAME_MAX) {
+		memcpy(buf, name, TRACE_NAME_MAX);
+		buf[TRACE_NAME_MAX] = '\0';
+		out->name = buf;
+	}
+	return true;
 }
 
 int trace_live_end(struct trace_info *info, const struct trace_end *end)

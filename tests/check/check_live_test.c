@@ -22,8 +22,10 @@
 #include "check.h" /* tests/viz: CHECK */
 #include "check_diag.h"
 #include "check_live.h"
+#include "closure_batch.h"
 #include "event.h"
 #include "model.h"
+#include "trace_live.h"
 #include "trace_writer.h"
 
 #define START_NS 1000000000000ull
@@ -52,6 +54,39 @@ static void emit_sym(struct both *b, uint64_t addr, const struct sym_info *s)
 {
 	trace_write_sym(b->f, addr, s);
 	check_live_consumer.sym(&b->live, addr, s);
+}
+
+static void emit_name(struct both *b, unsigned kind, uint32_t pid, uint64_t id, const char *name)
+{
+	trace_write_name(b->f, kind, pid, id, name);
+	check_live_consumer.name(&b->live, kind, pid, id, name);
+}
+
+/* Threads and workqueues named, one name too long, one of a kind the contract lacks. */
+static void names(struct both *b)
+{
+	emit_name(b, CLOSURE_NAME_THREAD, 100, 100, "worker\x01\"0\"");
+	emit_name(b, CLOSURE_NAME_THREAD, 0, 101,
+		  "a name far longer than the sixty-four bytes a reader keeps of one, cut");
+	emit_name(b, CLOSURE_NAME_WORKQUEUE, 200, 0x7f0000001040ull, "io\xff wq");
+	emit_name(b, 3, 0, 102, "of no kind");
+}
+
+/* The names as the model has them, for the comparison. */
+static void names_text(struct model *m, FILE *f)
+{
+	for (uint64_t tid = 100; tid < 104; tid++)
+		for (int64_t pid = 0; pid <= 200; pid += 100) {
+			const char *n = model_name(m, TRACE_NAME_THREAD, pid, tid);
+
+			fprintf(f, "thread %" PRIu64 " of %" PRId64 ": %s\n", tid, pid,
+				n ? n : "-");
+		}
+	for (int64_t pid = 0; pid <= 200; pid += 100) {
+		const char *n = model_name(m, TRACE_NAME_WORKQUEUE, pid, 0x7f0000001040ull);
+
+		fprintf(f, "wq of %" PRId64 ": %s\n", pid, n ? n : "-");
+	}
 }
 
 #define NSITES 6
@@ -110,6 +145,7 @@ static char *verdict_text(struct check_verdict *v)
 	FILE *f = open_memstream(&text, &len);
 
 	check_diags_print(&v->diags, f);
+	names_text(v->m, f);
 	fprintf(f,
 		"closures %lu, in flight %lu, late %lu; leaks: end %d, unfinished %" PRIu64
 		", leaked %" PRIu64 ", kept %" PRIu64 ", stuck %" PRIu64 ", suspects %" PRIu64
@@ -157,6 +193,7 @@ static void same_once(const char *path, uint64_t seed, const struct trace_end *h
 	trace_write_header(b.f, 4242, "/bin/prog", NULL, START_NS);
 	check_live_consumer.start(&b.live, 4242, "/bin/prog", START_NS);
 	symbols(&b);
+	names(&b);
 	for (int i = 0; i < 3000; i++)
 		arbitrary(&b, &ts);
 	end.events = 3000;
@@ -187,6 +224,12 @@ static void same_once(const char *path, uint64_t seed, const struct trace_end *h
 
 static void same(const char *path)
 {
+	struct trace_name tn;
+	char buf[TRACE_NAME_MAX + 1];
+
+	/* What the reader refuses is not handed on: a thread id past INT32_MAX. */
+	CHECK(!trace_live_name(CLOSURE_NAME_THREAD, 0, 1ull << 32, "x", &tn, buf),
+	      "a thread id the reader refuses was handed on");
 	for (uint64_t seed = 1; seed <= 20; seed++)
 		for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
 			same_once(path, seed, &ends[i]);
