@@ -234,8 +234,8 @@ static void summary(const struct check_diags *d, const struct recorder_result *r
 			shown == 1 ? "" : "s", closures, closures == 1 ? "" : "s");
 	if (d->suppressed_closures)
 		fprintf(stderr, " (%lu suppressed)", d->suppressed_closures);
-	fprintf(stderr, "; %llu events, %llu lost\n", (unsigned long long)r->events,
-		(unsigned long long)r->lost);
+	fprintf(stderr, "; %llu event%s, %llu lost\n", (unsigned long long)r->events,
+		r->events == 1 ? "" : "s", (unsigned long long)r->lost);
 	if (d->in_flight)
 		fprintf(stderr,
 			"closuretrace: note: the recording was cut short: %lu closure%s in "
@@ -271,13 +271,13 @@ static int verdict(const struct check_options *o, const struct recorder_result *
 {
 	if (r->lost && o->allow_lost)
 		fprintf(stderr,
-			"closuretrace: warning: %llu events were lost: the verdict is incomplete\n",
-			(unsigned long long)r->lost);
+			"closuretrace: warning: %llu event%s lost: the verdict is incomplete\n",
+			(unsigned long long)r->lost, r->lost == 1 ? " was" : "s were");
 	else if (r->lost)
 		fprintf(stderr,
-			"closuretrace: %llu events were lost: the verdict is incomplete; %s, or "
+			"closuretrace: %llu event%s lost: the verdict is incomplete; %s, or "
 			"accept it with --allow-lost\n",
-			(unsigned long long)r->lost,
+			(unsigned long long)r->lost, r->lost == 1 ? " was" : "s were",
 			r->sink ? "free space in $TMPDIR (the sink's folder)"
 				: "rerun with a larger --buffer-size");
 	if (r->exit_code > 0)

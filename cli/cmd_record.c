@@ -131,9 +131,9 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 
 static void summary(const struct recorder_result *r, const char *name)
 {
-	fprintf(stderr, "closuretrace: %llu events, %llu lost, %.3f s, written to %s\n",
-		(unsigned long long)r->events, (unsigned long long)r->lost, r->duration_ns / 1e9,
-		name);
+	fprintf(stderr, "closuretrace: %llu event%s, %llu lost, %.3f s, written to %s\n",
+		(unsigned long long)r->events, r->events == 1 ? "" : "s",
+		(unsigned long long)r->lost, r->duration_ns / 1e9, name);
 }
 
 /* After the run: the trace in place and the summary, or what went wrong. */

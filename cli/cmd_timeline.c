@@ -107,9 +107,11 @@ int cmd_timeline(int argc, char **argv)
 	if (out_commit(&out))
 		return EXIT_USAGE;
 	fprintf(stderr,
-		"closuretrace timeline: wrote %" PRIu64 " events (%" PRIu64
-		" closure slices, %" PRIu64 " operations, %" PRIu64 " closure_sync slices, %" PRIu64
-		" arrows) to %s\n",
-		st.events, st.slices, st.instants, st.syncs, st.flows, out.name);
+		"closuretrace timeline: wrote %" PRIu64 " event%s (%" PRIu64
+		" closure slice%s, %" PRIu64 " operation%s, %" PRIu64
+		" closure_sync slice%s, %" PRIu64 " arrow%s) to %s\n",
+		st.events, st.events == 1 ? "" : "s", st.slices, st.slices == 1 ? "" : "s",
+		st.instants, st.instants == 1 ? "" : "s", st.syncs, st.syncs == 1 ? "" : "s",
+		st.flows, st.flows == 1 ? "" : "s", out.name);
 	return EXIT_OK;
 }

@@ -89,8 +89,8 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 			 "closure leaked: created before recording, its count never seen");
 	else
 		snprintf(d->message, sizeof(d->message),
-			 "closure leaked: %lld references outstanding at exit",
-			 (long long)l->remaining);
+			 "closure leaked: %lld reference%s outstanding at exit",
+			 (long long)l->remaining, l->remaining == 1 ? "" : "s");
 	note_init(d, m, l, l->hang_root ? "the closure" : "the leaked closure");
 	if (l->waiting_behind)
 		add_note(d, m, 0, "%s waits behind it: quiet for %s before the process was ended",
@@ -133,7 +133,7 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 			 "it waits for an unfinished child (%s), initialised here",
 			 model_life_function(m, c, fn, sizeof(fn)));
 		if (c->nblames) /* the call site that holds the child: the put that never came */
-			add_note(d, m, c->blames[0].site, "the child %s",
+			add_note(d, m, c->blames[0].site, "the child: %s",
 				 leaks_blame_text(m, &c->blames[0], why, sizeof(why)));
 	}
 	for (unsigned i = 0; i < l->nblames; i++)

@@ -320,7 +320,7 @@ static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 	    model_duration_text(ns[n - 1], max, sizeof(max)));
 	if (below) {
 		newline(b);
-		put(b, "(+%u closures below)", below);
+		put(b, "(+%u closure%s below)", below, below == 1 ? "" : "s");
 	}
 	set(node, "label", b->label);
 	set(node, "color", "gray60");
@@ -399,7 +399,7 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 	verdict_line(b, l, f->refs, true);
 	if (f->below) {
 		newline(b);
-		put(b, "(+%u closures below)", f->below);
+		put(b, "(+%u closure%s below)", f->below, f->below == 1 ? "" : "s");
 	}
 	set(node, "label", b->label);
 	paint(node, l);

@@ -234,10 +234,11 @@ static void blame(struct model *m, struct model_life *l)
 		found = blame_unmatched(l);
 		keep_needed(l);
 		l->sure = SURE_LOW;
-		l->sure_why = found ? "alive when the recording began: references taken before it "
-				      "are not known"
-				    : "alive when the recording began: the references it holds were "
-				      "taken before it, by call sites not recorded";
+		l->sure_why =
+			found ? "alive when the recording began: references taken before it "
+				"are not known"
+			      : "alive when the recording began: the references it holds were "
+				"taken before it, by call sites not recorded";
 		return;
 	}
 	/* Closures created before recording have no known kind to compare with. */

@@ -34,8 +34,8 @@ unsigned viz_warnings(const struct viz_input *in, char lines[VIZ_MAX_WARNINGS][2
 			 in->path, in->info.lines);
 	if (in->info.lost > 0)
 		snprintf(lines[n++], sizeof(lines[0]),
-			 "%s: warning: %lld events were lost: every verdict is incomplete",
-			 in->path, in->info.lost);
+			 "%s: warning: %lld event%s lost: every verdict is incomplete", in->path,
+			 in->info.lost, in->info.lost == 1 ? " was" : "s were");
 	return n;
 }
 

@@ -100,8 +100,9 @@ static void text_header(struct viz_input *in, FILE *out)
 	char d[64], end[256], sampled[512];
 
 	fprintf(out, "# closuretrace report of %s\n", in->path);
-	fprintf(out, "# pid %lld%s%s, %" PRIu64 " events", info->pid, info->exe ? " " : "",
-		info->exe ? info->exe : "", model_counts(m)->events);
+	fprintf(out, "# pid %lld%s%s, %" PRIu64 " event%s", info->pid, info->exe ? " " : "",
+		info->exe ? info->exe : "", model_counts(m)->events,
+		model_counts(m)->events == 1 ? "" : "s");
 	if (info->has_end)
 		fprintf(out, ", %s, stopped: %s",
 			model_duration_text((uint64_t)info->duration_ns, d, sizeof(d)),
@@ -112,9 +113,8 @@ static void text_header(struct viz_input *in, FILE *out)
 			"# warning: the trace was cut short (no end record): closures in flight "
 			"when it stopped look unfinished\n");
 	if (info->lost > 0)
-		fprintf(out,
-			"# warning: %lld events were lost: every verdict below is incomplete\n",
-			info->lost);
+		fprintf(out, "# warning: %lld event%s lost: every verdict below is incomplete\n",
+			info->lost, info->lost == 1 ? " was" : "s were");
 	if (*report_sampled_text(info, sampled, sizeof(sampled)))
 		fprintf(out, "# note: %s\n", sampled);
 	if (info->has_end && !in->leaks.exited)
@@ -131,14 +131,18 @@ static void text_header(struct viz_input *in, FILE *out)
 			     "are in flight, not leaks\n");
 	if (model_counts(m)->reordered)
 		fprintf(out,
-			"# %" PRIu64 " events arrived out of time order (from other CPUs) and were "
-			"put back in order\n",
-			model_counts(m)->reordered);
+			"# %" PRIu64 " event%s out of time order (from other CPUs) and %s put "
+			"back in order\n",
+			model_counts(m)->reordered,
+			model_counts(m)->reordered == 1 ? " arrived" : "s arrived",
+			model_counts(m)->reordered == 1 ? "was" : "were");
 	if (model_counts(m)->late)
 		fprintf(out,
-			"# %" PRIu64 " events were reported after their closure finished (their "
-			"thread was preempted before its probe) and were set aside\n",
-			model_counts(m)->late);
+			"# %" PRIu64 " event%s reported after %s closure finished (%s "
+			"thread was preempted before its probe) and set aside\n",
+			model_counts(m)->late, model_counts(m)->late == 1 ? " was" : "s were",
+			model_counts(m)->late == 1 ? "its" : "their",
+			model_counts(m)->late == 1 ? "its" : "their");
 	if (in->leaks.late)
 		fprintf(out,
 			"# %" PRIu64
@@ -308,7 +312,8 @@ static void text_root_cause(struct viz_input *in, const struct leaks_group *g, u
 			fprintf(out, "    held by child %s\n",
 				model_life_name(c, name, sizeof(name)));
 	if (children > CHAIN_SHOWN)
-		fprintf(out, "    ... and %u more unfinished children\n", children - CHAIN_SHOWN);
+		fprintf(out, "    ... and %u more unfinished child%s\n", children - CHAIN_SHOWN,
+			children - CHAIN_SHOWN == 1 ? "" : "ren");
 	if (l->parent)
 		text_chain(m, l, out);
 }

@@ -380,8 +380,8 @@ static json_t *warnings(struct viz_input *in)
 	if (!in->info.has_end)
 		json_array_append_new(w, json_string("truncated: no end record"));
 	if (in->info.lost > 0) {
-		snprintf(buf, sizeof(buf), "%lld events lost: the verdicts are incomplete",
-			 in->info.lost);
+		snprintf(buf, sizeof(buf), "%lld event%s lost: the verdicts are incomplete",
+			 in->info.lost, in->info.lost == 1 ? "" : "s");
 		json_array_append_new(w, json_string(buf));
 	}
 	if (in->info.has_trees && *report_sampled_text(&in->info, buf, sizeof(buf)))

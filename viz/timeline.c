@@ -616,8 +616,8 @@ static void warn_incomplete(const struct tl *t)
 			"%" PRIu64 "; unfinished closures are shown unfinished\n",
 			t->o->path, t->info.lines);
 	if (t->info.lost > 0)
-		fprintf(stderr, "%s: warning: %lld events were lost: the timeline has holes\n",
-			t->o->path, t->info.lost);
+		fprintf(stderr, "%s: warning: %lld event%s lost: the timeline has holes\n",
+			t->o->path, t->info.lost, t->info.lost == 1 ? " was" : "s were");
 }
 
 int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_stats *st)

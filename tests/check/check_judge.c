@@ -61,10 +61,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < v.diags.n; i++)
 		shown += !v.diags.v[i].suppressed;
 	check_diags_print(&v.diags, stdout);
-	printf("%zu shown, %lu closures leaked or stuck (%lu suppressed), %lu in flight, %lu set "
+	printf("%zu shown, %lu closure%s leaked or stuck (%lu suppressed), %lu in flight, %lu set "
 	       "aside; %s\n",
-	       shown, v.diags.closures, v.diags.suppressed_closures, v.diags.in_flight,
-	       v.diags.late, viz_end_text(&v.info, end, sizeof(end)));
+	       shown, v.diags.closures, v.diags.closures == 1 ? "" : "s",
+	       v.diags.suppressed_closures, v.diags.in_flight, v.diags.late,
+	       viz_end_text(&v.info, end, sizeof(end)));
 	if (sarif && write_sarif(&v.diags))
 		rc = 2;
 	check_verdict_free(&v);
