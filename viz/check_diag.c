@@ -133,7 +133,13 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 			 "it waits for an unfinished child (%s), initialised here",
 			 model_life_function(m, c, fn, sizeof(fn)));
 		if (c->nblames) /* the call site that holds the child: the put that never came */
-			add_note(d, m, c->blames[0].site, "the child: %s",
+			/* "the child took 2 references ...", "the child: the running reference
+			 * ..." (a blame that starts with a noun) */
+			add_note(d, m, c->blames[0].site,
+				 c->blames[0].kind == BLAME_RUNNING ||
+						 c->blames[0].kind == BLAME_WAITLIST
+					 ? "the child: %s"
+					 : "the child %s",
 				 leaks_blame_text(m, &c->blames[0], why, sizeof(why)));
 	}
 	for (unsigned i = 0; i < l->nblames; i++)

@@ -668,7 +668,7 @@ case_live_equals_file() {
 			diff live.txt file.txt >diff.txt || fail "$transport $args: live and read back differ: $(cat diff.txt)"
 			# "N errors: M closures" (or none) against check_judge's "N shown, M closures".
 			live=$(sed -nE 's/^closuretrace: ([0-9]+) errors?: ([0-9]+) closures? leaked or stuck.*/\1 \2/p' err)
-			judged=$(sed -nE 's/^([0-9]+) shown, ([0-9]+) closures leaked or stuck.*/\1 \2/p' judged.txt)
+			judged=$(sed -nE 's/^([0-9]+) shown, ([0-9]+) closures? leaked or stuck.*/\1 \2/p' judged.txt)
 			[ "${live:-0 0}" = "$judged" ] || fail "$transport $args: counts '$live' live, '$judged' read back"
 			[ -s live.txt ] || [ "$judged" = "0 0" ] || fail "$transport $args: no diagnostics"
 		done
