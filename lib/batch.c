@@ -192,6 +192,8 @@ static void make_exit_key(void)
 /* This thread's workqueue when it is one of libclosure's workers (closure_batch_worker). */
 static __thread uint64_t my_wq;
 static __thread const char *my_wq_name;
+/* The recording (registry.session) this thread last gave its names in. */
+static __thread uint8_t my_named_session;
 
 /*
  * The names that go with a thread's records: its own (PR_GET_NAME: at most 15 bytes, what the
@@ -202,6 +204,7 @@ static void announce_thread(uint32_t tid)
 {
 	char name[17] = "";
 
+	my_named_session = __atomic_load_n(&closure_batch_registry.session, __ATOMIC_RELAXED);
 	/* A thread nobody named has the program's name (the kernel's comm, 15 bytes): it would
 	 * say nothing the trace's header does not, for a record in each of its batches' counts. */
 	if (!prctl(PR_GET_NAME, name, 0, 0, 0) &&
@@ -276,6 +279,11 @@ static struct closure_batch_record *slot_begin(struct closure_batch_buf **bp, ui
 		closure_batch_sink_lost(1); /* counted when the sink is on */
 		return NULL;
 	}
+	/* A new recording (record -p again) learns the names of threads that claimed earlier. */
+	if (__builtin_expect(__atomic_load_n(&closure_batch_registry.session, __ATOMIC_RELAXED) !=
+				     my_named_session,
+			     0))
+		announce_thread(b->tid);
 	*bp = b;
 	*outer = !b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);

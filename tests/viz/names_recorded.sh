@@ -7,10 +7,11 @@
 # names those tracks "blockio-wq TID FN (wq blockio-wq)", and report names the wq of a leaked
 # closure's continuation. A hostile trace's names (control characters, quotes, invalid UTF-8, a
 # name of 300 bytes) come out escaped and cut; a bad thread record is FILE:LINE and exit 2.
-#   names_recorded.sh CLOSURETRACE BLOCKIO CHECKER FIXTURES
-# Exits 0 (pass), 1 (fail) or 77 (skip: not root; CLOSURETRACE_NO_SKIP=1 makes that a failure).
+# record -p, twice on the same running service, gives the names in both recordings.
+#   names_recorded.sh CLOSURETRACE BLOCKIO CHECKER FIXTURES SERVICE
+# Without root, the BPF half fails under CLOSURETRACE_NO_SKIP=1 and is left out otherwise.
 set -u
-tool=$1 blockio=$2 checker=$3 fixtures=$4
+tool=$1 blockio=$2 checker=$3 fixtures=$4 service=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 status=0
@@ -42,6 +43,21 @@ if [ "$(id -u)" = 0 ]; then
 		fail "record: exit $?: $(cat "$tmp/out")"
 	got=$(names "$tmp/bpf.json")
 	[ "$got" = "$want" ] || fail "BPF: names: $got"
+	# record -p twice on a running service: each recording learns the names anew (the threads
+	# claimed their buffers in the first), at the first record of each thread after it attached.
+	"$service" --rate 2000 --threads 2 >/dev/null 2>&1 &
+	svc=$!
+	sleep 0.3
+	for k in 1 2; do
+		"$tool" record -p $svc -d 0.5 -o "$tmp/p$k.json" >"$tmp/out" 2>&1 ||
+			fail "record -p ($k): exit $?: $(cat "$tmp/out")"
+		got=$(names "$tmp/p$k.json")
+		[ "$got" = "wqs ran on: 1, named: ['service']
+main: -
+workers: named ['service']" ] || fail "record -p ($k): names: $got"
+	done
+	kill $svc
+	wait $svc 2>/dev/null
 elif [ "${CLOSURETRACE_NO_SKIP:-}" = 1 ]; then
 	fail "would skip the BPF half: needs root"
 fi
