@@ -27,6 +27,17 @@ fail() {
 	[ "${keep_going:-0}" = 1 ] || exit 1
 }
 
+# peak CMD...: prints "STATUS KB": CMD's exit status and peak resident memory (KB), its standard
+# output in $tmp/out, its standard error in $tmp/err (within 300 s).
+peak() {
+	python3 - "$tmp/out" "$tmp/err" "$@" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "w") as out, open(sys.argv[2], "w") as err:
+    rc = subprocess.run(sys.argv[3:], stdout=out, stderr=err, timeout=300).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+
 # expect STATUS MESSAGE CMD...: CMD (stdin /dev/null, stdout in out.txt, stderr in err.txt) exits
 # with STATUS and prints exactly MESSAGE on standard error ("": nothing).
 expect() {

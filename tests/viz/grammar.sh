@@ -8,10 +8,10 @@
 #   grammar.sh CLOSURETRACE VIZ_TRACEGEN FIXTURES SERVICE CHECK_JUDGE
 set -u
 tool=$1 gen=$2 fixtures=$3 service=$4 judge=$5
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
 
 # Traces with each count at 1 and at many.
 "$gen" --chain 1 >"$tmp/chain1.json"

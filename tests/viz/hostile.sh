@@ -12,16 +12,6 @@ tool=$1 gen=$2
 scratch
 keep_going=1
 
-# Peak resident memory (KB) of a command, its exit status in $rc, its stderr in $tmp/err.
-peak() {
-	python3 - "$tmp/err" "$@" <<'PY'
-import resource, subprocess, sys
-with open(sys.argv[1], "w") as err:
-    rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err, timeout=120).returncode
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
-}
-
 python3 "$gen" deep 70000 >"$tmp/deep.json"
 for mode in "" --leaks "--root 0x10"; do
 	# shellcheck disable=SC2086

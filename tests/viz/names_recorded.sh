@@ -12,10 +12,10 @@
 # Without root, the BPF half fails under CLOSURETRACE_NO_SKIP=1 and is left out otherwise.
 set -u
 tool=$1 blockio=$2 checker=$3 fixtures=$4 service=$5
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
 
 names() { # TRACE: the names as "kind id name" lines, sorted
 	python3 - "$1" <<'PY'
@@ -47,6 +47,7 @@ if [ "$(id -u)" = 0 ]; then
 	# claimed their buffers in the first), at the first record of each thread after it attached.
 	"$service" --rate 2000 --threads 2 >/dev/null 2>&1 &
 	svc=$!
+	pids+=("$svc")
 	sleep 0.3
 	for k in 1 2; do
 		"$tool" record -p $svc -d 0.5 -o "$tmp/p$k.json" >"$tmp/out" 2>&1 ||

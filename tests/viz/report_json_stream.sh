@@ -9,20 +9,10 @@
 #   report_json_stream.sh CLOSURETRACE VIZ_TRACEGEN
 set -u
 tool=$1 gen=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-
-# Peak resident memory (KB) of a command whose standard output goes to $tmp/out.
-peak() {
-	python3 - "$tmp/out" "$@" <<'PY'
-import resource, subprocess, sys
-with open(sys.argv[1], "w") as out:
-    rc = subprocess.run(sys.argv[2:], stdout=out, timeout=300).returncode
-print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-PY
-}
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+keep_going=1
 
 declare -A excess
 for n in 20000 60000; do
