@@ -104,72 +104,121 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 
 #ifdef CLOSURE_DEBUG
 
-static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct closure list_head = {.debug_prev = &list_head, .debug_next = &list_head};
 /*
- * Bumped under list_lock before and after every change (odd while changing), as a seqlock: a
- * reader in another process that sees the same even value before and after its walk read a
- * consistent list.
+ * The live list, split so that threads do not contend on one lock (closure_debug.h): each thread
+ * links what it initialises into its own list, taken in turn at its first closure; whoever
+ * finishes a closure unlinks it from the list it is on, which is the only time two threads meet
+ * on a list. So each list's mutex is almost never contended: an uncontended pthread mutex is two
+ * atomic instructions and no system call. (Not a spinlock: with more threads than cores, a thread
+ * preempted while holding one leaves the others spinning through their time slices.)
  */
-static uint64_t list_generation;
+#define DEBUG_LISTS 64 /* more threads than this share lists */
 
-static void list_changing(void)
-{
-	__atomic_store_n(&list_generation, list_generation + 1, __ATOMIC_RELEASE);
-}
+struct debug_list {
+	struct closure head; /* the sentinel; head.debug_next 0: never used, empty */
+	uint64_t generation; /* odd while the list changes (a seqlock for outside readers) */
+	pthread_mutex_t lock;
+} __attribute__((aligned(64))); /* one list's lock never shares a cache line with another's */
+
+static struct debug_list lists[DEBUG_LISTS] = {
+	[0 ... DEBUG_LISTS - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
+static unsigned next_list;		 /* the list the next new thread takes */
+static __thread unsigned my_list_plus_1; /* this thread's, plus 1 (0: none yet) */
 
 /* Found by section name from outside the process (closure_debug.h); never read in here. */
 __attribute__((used, section(CLOSURE_DEBUG_SECTION),
 	       visibility("default"))) struct closure_debug_info closure_debug_info = {
 	DEBUG_INFO_LAYOUT,
 	.keeps_list = 1,
-	.list_head = (uintptr_t)&list_head,
-	.generation = (uintptr_t)&list_generation,
+	.list_head = (uintptr_t)&lists[0].head,
+	.generation = (uintptr_t)&lists[0].generation,
+	.list_count = DEBUG_LISTS,
+	.list_stride = sizeof(struct debug_list),
+	.off_list = offsetof(struct closure, debug_list),
 };
 
-static void link_closure(struct closure *cl)
+static unsigned my_list(void)
 {
-	list_changing();
-	cl->debug_next = &list_head;
-	cl->debug_prev = list_head.debug_prev;
-	list_head.debug_prev->debug_next = cl;
-	list_head.debug_prev = cl;
-	list_changing();
+	if (!my_list_plus_1)
+		my_list_plus_1 =
+			__atomic_fetch_add(&next_list, 1, __ATOMIC_RELAXED) % DEBUG_LISTS + 1;
+	return my_list_plus_1 - 1;
+}
+
+/* The generation goes odd, then even again: the changes between are seen by no reader as done. */
+static void list_changing(struct debug_list *l)
+{
+	__atomic_store_n(&l->generation, l->generation + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static struct debug_list *list_lock(unsigned i)
+{
+	struct debug_list *l = &lists[i % DEBUG_LISTS];
+
+	pthread_mutex_lock(&l->lock);
+	list_changing(l);
+	return l;
+}
+
+static void list_unlock(struct debug_list *l)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&l->generation, l->generation + 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Under l's lock. */
+static void link_closure(struct debug_list *l, struct closure *cl)
+{
+	struct closure *head = &l->head;
+
+	if (!head->debug_next)
+		head->debug_next = head->debug_prev = head;
+	cl->debug_list = (uint8_t)(l - lists);
+	cl->debug_next = head;
+	cl->debug_prev = head->debug_prev;
+	head->debug_prev->debug_next = cl;
+	head->debug_prev = cl;
+}
+
+/* Under l's lock. */
+static void unlink_closure(struct closure *cl)
+{
+	cl->debug_prev->debug_next = cl->debug_next;
+	cl->debug_next->debug_prev = cl->debug_prev;
+}
+
+/* Under l's lock: whether cl is on l (a closure's list index is a hint until that is known). */
+static bool listed_on(struct debug_list *l, struct closure *cl)
+{
+	struct closure *i = l->head.debug_next;
+
+	while (i && i != &l->head && i != cl)
+		i = i->debug_next;
+	return i == cl;
 }
 
 static bool listed(struct closure *cl)
 {
-	struct closure *i;
+	struct debug_list *l = list_lock(cl->debug_list);
+	bool on = listed_on(l, cl);
 
-	for (i = list_head.debug_next; i != &list_head; i = i->debug_next)
-		if (i == cl)
-			return true;
-	return false;
-}
-
-static void unlink_closure(struct closure *cl)
-{
-	list_changing();
-	cl->debug_prev->debug_next = cl->debug_next;
-	cl->debug_next->debug_prev = cl->debug_prev;
-	list_changing();
+	list_unlock(l);
+	return on;
 }
 
 void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
 {
-	bool live;
-
 	/*
 	 * The magic of fresh memory is whatever was there: only a hint, confirmed on the list. Say
 	 * so to memcheck, whose client request costs a few instructions outside valgrind.
 	 */
 	VALGRIND_MAKE_MEM_DEFINED(&cl->magic, sizeof(cl->magic));
+	VALGRIND_MAKE_MEM_DEFINED(&cl->debug_list, sizeof(cl->debug_list));
 	if (cl->magic != CLOSURE_MAGIC_ALIVE)
 		return; /* the common case: fresh memory, finished or destroyed */
-	pthread_mutex_lock(&list_lock);
-	live = listed(cl);
-	pthread_mutex_unlock(&list_lock);
-	if (live)
+	if (listed(cl))
 		closure_bug(cl, CLOSURE_BUG_INIT_LIVE, op,
 			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
 			    "initialised again while alive (neither finished nor destroyed)");
@@ -177,15 +226,21 @@ void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
 
 void closure_debug_create(struct closure *cl)
 {
-	pthread_mutex_lock(&list_lock);
+	struct debug_list *l;
+
 	/* Initialised again while still alive (a leak, then reuse): list it once. */
-	if (cl->magic == CLOSURE_MAGIC_ALIVE && listed(cl))
-		unlink_closure(cl);
+	if (cl->magic == CLOSURE_MAGIC_ALIVE) {
+		l = list_lock(cl->debug_list);
+		if (listed_on(l, cl))
+			unlink_closure(cl);
+		list_unlock(l);
+	}
 	cl->magic = CLOSURE_MAGIC_ALIVE;
-	cl->sync_tid = 0;
-	cl->sync_ip = 0;
-	link_closure(cl);
-	pthread_mutex_unlock(&list_lock);
+	__atomic_store_n(&cl->sync_tid, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->sync_ip, 0, __ATOMIC_RELAXED);
+	l = list_lock(my_list());
+	link_closure(l, cl);
+	list_unlock(l);
 }
 
 /*
@@ -194,62 +249,77 @@ void closure_debug_create(struct closure *cl)
  */
 void closure_debug_sync_begin(struct closure *cl, uintptr_t ip)
 {
-	pthread_mutex_lock(&list_lock);
-	cl->sync_tid = (uint32_t)gettid();
-	cl->sync_ip = ip;
+	struct debug_list *l;
+
+	__atomic_store_n(&cl->sync_tid, (uint32_t)gettid(), __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->sync_ip, ip, __ATOMIC_RELAXED);
 	closure_debug_stamp(&cl->sync_ns);
-	if (cl->magic == CLOSURE_MAGIC_STACK)
-		link_closure(cl);
-	pthread_mutex_unlock(&list_lock);
+	if (cl->magic != CLOSURE_MAGIC_STACK)
+		return;
+	l = list_lock(my_list());
+	link_closure(l, cl);
+	list_unlock(l);
 }
 
 void closure_debug_sync_end(struct closure *cl)
 {
-	pthread_mutex_lock(&list_lock);
-	cl->sync_tid = 0;
-	cl->sync_ip = 0;
-	if (cl->magic == CLOSURE_MAGIC_STACK)
-		unlink_closure(cl);
-	pthread_mutex_unlock(&list_lock);
+	struct debug_list *l;
+
+	__atomic_store_n(&cl->sync_tid, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->sync_ip, 0, __ATOMIC_RELAXED);
+	if (cl->magic != CLOSURE_MAGIC_STACK)
+		return;
+	l = list_lock(cl->debug_list);
+	unlink_closure(cl);
+	list_unlock(l);
 }
 
 void closure_debug_unlist(struct closure *cl)
 {
+	struct debug_list *l;
+
 	if (cl->magic != CLOSURE_MAGIC_ALIVE)
 		return; /* stack closures are not listed */
-	pthread_mutex_lock(&list_lock);
+	l = list_lock(cl->debug_list);
 	unlink_closure(cl);
 	cl->magic = CLOSURE_MAGIC_DEAD;
-	pthread_mutex_unlock(&list_lock);
+	list_unlock(l);
 }
 
-int closure_debug_dump(FILE *out)
+/* One line for cl, as the kernel's debugfs file prints it. */
+static void dump_one(FILE *out, struct closure *cl)
 {
 	char ip[256], fn[256], waiting[256];
-	struct closure *cl;
-	uint32_t r;
+	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+
+	describe_address(ip, sizeof(ip), __atomic_load_n(&cl->ip, __ATOMIC_RELAXED));
+	describe_address(fn, sizeof(fn), (uintptr_t)__atomic_load_n(&cl->fn, __ATOMIC_RELAXED));
+	fprintf(out, "%p: %s -> %s p %p r %u %s%s%s%s", (void *)cl, ip, fn,
+		(void *)__atomic_load_n(&cl->parent, __ATOMIC_RELAXED), r & CLOSURE_REMAINING_MASK,
+		r & CLOSURE_RUNNING ? "R" : "", r & CLOSURE_SLEEPING ? "S" : "",
+		r & CLOSURE_DESTRUCTOR ? "D" : "", r & CLOSURE_WAITING ? "W" : "");
+	if (r & CLOSURE_WAITING) {
+		describe_address(waiting, sizeof(waiting),
+				 __atomic_load_n(&cl->waiting_on, __ATOMIC_RELAXED));
+		fprintf(out, " waiting on %p from %s",
+			(void *)__atomic_load_n(&cl->waitlist, __ATOMIC_RELAXED), waiting);
+	}
+	fputc('\n', out);
+}
+
+/* List by list, each under its lock: each list whole, the lists one after another. */
+int closure_debug_dump(FILE *out)
+{
 	int n = 0;
 
-	pthread_mutex_lock(&list_lock);
-	for (cl = list_head.debug_next; cl != &list_head; cl = cl->debug_next, n++) {
-		r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
-		describe_address(ip, sizeof(ip), __atomic_load_n(&cl->ip, __ATOMIC_RELAXED));
-		describe_address(fn, sizeof(fn),
-				 (uintptr_t)__atomic_load_n(&cl->fn, __ATOMIC_RELAXED));
-		fprintf(out, "%p: %s -> %s p %p r %u %s%s%s%s", (void *)cl, ip, fn,
-			(void *)__atomic_load_n(&cl->parent, __ATOMIC_RELAXED),
-			r & CLOSURE_REMAINING_MASK, r & CLOSURE_RUNNING ? "R" : "",
-			r & CLOSURE_SLEEPING ? "S" : "", r & CLOSURE_DESTRUCTOR ? "D" : "",
-			r & CLOSURE_WAITING ? "W" : "");
-		if (r & CLOSURE_WAITING) {
-			describe_address(waiting, sizeof(waiting),
-					 __atomic_load_n(&cl->waiting_on, __ATOMIC_RELAXED));
-			fprintf(out, " waiting on %p from %s",
-				(void *)__atomic_load_n(&cl->waitlist, __ATOMIC_RELAXED), waiting);
-		}
-		fputc('\n', out);
+	for (unsigned i = 0; i < DEBUG_LISTS; i++) {
+		struct debug_list *l = list_lock(i);
+
+		for (struct closure *cl = l->head.debug_next; cl && cl != &l->head;
+		     cl = cl->debug_next, n++)
+			dump_one(out, cl);
+		list_unlock(l);
 	}
-	pthread_mutex_unlock(&list_lock);
 	return n;
 }
 

@@ -19,6 +19,9 @@
 #define MAX_RESYNCS 100000
 /* The descriptor's closure_size is believed up to this. */
 #define MAX_CLOSURE_SIZE 4096
+/* And its list_count (version 3: one list per thread in turn) up to this, list_stride this. */
+#define MAX_LISTS	4096
+#define MAX_LIST_STRIDE (2 * MAX_CLOSURE_SIZE)
 
 /* The link-time address of the descriptor's section in the ELF file at path, or 0. */
 static uint64_t descriptor_section(const char *path)
@@ -89,7 +92,28 @@ static enum live_status check_descriptor(const struct closure_debug_info *d)
 	     !offset_ok(d, d->off_ip_ns, 8) || !offset_ok(d, d->off_wait_ns, 8) ||
 	     !offset_ok(d, d->off_sync_ns, 8)))
 		return LIVE_BAD_DESCRIPTOR;
+	/* Each list's sentinel is whole before the next one's; the last one's address fits. */
+	if (d->version >= 3 &&
+	    (!d->list_count || d->list_count > MAX_LISTS || d->list_stride < d->closure_size ||
+	     d->list_stride > MAX_LIST_STRIDE || !offset_ok(d, d->off_list, 1) ||
+	     d->list_head > UINT64_MAX - (uint64_t)d->list_count * d->list_stride ||
+	     d->generation > UINT64_MAX - (uint64_t)d->list_count * d->list_stride))
+		return LIVE_BAD_DESCRIPTOR;
 	return LIVE_OK;
+}
+
+/* What a descriptor of an older version did not have: zero, then one list. */
+static void upgrade_descriptor(struct closure_debug_info *d)
+{
+	size_t from = d->version < 2   ? offsetof(struct closure_debug_info, off_init_ip)
+		      : d->version < 3 ? offsetof(struct closure_debug_info, list_count)
+				       : sizeof(*d);
+
+	memset((char *)d + from, 0, sizeof(*d) - from);
+	if (d->version < 3) {
+		d->list_count = 1;
+		d->list_stride = d->closure_size;
+	}
 }
 
 /* Finds and reads the descriptor: the first object of the process that carries one. */
@@ -104,15 +128,18 @@ static enum live_status find_descriptor(pid_t pid, struct objects *objs, struct 
 
 		if (!objs->v[i].elf || !(at = descriptor_section(objs->v[i].file)))
 			continue;
+		/* An older descriptor is shorter: it may end where the mapping does. */
 		err = proc_mem_read(pid, at + objs->v[i].bias, &out->info, sizeof(out->info));
+		if (err == -EFAULT)
+			err = proc_mem_read(pid, at + objs->v[i].bias, &out->info,
+					    offsetof(struct closure_debug_info, list_count));
 		if (err)
 			return from_errno(pid, err);
 		out->library = objs->v[i].path;
-		/* A version 1 descriptor ends before the ages: what was read past it is not its. */
-		if (out->info.version < 2)
-			memset(&out->info.off_init_ip, 0,
-			       sizeof(out->info) -
-				       offsetof(struct closure_debug_info, off_init_ip));
+		/* An older descriptor ends before the newer fields: what was read past it is not
+		 * its. */
+		if (out->info.magic == CLOSURE_DEBUG_MAGIC && out->info.version < 3)
+			upgrade_descriptor(&out->info);
 		return check_descriptor(&out->info);
 	}
 	return LIVE_NO_LIBCLOSURE;
@@ -173,46 +200,60 @@ static bool live_magic(const struct live_list *l, const unsigned char *node)
 	return magic == l->info.magic_alive || magic == l->info.magic_stack;
 }
 
-/* A node read at addr is listed: a live magic, linked back to the node before it. */
-static bool node_ok(const struct live_list *l, const unsigned char *node, uint64_t prev)
+/* A node read at addr is listed on list i: a live magic, linked back to the node before it, and
+ * (version 3) its list index says i. */
+static bool node_ok(const struct live_list *l, const unsigned char *node, uint64_t prev, uint32_t i)
 {
-	return live_magic(l, node) && field_ptr(l, node, l->info.off_prev) == prev;
+	return live_magic(l, node) && field_ptr(l, node, l->info.off_prev) == prev &&
+	       (l->info.version < 3 || node[l->info.off_list] == (uint8_t)i);
 }
 
+/* List i's sentinel, or its generation (base: the first one's). */
+static uint64_t list_at(const struct live_list *l, uint64_t base, uint32_t i)
+{
+	return base + (uint64_t)i * l->info.list_stride;
+}
+
+/* How far one pass over the lists may resynchronise, whatever the lists. */
+struct walk_budget {
+	unsigned resyncs;
+	bool resynced;
+};
+
 /*
- * One walk from the sentinel. A node that fails node_ok was unlinked (or reused) after the node
- * before it was read: the walk reads that node again and follows its new link (or starts again
- * when that one is gone too), up to MAX_RESYNCS times, then it is cut short.
- * Returns 0 when the walk reached the sentinel again, 1 when it was cut short, 2 when l->v (cap
- * entries) is full, -errno.
+ * One walk of list i from its sentinel, appending to l->v. A node that fails node_ok was
+ * unlinked (or reused) after the node before it was read: the walk reads that node again and
+ * follows its new link (or starts again when that one is gone too), up to MAX_RESYNCS times in a
+ * pass, then it is cut short. Returns 0 when the walk reached the sentinel again (or the list was
+ * never used), 1 when it was cut short, 2 when l->v (cap entries) is full, -errno.
  */
-static int walk(pid_t pid, struct live_list *l, unsigned char *node, size_t cap, bool *resynced)
+static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, size_t cap, uint32_t i,
+		     struct walk_budget *b)
 {
 	const struct closure_debug_info *d = &l->info;
-	uint64_t prev = d->list_head, cur;
-	unsigned resyncs = 0;
+	uint64_t head = list_at(l, d->list_head, i), prev = head, cur;
 	int err;
 
-	l->n = 0;
-	if ((err = proc_mem_read(pid, d->list_head, node, d->closure_size)))
+	if ((err = proc_mem_read(pid, head, node, d->closure_size)))
 		return err;
-	cur = field_ptr(l, node, d->off_next);
-	while (cur != d->list_head) {
+	if (!(cur = field_ptr(l, node, d->off_next)))
+		return 0; /* a list no thread has used yet */
+	while (cur != head) {
 		if (l->n == cap)
 			return 2;
 		if (!cur || proc_mem_read(pid, cur, node, d->closure_size) ||
-		    !node_ok(l, node, prev)) {
+		    !node_ok(l, node, prev, i)) {
 			/*
 			 * Read the node before again: still listed, it links to what follows
 			 * now. Gone too: start again from the sentinel (drop_duplicates() then
 			 * removes what is met twice).
 			 */
-			if (resyncs++ == MAX_RESYNCS)
+			if (b->resyncs++ == MAX_RESYNCS)
 				return 1;
-			*resynced = true;
+			b->resynced = true;
 			if (proc_mem_read(pid, prev, node, d->closure_size) ||
-			    (prev != d->list_head && !live_magic(l, node))) {
-				prev = d->list_head;
+			    (prev != head && !live_magic(l, node))) {
+				prev = head;
 				if ((err = proc_mem_read(pid, prev, node, d->closure_size)))
 					return err;
 			}
@@ -226,6 +267,38 @@ static int walk(pid_t pid, struct live_list *l, unsigned char *node, size_t cap,
 		cur = field_ptr(l, node, d->off_next);
 	}
 	return 0;
+}
+
+/* One pass over every list: 0, 1, 2 or -errno as walk_list, for the first list not 0. */
+static int walk(pid_t pid, struct live_list *l, unsigned char *node, size_t cap, bool *resynced)
+{
+	struct walk_budget b = {0};
+	int cut = 0;
+
+	l->n = 0;
+	for (uint32_t i = 0; i < l->info.list_count && !cut; i++)
+		cut = walk_list(pid, l, node, cap, i, &b);
+	*resynced = b.resynced;
+	return cut;
+}
+
+/* Every list's generation into g (list_count of them). */
+static int read_generations(pid_t pid, const struct live_list *l, uint64_t *g)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < l->info.list_count && !err; i++)
+		err = proc_mem_read(pid, list_at(l, l->info.generation, i), &g[i], sizeof(g[i]));
+	return err;
+}
+
+/* No list changed between the two reads (none was changing at the first). */
+static bool unchanged(const struct live_list *l, const uint64_t *before, const uint64_t *after)
+{
+	for (uint32_t i = 0; i < l->info.list_count; i++)
+		if (before[i] != after[i] || (before[i] & 1))
+			return false;
+	return true;
 }
 
 static int by_addr_seq(const void *a, const void *b)
@@ -257,49 +330,79 @@ static void drop_duplicates(struct live_list *l)
 	qsort(l->v, l->n, sizeof(*l->v), by_seq);
 }
 
+static int by_init_seq(const void *a, const void *b)
+{
+	const struct live_closure *x = a, *y = b;
+
+	if (x->init_ns != y->init_ns)
+		return x->init_ns < y->init_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Several lists, one per thread in turn: merged oldest first, as one list would be. */
+static void merge_lists(struct live_list *l)
+{
+	if (l->info.list_count < 2)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), by_init_seq);
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].seq = i;
+}
+
+/* One pass, l->v grown (up to max) until the lists fit: 0, 1, 2 or -errno as walk. */
+static int walk_grown(pid_t pid, struct live_list *l, unsigned char *node, size_t *cap, size_t max,
+		      bool *resynced)
+{
+	int cut = walk(pid, l, node, *cap, resynced);
+
+	/* Room for every node (the lists may have grown meanwhile too). */
+	while (cut == 2 && *cap < max) {
+		struct live_closure *v = realloc(l->v, 2 * *cap * sizeof(*v));
+
+		if (!v)
+			break;
+		l->v = v;
+		*cap *= 2;
+		cut = walk(pid, l, node, *cap, resynced);
+	}
+	return cut;
+}
+
 /* Walks until a walk is consistent, at most twice; keeps the last walk. */
 static enum live_status copy_list(pid_t pid, struct live_list *l, size_t max)
 {
 	unsigned char *node = malloc(l->info.closure_size);
-	uint64_t before, after;
+	uint64_t *before = calloc(l->info.list_count, sizeof(*before));
+	uint64_t *after = calloc(l->info.list_count, sizeof(*after));
 	int err = -ENOMEM, cut;
 	size_t cap = 1024;
 	bool resynced = false;
 
 	l->v = malloc(cap * sizeof(*l->v));
-	for (l->walks = 1; node && l->v && l->walks <= 2; l->walks++) {
-		if ((err = proc_mem_read(pid, l->info.generation, &before, sizeof(before))))
+	for (l->walks = 1; node && before && after && l->v && l->walks <= 2; l->walks++) {
+		if ((err = read_generations(pid, l, before)))
 			break;
-		/* Room for every node (grown between walks; the list may have grown too). */
-		resynced = false;
-		cut = walk(pid, l, node, cap, &resynced);
-		while (cut == 2 && cap < max) {
-			struct live_closure *v = realloc(l->v, 2 * cap * sizeof(*v));
-
-			if (!v)
-				break;
-			l->v = v;
-			cap *= 2;
-			resynced = false;
-			cut = walk(pid, l, node, cap, &resynced);
-		}
-		if (cut < 0 ||
-		    (err = proc_mem_read(pid, l->info.generation, &after, sizeof(after)))) {
+		cut = walk_grown(pid, l, node, &cap, max, &resynced);
+		if (cut < 0 || (err = read_generations(pid, l, after))) {
 			err = cut < 0 ? cut : err;
 			break;
 		}
 		l->complete = cut == 0;
 		l->too_long = cut == 2;
-		l->consistent = l->complete && !resynced && before == after && !(before & 1);
+		l->consistent = l->complete && !resynced && unchanged(l, before, after);
 		if (l->consistent || l->walks == 2)
 			break;
 	}
-	free(node);
-	if (l->v)
+	if (l->v && node && before && after) {
 		drop_duplicates(l);
+		merge_lists(l);
+	}
+	free(node);
+	free(before);
+	free(after);
 	if (l->walks > 2)
 		l->walks = 2;
-	if (!node || !l->v)
+	if (err == -ENOMEM || !l->v)
 		return LIVE_BAD_DESCRIPTOR;
 	return err ? from_errno(pid, err) : LIVE_OK;
 }

@@ -1,8 +1,10 @@
 /*
  * The list of live closures that libclosure keeps in CLOSURE_DEBUG builds, copied out of a
- * running process (lib/include/closure_debug.h describes it). The process is never stopped: the
- * list is walked while it changes, each node checked against its neighbour, and the walk is
- * taken again once when the list changed under it.
+ * running process (lib/include/closure_debug.h describes it: since version 3, one list per thread
+ * in turn). The process is never stopped: each list is walked while it changes, each node checked
+ * against its neighbour and its list, the walk bounded whatever the memory says (a cycle, a
+ * broken link), and taken again once when a list changed under it. Several lists are merged
+ * oldest first.
  */
 #ifndef CLOSURETRACE_LIVE_LIST_H
 #define CLOSURETRACE_LIVE_LIST_H
@@ -43,11 +45,11 @@ enum live_status {
 };
 
 struct live_list {
-	struct live_closure *v; /* owned, in list order (oldest first) */
+	struct live_closure *v; /* owned, oldest first (the lists merged by init time) */
 	size_t n;
 	struct closure_debug_info info;
 	const char *library; /* the object holding the descriptor (a path of objects) */
-	bool consistent;     /* the list did not change while it was read */
+	bool consistent;     /* no list changed while the lists were read */
 	bool complete;	     /* the walk reached the end of the list */
 	bool too_long;	     /* not complete: longer than closuretrace reads (1 << 20 closures) */
 	unsigned walks;	     /* 1, or 2 when the first walk met a change */

@@ -280,6 +280,7 @@ struct closure {
 	 * records, or 0: decided at the init of its root, inherited at init from the parent. In
 	 * what was padding: the layout does not change. */
 	uint8_t left_out;
+	uint8_t debug_list;	/* which of the live lists it is on (CLOSURE_DEBUG); padding before */
 	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
 	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
 	uintptr_t init_ip;	/* where it was initialised: with its first continuation, its kind */

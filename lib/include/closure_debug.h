@@ -9,12 +9,17 @@
  * in the file, adds the object's load bias, and reads the descriptor from the process. Every
  * field has a fixed size, so the reader needs no headers of the program's build.
  *
- * The list (CLOSURE_DEBUG builds only) is circular and doubly linked through struct closure's
- * debug_next/debug_prev, with a sentinel struct closure at list_head. It holds every closure
- * initialised with closure_init() that has not finished, and a stack closure while its owner
- * sleeps in closure_sync(). The counter at generation is odd while the list changes and grows
- * with every change (a seqlock): a reader that sees the same even value before and after its walk
- * has read a consistent list.
+ * The list (CLOSURE_DEBUG builds only) holds every closure initialised with closure_init() that
+ * has not finished, and a stack closure while its owner sleeps in closure_sync(). Since version 3
+ * it is split into list_count lists, so that threads do not contend on one lock: a thread links
+ * the closures it initialises into its own list (threads take the lists in turn; more threads
+ * than lists share them), and whichever thread finishes a closure unlinks it from the list it is
+ * on (its byte at off_list). Each list is circular and doubly linked through struct closure's
+ * debug_next/debug_prev, with a sentinel struct closure: list i's at list_head + i * list_stride
+ * (a sentinel whose debug_next is 0 heads an empty list, never used yet). Each list's counter,
+ * at generation + i * list_stride, is odd while the list changes and grows with every change (a
+ * seqlock; the writers' lock too): a reader that sees every counter even and the same before and
+ * after its walk has read a consistent list. Before version 3 there was one list (list_count 1).
  */
 #ifndef CLOSURE_DEBUG_H
 #define CLOSURE_DEBUG_H
@@ -23,14 +28,14 @@
 
 #define CLOSURE_DEBUG_SECTION ".closure_debug"
 #define CLOSURE_DEBUG_MAGIC   0x6762646c63ull /* "cldbg", little-endian */
-#define CLOSURE_DEBUG_VERSION 2
+#define CLOSURE_DEBUG_VERSION 3
 
 struct closure_debug_info {
 	uint64_t magic;	       /* CLOSURE_DEBUG_MAGIC */
 	uint32_t version;      /* CLOSURE_DEBUG_VERSION: a reader refuses a newer one */
 	uint32_t keeps_list;   /* 1: built with CLOSURE_DEBUG; 0: list_head and generation are 0 */
-	uint64_t list_head;    /* address of the sentinel struct closure */
-	uint64_t generation;   /* address of a uint64_t: odd while the list changes (see above) */
+	uint64_t list_head;    /* address of the first list's sentinel struct closure */
+	uint64_t generation;   /* address of the first list's uint64_t counter (see above) */
 	uint32_t closure_size; /* sizeof(struct closure) */
 	uint32_t pointer_size; /* sizeof(void *) */
 	/* offsets of the fields of struct closure */
@@ -44,6 +49,9 @@ struct closure_debug_info {
 	 * not known): init, last continuation, closure_wait(), closure_sync() sleep. A version 1
 	 * descriptor ends before them. */
 	uint32_t off_init_ip, off_init_ns, off_ip_ns, off_wait_ns, off_sync_ns;
+	/* Version 3: the lists (see above), and the offset of a closure's uint8_t list index. A
+	 * version 2 descriptor ends before them. */
+	uint32_t list_count, list_stride, off_list, reserved;
 };
 
 #endif
