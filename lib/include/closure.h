@@ -100,11 +100,24 @@
 #define STAP_SDT_ARG_CONSTRAINT nr
 #endif
 #include <sys/sdt.h>
-#define CLOSURE_PROBE4(name, a, b, c, d)       STAP_PROBE4(closure, name, a, b, c, d)
-#define CLOSURE_PROBE5(name, a, b, c, d, e)    STAP_PROBE5(closure, name, a, b, c, d, e)
-#define CLOSURE_PROBE6(name, a, b, c, d, e, f) STAP_PROBE6(closure, name, a, b, c, d, e, f)
+#ifdef __clang__
+/* sys/sdt.h passes no argument to a macro's "...": clang -pedantic would say so at every probe. */
+#define CLOSURE_SDT_BEGIN                                                                          \
+	_Pragma("clang diagnostic push")                                                           \
+		_Pragma("clang diagnostic ignored \"-Wgnu-zero-variadic-macro-arguments\"")
+#define CLOSURE_SDT_END _Pragma("clang diagnostic pop")
+#else
+#define CLOSURE_SDT_BEGIN
+#define CLOSURE_SDT_END
+#endif
+#define CLOSURE_PROBE4(name, a, b, c, d)                                                           \
+	CLOSURE_SDT_BEGIN STAP_PROBE4(closure, name, a, b, c, d) CLOSURE_SDT_END
+#define CLOSURE_PROBE5(name, a, b, c, d, e)                                                        \
+	CLOSURE_SDT_BEGIN STAP_PROBE5(closure, name, a, b, c, d, e) CLOSURE_SDT_END
+#define CLOSURE_PROBE6(name, a, b, c, d, e, f)                                                     \
+	CLOSURE_SDT_BEGIN STAP_PROBE6(closure, name, a, b, c, d, e, f) CLOSURE_SDT_END
 #define CLOSURE_PROBE7(name, a, b, c, d, e, f, g)                                                  \
-	STAP_PROBE7(closure, name, a, b, c, d, e, f, g)
+	CLOSURE_SDT_BEGIN STAP_PROBE7(closure, name, a, b, c, d, e, f, g) CLOSURE_SDT_END
 #else
 #define CLOSURE_PROBE4(name, a, b, c, d)          ((void)0)
 #define CLOSURE_PROBE5(name, a, b, c, d, e)       ((void)0)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # closure.h compiles cleanly (-pedantic -Wall -Wextra -Werror) under every standard a user may
 # pick: ISO C11, C17 and C23 (gcc 12 spells it c2x), the same with GNU extensions, and C++17,
-# with the probes compiled in and out; each program is linked with libclosure and run.
+# with the probes compiled in and out; each program is linked with libclosure and run. Run with
+# GCC and with Clang (lib.header_std, lib.header_std_clang).
 #   header_std.sh CC CXX INCLUDE_DIR CONFIG_INCLUDE_DIR LIBRARY_DIR SOURCE [SANITIZERS]
 set -uo pipefail
 cc=$1 cxx=$2 inc=$3 cfg=$4 libdir=$5 src=$6 san=${7:-}
