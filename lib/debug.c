@@ -145,11 +145,14 @@ static unsigned my_list(void)
 	return my_list_plus_1 - 1;
 }
 
-/* The generation goes odd, then even again: the changes between are seen by no reader as done. */
+/*
+ * Bumped under the list's lock before and after every change (odd while changing), as the seqlock
+ * outside readers check; in here the lock alone orders everything, and a reader in another
+ * process checks every node it reads anyway (recorder/live_list.c).
+ */
 static void list_changing(struct debug_list *l)
 {
-	__atomic_store_n(&l->generation, l->generation + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&l->generation, l->generation + 1, __ATOMIC_RELEASE);
 }
 
 static struct debug_list *list_lock(unsigned i)
@@ -163,8 +166,7 @@ static struct debug_list *list_lock(unsigned i)
 
 static void list_unlock(struct debug_list *l)
 {
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&l->generation, l->generation + 1, __ATOMIC_RELAXED);
+	list_changing(l);
 	pthread_mutex_unlock(&l->lock);
 }
 
