@@ -24,7 +24,8 @@
 
 /*
  * One row: the closures initialised on one source line (the compiler may put one line's call at
- * several addresses); the row without a label holds those created before top started.
+ * several addresses); the row without a label holds those created before top started (without
+ * a live list: with one, top begins with the closures alive at attach, each on its own row).
  */
 struct site_row {
 	char label[256]; /* "file:line (func)"; "" for the closures created before top started */
@@ -172,8 +173,8 @@ void top_view_event(void *ctx, const struct ct_event *e, uint32_t pid)
 
 		if (r && e->x5)
 			r->stack = true;
-		else if (r)
-			r->created++;
+		else if (r && !(e->pad & CT_EVENT_SNAPSHOT))
+			r->created++; /* a snapshot's init was alive at attach: created before */
 	}
 	t.seq = v->seq;
 	model_sink.event(v->model, &t);

@@ -49,6 +49,10 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 			s->consumer->name(s->consumer_ctx, e->x6, pid, ct_name_id(e), name);
 		return;
 	}
+	if (s->cut_ns && e->ts > s->cut_ns) {
+		s->after_cut++; /* made after the stop: see session.h */
+		return;
+	}
 	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e->kind, e->cl))
 		return; /* the snapshot wrote this closure's init already */
 	if (s->out)

@@ -299,9 +299,9 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 			"closuretrace: the command ended before it could start (process %d)\n",
 			(int)s->pid);
 	}
-	/* record -p: every closure alive now, from before the probes, as a synthetic init
-	 * (snapshot.h). Not yet top's: its view does not take inits from before its start. */
-	if (!s->launched && s->out) {
+	/* record -p and top: every closure alive now, from before the probes, as a synthetic init
+	 * (snapshot.h), to the trace or to the consumer (top's view) alike. */
+	if (!s->launched && (s->out || s->consumer)) {
 		size_t n = snapshot_write(s, session_now_ns());
 
 		if (r->o.verbose && n)

@@ -98,6 +98,13 @@ struct session {
 		bool done; /* its own init or its finish came: later ones are other lives' */
 	} * snapshot;
 	size_t n_snapshot;
+	/*
+	 * The stop's cut (CLOCK_MONOTONIC ns; 0 until the stop): the threads of a process still
+	 * running are drained one after another, so a record made after the cut by a thread read
+	 * late would come without the earlier records of a thread read early (a new life's init
+	 * before the old life's finish). Events after the cut are left out, counted in after_cut.
+	 */
+	uint64_t cut_ns, after_cut;
 	/* At the stop: the root closures decided while sampling and those left out, over every
 	 * process (trees_counted: some libclosure counted them, version 3 on). */
 	bool trees_counted;

@@ -407,6 +407,7 @@ void session_batch_stop(struct session *s)
 {
 	if (!s->batch)
 		return;
+	s->cut_ns = session_now_ns(); /* before the first buffer is read: see session.h */
 	learn_registries(s);
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
@@ -421,6 +422,11 @@ void session_batch_stop(struct session *s)
 	}
 	stop_sampling(s);
 	batch_decoder_flush(s->batch);
+	if (s->verbose && s->after_cut)
+		fprintf(stderr,
+			"closuretrace: %llu records made after the stop left out (the threads were "
+			"read one after another)\n",
+			(unsigned long long)s->after_cut);
 	if (s->verbose && batch_decoder_stale(s->batch))
 		fprintf(stderr,
 			"closuretrace: %llu buffered records older than the recording left out\n",

@@ -175,6 +175,33 @@ suspect)
 	echo "ok: the leaked closure is the one suspect, marked on its kind's row"
 	cat last.txt
 	;;
+snapshot)
+	# top begins with the closures alive at attach (the live list, as record -p): a closure
+	# leaked before top started is in flight on its own init line's row from the first frame,
+	# not invisible (it makes no event once top runs), and not in a "created before" row.
+	"$leaky" >leaky.txt &
+	lpid=$!
+	pids+=("$lpid")
+	for _ in $(seq 1 500); do
+		grep -qx ready leaky.txt && break
+		sleep 0.02
+	done
+	kill -USR1 "$lpid"
+	for _ in $(seq 1 500); do
+		grep -qx leaked leaky.txt && break
+		sleep 0.02
+	done
+	grep -qx leaked leaky.txt || fail "no leak made: $(cat leaky.txt)"
+	"$ct" top -b -n 1 -p "$lpid" >out.txt 2>err.txt || fail "top exited $?: $(cat err.txt)"
+	init=$(grep -n 'L_INIT' "$src/tests/top/top_leaky.c" | cut -d: -f1)
+	grep -qx 'in flight 1, created [0-9]*/s, finished [0-9]*/s, suspects [01]' out.txt ||
+		fail "first frame: $(cat out.txt)"
+	grep -qE "^[! ] +1 +[0-9]+ +[0-9]+ +[0-9.]+(ms|s) .* main \(top_leaky\.c:$init\)$" out.txt ||
+		fail "the leak is not in flight on top_leaky.c:$init's row: $(cat out.txt)"
+	grep -q 'created before top started' out.txt && fail "a 'created before' row: $(cat out.txt)"
+	echo "ok: the closure leaked before top started is in flight on its init line's row"
+	cat out.txt
+	;;
 interactive_q)
 	start_blockio
 	start_tmux
