@@ -256,6 +256,30 @@ PY
 	done
 	[ "$reads" -ge 1 ] || fail "no read before blockio ended"
 	;;
+hostile_cycle)
+	# Another process's memory may say anything: a list that never leads back to its sentinel
+	# is followed a bounded number of steps, then shown as far as it was read, with a note.
+	start "$bindir/ps_hostile" cycle
+	timeout 30 "$ct" ps -p "$pid" >out.txt 2>err.txt
+	status=$?
+	[ "$status" = 0 ] || fail "ps exited $status: $(cat err.txt)"
+	grep -Eq "^process $pid \(.*\): 2 live closures$" out.txt || fail "first line: $(head -1 out.txt)"
+	grep -qx "note: the list changed faster than it could be followed: only the closures shown were read" out.txt ||
+		fail "no note: $(cat out.txt)"
+	running "$pid"
+	echo "ok: a cycle in the list: 2 closures shown, the walk cut short, in bounded time"
+	;;
+hostile_lists | hostile_stride)
+	# A descriptor whose lists cannot be (a million of them; lists overlapping): refused.
+	start "$bindir/ps_hostile" "${case_name#hostile_}"
+	timeout 30 "$ct" ps -p "$pid" >out.txt 2>err.txt
+	status=$?
+	[ "$status" = 3 ] || fail "ps exited $status, not 3: $(cat out.txt err.txt)"
+	grep -q "live-list descriptor of libclosure in process $pid .* cannot be read as one" err.txt ||
+		fail "message: $(cat err.txt)"
+	[ -s out.txt ] && fail "output: $(cat out.txt)"
+	echo "ok: ${case_name#hostile_}: refused, exit 3: $(cat err.txt)"
+	;;
 *)
 	fail "no case $case_name"
 	;;
