@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every message template proofread (issue 21 item 4): report, report --json, graph -T dot, explain,
-# timeline and check render each count with 1 and with many (1 and 5 leaks, 1 and 3 lost events,
+# timeline, check, list, top and ps render each count with 1 and with many (1 and 5 leaks, 1 and 3 lost events,
 # 1 and 3 events set aside, one stuck closure and several, every fixture), and no text says
 # "1 events", "3 closure", "the child the running reference" or a doubled word.
 # check's diagnostics are rendered from each trace too (tests/check/check_judge), and by check
@@ -60,6 +60,16 @@ for n in 1 4; do
 		--work-us 10 >>"$out" 2>&1
 done
 
+# list, and (root: BPF) top and ps on a running service.
+"$tool" list "$service" >>"$out" 2>&1
+if [ "$(id -u)" = 0 ]; then
+	"$service" --rate 500 --children 1 >/dev/null 2>&1 &
+	pids+=("$!")
+	sleep 0.3
+	"$tool" top -b -n 2 -d 0.2 -p "${pids[-1]}" >>"$out" 2>&1
+	"$tool" ps -p "${pids[-1]}" >>"$out" 2>&1
+fi
+
 python3 - "$out" >"$tmp/bad" <<'PY'
 import re, sys
 NOUNS = ("closure", "event", "error", "leak", "reference", "ref", "life", "site", "suppression",
@@ -91,5 +101,5 @@ PY
 $(cat "$tmp/bad")"
 lines=$(wc -l <"$out")
 [ "$lines" -gt 1000 ] || fail "only $lines lines rendered: the commands did not run"
-[ $status = 0 ] && echo "ok: $lines lines of report, graph, explain, timeline and check proofread"
+[ $status = 0 ] && echo "ok: $lines lines of report, graph, explain, timeline, check, list, top and ps proofread"
 exit $status
