@@ -3,6 +3,8 @@
 #   make test     install dependencies, build, run every test: plain, ASan+UBSan, TSan
 #   make demo     trace the bundled demo end to end
 #   make bench    the benchmarks (Release build, probes in and out)
+#   make soak     check under load, full counts: the 259-process tree 20 times, blockio --requests
+#                 200000 10 times, with stress-ng on every core; one false leak fails (root, BPF)
 #   make fuzz     the libFuzzer harnesses, each for FUZZ_SECONDS (default 300); `make test` runs
 #                 them for 15 s each
 #   make deb      Debian packages libclosure0, libclosure-dev, closuretrace into dist/ (CPack)
@@ -21,7 +23,7 @@ DEVELOPER := -DCLOSURETRACE_WERROR=ON
 CMAKE  := cmake
 CTEST  := ctest --output-on-failure --timeout 600
 
-.PHONY: all deps build test deb test-plain test-asan test-tsan demo bench fuzz install format clean
+.PHONY: all deps build test soak deb test-plain test-asan test-tsan demo bench fuzz install format clean
 
 all: build
 
@@ -36,6 +38,10 @@ test: deps test-plain test-asan test-tsan
 
 test-plain: build
 	$(CTEST) --test-dir build
+
+soak: deps build
+	bash tests/trust/load_test.sh build/cli/closuretrace build/tests/trust/ct_tree \
+		build/examples/blockio 20 10 200000
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:

@@ -264,16 +264,37 @@ static struct closure_batch_buf *claim_buffer(void)
 	return b;
 }
 
+/* A slot of b, whose depth the caller raised: NULL when a handler found it full (dropped). */
+static struct closure_batch_record *slot_reserve(struct closure_batch_buf *b, bool outer,
+						 uint32_t *slot)
+{
+	uint32_t i;
+
+	for (;;) {
+		i = reserve_slot(&b->n);
+		if (i < CLOSURE_BATCH_RECORDS)
+			break;
+		if (!outer) {
+			b->dropped++; /* a handler found the buffer full under its thread */
+			return NULL;
+		}
+		hand_over(b, CLOSURE_BATCH_RECORDS);
+	}
+	*slot = i;
+	return &b->rec[i];
+}
+
 /*
- * A slot of this thread's buffer for one record at ts: NULL when none (no buffer: counted as lost;
+ * A slot of this thread's buffer for one record: NULL when none (no buffer: counted as lost;
  * a handler found it full: counted as dropped). Every slot_begin is followed by slot_end, which
- * publishes the record (its seq) and may hand the buffer over.
+ * publishes the record (its seq) and may hand the buffer over. The depth is raised before the
+ * caller reads the clock: a recorder's poll that reads depth 0 in the head knows that any record
+ * still to come is stamped after it read (its frontier, recorder/batch_decode.h).
  */
 static struct closure_batch_record *slot_begin(struct closure_batch_buf **bp, uint32_t *slot,
 					       bool *outer)
 {
 	struct closure_batch_buf *b = my_buf;
-	uint32_t i;
 
 	if (!b && !(b = claim_buffer())) {
 		closure_batch_sink_lost(1); /* counted when the sink is on */
@@ -287,18 +308,7 @@ static struct closure_batch_record *slot_begin(struct closure_batch_buf **bp, ui
 	*bp = b;
 	*outer = !b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	for (;;) {
-		i = reserve_slot(&b->n);
-		if (i < CLOSURE_BATCH_RECORDS)
-			break;
-		if (!*outer) {
-			b->dropped++; /* a handler found the buffer full under its thread */
-			return NULL;
-		}
-		hand_over(b, CLOSURE_BATCH_RECORDS);
-	}
-	*slot = i;
-	return &b->rec[i];
+	return slot_reserve(b, *outer, slot);
 }
 
 /*
@@ -330,31 +340,75 @@ static void slot_end(struct closure_batch_buf *b, struct closure_batch_record *e
 	b->depth--;
 }
 
+static void fill(struct closure_batch_record *e, uint64_t ts, unsigned op, uintptr_t cl,
+		 uint32_t r, uintptr_t ip, uint64_t x4, uint64_t x5, uint64_t x6)
+{
+	e->ts = ts;
+	e->cl = cl;
+	e->ip = ip;
+	e->x4 = x4;
+	e->x5 = x5;
+	e->count = r & CLOSURE_BATCH_COUNT_MASK;
+	e->flags = r & ~CLOSURE_BATCH_COUNT_MASK;
+	e->op = (uint8_t)op;
+	e->x6 = (uint8_t)x6;
+	e->pad = 0;
+}
+
 void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
 			  uint64_t x5, uint64_t x6)
 {
 	struct closure_batch_buf *b = NULL;
 	struct closure_batch_record *e;
-	uint64_t ts = closure_clock_ns();
 	uint32_t i = 0;
 	bool outer = false;
 
 	e = slot_begin(&b, &i, &outer);
 	if (!b)
 		return;
-	if (e) {
-		e->ts = ts;
-		e->cl = cl;
-		e->ip = ip;
-		e->x4 = x4;
-		e->x5 = x5;
-		e->count = r & CLOSURE_BATCH_COUNT_MASK;
-		e->flags = r & ~CLOSURE_BATCH_COUNT_MASK;
-		e->op = (uint8_t)op;
-		e->x6 = (uint8_t)x6;
-		e->pad = 0;
-	}
+	if (e)
+		fill(e, closure_clock_ns(), op, cl, r, ip, x4, x5, x6);
 	slot_end(b, e, i, outer, true);
+}
+
+uint64_t closure_batch_clock_in(void)
+{
+	struct closure_batch_buf *b = my_buf;
+
+	if (!b && !(b = claim_buffer()))
+		return 1; /* a record is still due: closure_batch_append_at counts it lost */
+	b->depth++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return closure_clock_ns();
+}
+
+void closure_batch_append_at(uint64_t ts, unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip,
+			     uint64_t x4, uint64_t x5, uint64_t x6)
+{
+	struct closure_batch_buf *b = my_buf;
+	struct closure_batch_record *e;
+	uint32_t i = 0;
+	bool outer;
+
+	if (!b || !b->depth) {
+		closure_batch_sink_lost(1); /* no buffer could be claimed */
+		return;
+	}
+	outer = b->depth == 1; /* closure_batch_clock_in raised it */
+	e = slot_reserve(b, outer, &i);
+	if (e)
+		fill(e, ts, op, cl, r, ip, x4, x5, x6);
+	slot_end(b, e, i, outer, true);
+}
+
+void closure_batch_unclock_in(void)
+{
+	struct closure_batch_buf *b = my_buf;
+
+	if (b && b->depth) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		b->depth--;
+	}
 }
 
 /* The name record's layout over an operation's (closure_batch.h). */
@@ -369,8 +423,7 @@ _Static_assert(sizeof(struct closure_batch_name) == sizeof(struct closure_batch_
 
 void closure_batch_name(unsigned kind, uint64_t id, const char *name)
 {
-	struct closure_batch_name rec = {.ts = closure_clock_ns(),
-					 .id = id,
+	struct closure_batch_name rec = {.id = id,
 					 .op = CLOSURE_BATCH_OP_NAME,
 					 .kind = (uint8_t)kind};
 	struct closure_batch_buf *b = NULL;
@@ -382,6 +435,7 @@ void closure_batch_name(unsigned kind, uint64_t id, const char *name)
 	e = slot_begin(&b, &i, &outer);
 	if (!b)
 		return;
+	rec.ts = closure_clock_ns(); /* after the depth is raised: see slot_begin */
 	if (e) { /* all but seq: slot_end publishes it */
 		memcpy(e, &rec, offsetof(struct closure_batch_name, seq));
 		memcpy(&e->op, &rec.op, sizeof(rec) - offsetof(struct closure_batch_name, op));

@@ -45,6 +45,19 @@ void closure_batch_name(unsigned kind, uint64_t id, const char *name);
 /* In a libclosure worker thread, once named: its workqueue and the workqueue's name (kept by the
  * caller for the thread's life), given with the thread's name whenever it claims a buffer. */
 void closure_batch_worker(const void *wq, const char *name);
+/*
+ * An operation that may give up a closure's last reference takes its record's time before it
+ * (closure_batch_clock_in, which also marks an append in progress), publishes, then appends
+ * with that time (closure_batch_append_at) or, not recording after all, closure_batch_unclock_in.
+ * Then every record of a closure's life is stamped before the next life's init (docs/probes.md):
+ * a thread preempted between its compare-and-swap and its clock read could otherwise stamp a put
+ * after the finish it allowed, and after the init of the next closure at that address.
+ * Never 0: 1 when no buffer could be claimed (closure_batch_append_at then counts the record lost).
+ */
+uint64_t closure_batch_clock_in(void);
+void closure_batch_append_at(uint64_t ts, unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip,
+			     uint64_t x4, uint64_t x5, uint64_t x6);
+void closure_batch_unclock_in(void);
 
 /* At an init while traced: the sampling session that leaves the new closure's tree out of the
  * records, or 0 (recorded). A root is counted and decided (closure_batch.h, version 3); a child

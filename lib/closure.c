@@ -39,13 +39,16 @@ sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
  * after), then act on the last reference. Each operation names its probe here, so there is one
  * probe site per operation and no dispatch on a kind.
  */
-#define SUB_AND_SETTLE(cl, v, name, ip, probe)                                                     \
+#define SUB_AND_SETTLE(traced, cl, v, name, ip, probe)                                             \
 	do {                                                                                       \
 		/* Before the sub: afterwards another thread may finish and free cl. */            \
 		const bool rec = CLOSURE_RECORDED(cl);                                             \
+		/* The record's time, also before the sub (lib/batch.h); 0: no record. */          \
+		const uint64_t bts_ =                                                              \
+			(traced) && rec && CLOSURE_BATCH_ON() ? closure_batch_clock_in() : 0;      \
 		struct sub_result res_ = sub_value(cl, v, name, ip);                               \
 		uint32_t r = res_.after;                                                           \
-		(void)r, (void)rec;                                                                \
+		(void)r, (void)bts_;                                                               \
 		probe;                                                                             \
 		if (res_.outcome != SUB_NORMAL)                                                    \
 			settle(cl, res_, name, ip);                                                \
@@ -145,7 +148,8 @@ PROBE_BODY void finish_body(struct closure *cl, uint32_t r, uintptr_t ip, const 
 		call_fn(destructor, takes_closure, cl);
 	}
 	if (parent)
-		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip, rec));
+		SUB_AND_SETTLE(traced, parent, 1, "closure_put", ip,
+			       probe_put(parent, r, ip, bts_));
 }
 
 PROBE_COLD void finish_traced(struct closure *cl, uint32_t r, uintptr_t ip)
@@ -279,10 +283,10 @@ PROBE_BODY void sub_body(struct closure *cl, uint32_t v, int kind, const char *n
 			 const bool traced)
 {
 	if (kind == CLOSURE_OP_SUB)
-		SUB_AND_SETTLE(cl, v, name, ip,
-			       probe_op1_rec_in(traced, rec, sub, cl, r, ip, (long)(int)v));
+		SUB_AND_SETTLE(traced, cl, v, name, ip,
+			       probe_op1_settle(traced, sub, cl, r, ip, (long)(int)v));
 	else
-		SUB_AND_SETTLE(cl, v, "closure_put", ip, probe_put(cl, r, ip, rec));
+		SUB_AND_SETTLE(traced, cl, v, "closure_put", ip, probe_put(cl, r, ip, bts_));
 }
 
 PROBE_COLD void sub_traced(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip)
@@ -489,8 +493,8 @@ PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn,
 
 	require_running(cl, name, ip);
 	set_fn_at(cl, fn, wq, ip);
-	SUB_AND_SETTLE(cl, v, name, ip,
-		       probe_op3_rec_in(traced, rec, continue_at, cl, r, ip, (uintptr_t)fn.fn,
+	SUB_AND_SETTLE(traced, cl, v, name, ip,
+		       probe_op3_settle(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn,
 					wq_addr(wq), how));
 }
 
@@ -588,9 +592,9 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 	 * finishes rather than requeues) and SLEEPING (so that it only wakes us: the count stays
 	 * 0).
 	 */
-	SUB_AND_SETTLE(cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING,
-		       name, ip,
-		       probe_op3_rec_in(traced, rec, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
+	SUB_AND_SETTLE(traced, cl,
+		       CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING, name,
+		       ip, probe_op3_settle(traced, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
 	sleep_while_sleeping(cl);
 	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
 	(void)r; /* only the probes use it */
@@ -598,7 +602,8 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 	probe_op1_in(traced || PROBE_TRACED(finish), finish, cl, r, ip, (uintptr_t)parent);
 	closure_debug_unlist(cl);
 	if (parent)
-		SUB_AND_SETTLE(parent, 1, "closure_put", ip, probe_put(parent, r, ip, rec));
+		SUB_AND_SETTLE(traced, parent, 1, "closure_put", ip,
+			       probe_put(parent, r, ip, bts_));
 }
 
 PROBE_COLD void return_sync_traced(struct closure *cl, uintptr_t ip)
@@ -687,8 +692,8 @@ PROBE_BODY void wake_up_body(struct closure_waitlist *list, uintptr_t ip, const 
 	}
 	for (cl = reversed; cl; cl = next) {
 		next = cl->next; /* the put below may requeue cl, reusing its link */
-		SUB_AND_SETTLE(cl, CLOSURE_WAITING + 1, "closure_wake_up", ip,
-			       probe_op1_rec_in(traced, rec, wake, cl, r, ip, (uintptr_t)list));
+		SUB_AND_SETTLE(traced, cl, CLOSURE_WAITING + 1, "closure_wake_up", ip,
+			       probe_op1_settle(traced, wake, cl, r, ip, (uintptr_t)list));
 	}
 }
 
@@ -721,8 +726,9 @@ static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, 
 	closure_debug_sync_begin(cl, ip);
 	/* One step: give up the running reference and ask the last put to wake us. */
 	SUB_AND_SETTLE(
-		cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING, "closure_sync", ip,
-		probe_op1_rec_in(PROBE_TRACED(sync_begin), rec, sync_begin, cl, r, ip, timeout_ms));
+		PROBE_TRACED(sync_begin), cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING,
+		"closure_sync", ip,
+		probe_op1_settle(PROBE_TRACED(sync_begin), sync_begin, cl, r, ip, timeout_ms));
 	for (;;) {
 		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
 		if (!(r & CLOSURE_SLEEPING))

@@ -31,7 +31,7 @@ void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, ui
 /* The get and put probes, fired unguarded (lib/probes_unguarded.c says why). */
 void probe_get(struct closure *cl, uint32_t r, uintptr_t ip);
 /* rec: CLOSURE_RECORDED(cl), read before the put (cl may be gone by now). */
-void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, bool rec);
+void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, uint64_t bts);
 
 /* Run cl's continuation in this thread (fires the run probe). */
 void closure_run(struct closure *cl);

@@ -52,11 +52,11 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
  * next operation, as with any USDT semaphore.
  */
 #if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
-#define PROBE_GUARDED      1
+#define PROBE_GUARDED	   1
 #define PROBE_WORD(name)   closure_##name##_semaphore
 #define PROBE_TRACED(name) PROBE_TRACED_IF(PROBE_WORD(name))
 #else
-#define PROBE_GUARDED      0
+#define PROBE_GUARDED	   0
 #define PROBE_WORD(name)   0
 #define PROBE_TRACED(name) 1
 #endif
@@ -110,11 +110,27 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #define probe_op1_rec_in(traced, rec, name, cl, r, ip, a)                                          \
 	probe_op_rec_(traced, rec, name, cl, r, ip, a, 0, 0,                                       \
 		      CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
-#define probe_op3_rec_in(traced, rec, name, cl, r, ip, a, b, c)                                    \
-	probe_op_rec_(traced, rec, name, cl, r, ip, a, b, c,                                       \
-		      CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
-#define probe_op(name, cl, r, ip)        probe_op_in(PROBE_TRACED(name), name, cl, r, ip)
-#define probe_op1(name, cl, r, ip, a)    probe_op1_in(PROBE_TRACED(name), name, cl, r, ip, a)
+/*
+ * In SUB_AND_SETTLE's probe statement: the record stamped before the sub (its bts_, 0 for none:
+ * lib/batch.h's closure_batch_clock_in), then the probe.
+ */
+#define probe_op_settle_(traced, name, cl, r, ip, a, b, c, probe)                                  \
+	do {                                                                                       \
+		if (bts_)                                                                          \
+			closure_batch_append_at(bts_, CLOSURE_BATCH_OP_##name, (uintptr_t)(cl),    \
+						(r), (ip), (uint64_t)(a), (uint64_t)(b),           \
+						(uint64_t)(c));                                    \
+		if ((traced) || !PROBE_GUARDED)                                                    \
+			PROBE_IF_ARMED(name, probe);                                               \
+	} while (0)
+#define probe_op1_settle(traced, name, cl, r, ip, a)                                               \
+	probe_op_settle_(traced, name, cl, r, ip, a, 0, 0,                                         \
+			 CLOSURE_PROBE5(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a))
+#define probe_op3_settle(traced, name, cl, r, ip, a, b, c)                                         \
+	probe_op_settle_(traced, name, cl, r, ip, a, b, c,                                         \
+			 CLOSURE_PROBE7(name, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip, a, b, c))
+#define probe_op(name, cl, r, ip)	 probe_op_in(PROBE_TRACED(name), name, cl, r, ip)
+#define probe_op1(name, cl, r, ip, a)	 probe_op1_in(PROBE_TRACED(name), name, cl, r, ip, a)
 #define probe_op2(name, cl, r, ip, a, b) probe_op2_in(PROBE_TRACED(name), name, cl, r, ip, a, b)
 
 #endif

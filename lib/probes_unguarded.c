@@ -27,24 +27,13 @@ void probe_get(struct closure *cl, uint32_t r, uintptr_t ip)
 		get_body(cl, r, ip, false);
 }
 
-PROBE_BODY void put_body(struct closure *cl, uint32_t r, uintptr_t ip, bool rec, const bool traced)
+/* The put probe fires either way (it has no semaphore); the record when bts (lib/batch.h). */
+void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, uint64_t bts)
 {
-	(void)cl, (void)r, (void)ip, (void)rec;
-	probe_op_rec_(traced, rec, put, cl, r, ip, 0, 0, 0,
-		      CLOSURE_PROBE4(put, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip));
-}
-
-PROBE_COLD void put_traced(struct closure *cl, uint32_t r, uintptr_t ip, bool rec)
-{
-	put_body(cl, r, ip, rec, true);
-}
-
-void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, bool rec)
-{
-	if (PROBE_OP_TRACED(put))
-		put_traced(cl, r, ip, rec);
-	else
-		put_body(cl, r, ip, rec, false);
+	(void)cl, (void)r, (void)ip;
+	if (bts)
+		closure_batch_append_at(bts, CLOSURE_BATCH_OP_put, (uintptr_t)cl, r, ip, 0, 0, 0);
+	CLOSURE_PROBE4(put, cl, PROBE_COUNT(r), PROBE_FLAGS(r), ip);
 }
 
 _Static_assert(CLOSURE_BATCH_COUNT_MASK == CLOSURE_REMAINING_MASK, "lib/batch.h's mask");
@@ -62,4 +51,19 @@ void closure_batch_get(struct closure *cl, uint32_t r, int not_zero)
 void closure_batch_put(struct closure *cl, uint32_t r)
 {
 	closure_batch_append(CLOSURE_BATCH_OP_put, (uintptr_t)cl, r, CALLER_IP(), 0, 0, 0);
+}
+
+uint64_t closure_batch_clock(void)
+{
+	return closure_batch_clock_in();
+}
+
+void closure_batch_put_at(struct closure *cl, uint32_t r, uint64_t ts)
+{
+	closure_batch_append_at(ts, CLOSURE_BATCH_OP_put, (uintptr_t)cl, r, CALLER_IP(), 0, 0, 0);
+}
+
+void closure_batch_unclock(void)
+{
+	closure_batch_unclock_in();
 }

@@ -23,6 +23,11 @@ struct thread_seq {
 	uint32_t pid;
 	uint32_t src; /* its events' queue in the merge */
 	bool used;
+	bool done;	   /* its process (image) ended: nothing more to come */
+	bool cand_set;	   /* the sweep under way has a frontier for it */
+	bool cand_done;	   /* ... or found its process gone */
+	uint64_t frontier; /* no record still to come is older */
+	uint64_t cand;
 	uint32_t n, cap;
 	struct span *spans; /* sorted, disjoint, not adjacent */
 };
@@ -35,7 +40,10 @@ struct batch_decoder {
 	uint64_t order;
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
-	uint64_t dups, forgotten, stale, refused;
+	uint64_t dups, forgotten, stale, refused, early;
+	bool sweeping;
+	uint64_t sweep_at;  /* the clock of the sweep under way */
+	uint64_t committed; /* the clock of the last committed sweep: a new stream's frontier */
 };
 
 struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *emit, void *ctx)
@@ -61,8 +69,10 @@ static void pop(struct batch_decoder *d)
 
 static bool push(struct batch_decoder *d, uint32_t src, const struct merge_item *it)
 {
-	if (d->merge.held == BATCH_HELD_MAX)
+	if (d->merge.held == BATCH_HELD_MAX) {
+		d->early++;
 		pop(d);
+	}
 	return time_merge_push(&d->merge, src, it);
 }
 
@@ -104,8 +114,11 @@ static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint6
 	src = time_merge_source(&d->merge);
 	if (src < 0)
 		return NULL;
-	d->threads[i] =
-		(struct thread_seq){.pid = pid, .buf = buf, .src = (uint32_t)src, .used = true};
+	d->threads[i] = (struct thread_seq){.pid = pid,
+					    .buf = buf,
+					    .src = (uint32_t)src,
+					    .used = true,
+					    .frontier = d->committed};
 	d->nthreads++;
 	return &d->threads[i];
 }
@@ -282,13 +295,68 @@ uint64_t batch_decoder_stale(const struct batch_decoder *d)
 	return d->stale;
 }
 
-void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns)
+void batch_decoder_sweep(struct batch_decoder *d, uint64_t now_ns)
 {
-	uint64_t horizon = now_ns > BATCH_WINDOW_NS ? now_ns - BATCH_WINDOW_NS : 0;
+	for (size_t i = 0; i < d->threads_cap; i++)
+		d->threads[i].cand_set = d->threads[i].cand_done = false;
+	d->sweeping = true;
+	d->sweep_at = now_ns;
+}
+
+bool batch_decoder_sweeping(const struct batch_decoder *d)
+{
+	return d->sweeping;
+}
+
+void batch_decoder_frontier(struct batch_decoder *d, uint32_t pid, uint64_t buf, uint64_t ts)
+{
+	struct thread_seq *t = d->sweeping ? thread_of(d, pid, buf) : NULL;
+
+	if (ts > d->sweep_at)
+		ts = d->sweep_at; /* nothing held back: what comes is stamped after the sweep began
+				   */
+	if (t && (!t->cand_set || ts < t->cand)) {
+		t->cand = ts;
+		t->cand_set = true;
+	}
+}
+
+void batch_decoder_gone(struct batch_decoder *d, uint32_t pid, uint32_t image)
+{
+	for (size_t i = 0; d->sweeping && i < d->threads_cap; i++)
+		if (d->threads[i].used && d->threads[i].pid == pid &&
+		    (d->threads[i].buf >> 48) == (image & 0xffff))
+			d->threads[i].cand_done = true;
+}
+
+void batch_decoder_commit(struct batch_decoder *d)
+{
+	uint64_t horizon = d->sweep_at;
 	const struct merge_item *it;
 
-	while ((it = time_merge_first(&d->merge)) && it->e.ts <= horizon)
+	if (!d->sweeping)
+		return;
+	d->sweeping = false;
+	for (size_t i = 0; i < d->threads_cap; i++) {
+		struct thread_seq *t = &d->threads[i];
+
+		if (!t->used || t->done)
+			continue;
+		t->done = t->cand_done;
+		if (t->cand_set && t->cand > t->frontier)
+			t->frontier = t->cand;
+		if (!t->done && t->frontier < horizon)
+			horizon = t->frontier;
+	}
+	d->committed = d->sweep_at;
+	horizon = horizon > BATCH_CLOCK_SLACK_NS ? horizon - BATCH_CLOCK_SLACK_NS : 0;
+	while ((it = time_merge_first(&d->merge)) && it->e.ts < horizon)
 		pop(d);
+}
+
+uint64_t batch_decoder_early(const struct batch_decoder *d)
+{
+	return d->early;
 }
 
 void batch_decoder_flush(struct batch_decoder *d)

@@ -1,9 +1,9 @@
 /*
  * Decoding batches (lib/include/closure_batch.h records) into the recorder's events, in time
  * order across threads. Each thread's records carry a sequence number: a record seen twice (a
- * batch handed over and also read by a poll, or drained at stop) is kept once. Records wait in a
- * heap until the clock is a reorder window past them, then leave oldest first; see
- * docs/probes.md ("Batched events").
+ * batch handed over and also read by a poll, or drained at stop) is kept once. Records wait in
+ * time order until no stream can still deliver an earlier one (batch_decoder_sweep), then leave
+ * oldest first; see docs/probes.md ("Batched events").
  */
 #ifndef CLOSURETRACE_BATCH_DECODE_H
 #define CLOSURETRACE_BATCH_DECODE_H
@@ -25,10 +25,15 @@
  * counted with the lost ones (batch_decoder_refused).
  */
 #define BATCH_STREAMS_MAX 16384
-/* Events a batch decoder holds at most; past it the oldest leave at once. */
+/* Events a batch decoder holds at most; past it the oldest leave at once (out of order, counted).
+ */
 #define BATCH_HELD_MAX (1u << 20)
-/* How long an event waits for earlier events of other threads (ns). */
-#define BATCH_WINDOW_NS (100 * 1000 * 1000ull)
+/*
+ * How much earlier than the recorder's clock at a poll a record may still be stamped by a thread
+ * whose buffer head said no append was in progress: the thread's store of its depth may reach
+ * memory a little after its clock read (a store buffer drains within microseconds).
+ */
+#define BATCH_CLOCK_SLACK_NS (1000 * 1000ull)
 
 struct batch_decoder;
 
@@ -96,8 +101,33 @@ uint64_t batch_decoder_duplicates(const struct batch_decoder *d);
 /* Records older than not_before_ns, left out (each counted once). */
 uint64_t batch_decoder_stale(const struct batch_decoder *d);
 
-/* Emits the events older than now_ns - BATCH_WINDOW_NS. */
-void batch_decoder_release(struct batch_decoder *d, uint64_t now_ns);
+/*
+ * Exact time order (docs/probes.md, "Batched events"): an event leaves once no stream can still
+ * deliver an earlier one. Each stream (a thread buffer) has a frontier: every record of it not
+ * received yet has a later time. A sweep learns new frontiers: batch_decoder_sweep begins one at
+ * the recorder's clock now_ns (read before the buffer heads), the poll that follows reports each
+ * head it read (batch_decoder_frontier) and each process gone (batch_decoder_gone); once every
+ * batch handed over before that poll has been received (the recorder read the ring buffer up to
+ * where its producer was after the poll), batch_decoder_commit makes them the frontiers and emits
+ * every event older than the earliest. A stream first seen later starts at the last committed
+ * sweep's clock: its buffer announced itself (an empty batch) before its first record was stamped.
+ */
+void batch_decoder_sweep(struct batch_decoder *d, uint64_t now_ns);
+
+/* Whether a sweep is begun and not committed. */
+bool batch_decoder_sweeping(const struct batch_decoder *d);
+
+/* In a sweep: no record of stream (pid, buf) still to come is older than ts. */
+void batch_decoder_frontier(struct batch_decoder *d, uint32_t pid, uint64_t buf, uint64_t ts);
+
+/* In a sweep: process pid's image (the 16 bits of batch_stream_key) ends: its streams are done. */
+void batch_decoder_gone(struct batch_decoder *d, uint32_t pid, uint32_t image);
+
+/* Ends the sweep: its frontiers hold; emits every event older than the earliest frontier. */
+void batch_decoder_commit(struct batch_decoder *d);
+
+/* Events that left before their time (past BATCH_HELD_MAX): 0 unless the recorder fell behind. */
+uint64_t batch_decoder_early(const struct batch_decoder *d);
 
 /* Emits every event held. */
 void batch_decoder_flush(struct batch_decoder *d);

@@ -10,6 +10,9 @@
 #include "batch_proc.h"
 
 #define HEAD_SIZE offsetof(struct closure_batch_buf, rec)
+/* A poll reads each head, then its depth again: two iovecs a buffer, IOV_MAX in one call. */
+#define POLL_HEADS  (IOV_MAX / 2)
+#define POLL_STRIDE (HEAD_SIZE + 8)
 _Static_assert(HEAD_SIZE == CT_BUF_HEAD_SIZE && sizeof(struct ct_buf_head) == CT_BUF_HEAD_SIZE,
 	       "BPF's view of a buffer's head");
 _Static_assert(offsetof(struct closure_batch_record, seq) == CT_RECORD_SEQ_OFF, "seq offset");
@@ -163,13 +166,63 @@ static int poll_scratch(struct batch_poll *p)
 	if (!p->heads) {
 		p->local = calloc(IOV_MAX, sizeof(*p->local));
 		p->remote = calloc(IOV_MAX, sizeof(*p->remote));
-		p->heads = calloc(IOV_MAX, HEAD_SIZE);
+		p->heads = calloc(POLL_HEADS, POLL_STRIDE);
 		p->copies = malloc(2 * sizeof(*p->copies));
 		if (!p->local || !p->remote || !p->heads || !p->copies) {
 			batch_poll_free(p); /* the next poll learns the buffers again */
 			return -ENOMEM;
 		}
 	}
+	return 0;
+}
+
+/*
+ * The frontier of a buffer whose head a poll read (batch_decode.h): depth2 is its depth read
+ * after the whole head. No append in progress then (any later one stamps its record after the
+ * sweep's clock) and not being handed over: its records still to come are those of [0, n) not
+ * taken, no older than its first, and later ones. Otherwise nothing is known.
+ */
+static void poll_frontier(struct batch_decoder *d, pid_t pid, uint32_t image, uint64_t addr,
+			  const struct closure_batch_buf *h, uint32_t depth2, bool taken)
+{
+	if (depth2 || h->depth || h->n > CLOSURE_BATCH_RECORDS)
+		return;
+	batch_decoder_frontier(d, (uint32_t)pid, batch_stream_key(addr + HEAD_SIZE, image),
+			       h->n && !taken ? h->first_ts : UINT64_MAX);
+}
+
+/* One buffer's head as a poll read it: its owner, its idle records taken, its frontier. */
+static int poll_buffer(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64_t registry,
+		       uint32_t image, uint64_t idle_before_ns, const struct closure_batch_buf *h,
+		       struct batch_poll_buf *b, long *added)
+{
+	uint32_t n = h->n < CLOSURE_BATCH_RECORDS ? h->n : CLOSURE_BATCH_RECORDS;
+	uint32_t tid = h->owner == 1 ? h->tid : 0, depth2;
+	uint64_t mark = h->base << 9 | n;
+	long took;
+
+	memcpy(&depth2, (const char *)h + HEAD_SIZE, sizeof(depth2));
+	if (tid != b->tid && tid && p->on_owner)
+		p->on_owner(p->ctx, pid, registry, tid, b->addr + HEAD_SIZE);
+	b->tid = tid;
+	/*
+	 * A free buffer's records too (a thread that exited inside an append left them), else its
+	 * frontier would hold every other back. Empty, taken already, or recent (its thread hands
+	 * it over itself); or being handed over
+	 * (n past the end: a launched command's thread may wait for us there): its batch brings the
+	 * records, ahead of which a poll would only read the newest.
+	 */
+	if (!n || b->taken == mark || h->first_ts >= idle_before_ns ||
+	    h->n > CLOSURE_BATCH_RECORDS) {
+		poll_frontier(d, pid, image, b->addr, h, depth2, !n || b->taken == mark);
+		return 0;
+	}
+	took = take_whole(d, pid, b->addr, image, n, p->copies, p->copies + 1, added);
+	if (took < 0)
+		return (int)took;
+	if (took == n) /* else a record was being written: again next time */
+		b->taken = mark;
+	poll_frontier(d, pid, image, b->addr, h, depth2, took == n);
 	return 0;
 }
 
@@ -187,48 +240,32 @@ long batch_poll(struct batch_poll *p, struct batch_decoder *d, pid_t pid, uint64
 		err = learn_buffers(p, pid, (uint64_t)(uintptr_t)reg.head);
 	if (!err && p->n)
 		err = poll_scratch(p);
-	for (size_t i = 0; !err && i < p->n; i += IOV_MAX) {
-		size_t m = p->n - i < IOV_MAX ? p->n - i : IOV_MAX;
+	for (size_t i = 0; !err && i < p->n; i += POLL_HEADS) {
+		size_t m = p->n - i < POLL_HEADS ? p->n - i : POLL_HEADS;
 		ssize_t got;
 
 		for (size_t k = 0; k < m; k++) {
-			p->local[k] = (struct iovec){p->heads + k * HEAD_SIZE, HEAD_SIZE};
-			p->remote[k] =
-				(struct iovec){(void *)(uintptr_t)p->bufs[i + k].addr, HEAD_SIZE};
+			char *at = p->heads + k * POLL_STRIDE;
+			uint64_t addr = p->bufs[i + k].addr;
+
+			p->local[2 * k] = (struct iovec){at, HEAD_SIZE};
+			p->remote[2 * k] = (struct iovec){(void *)(uintptr_t)addr, HEAD_SIZE};
+			/* depth again, after the whole head: see poll_frontier */
+			p->local[2 * k + 1] = (struct iovec){at + HEAD_SIZE, sizeof(uint32_t)};
+			p->remote[2 * k + 1] = (struct iovec){
+				(void *)(uintptr_t)(addr +
+						    offsetof(struct closure_batch_buf, depth)),
+				sizeof(uint32_t)};
 		}
-		got = process_vm_readv(pid, p->local, m, p->remote, m, 0);
-		if (got != (ssize_t)(m * HEAD_SIZE)) {
+		got = process_vm_readv(pid, p->local, 2 * m, p->remote, 2 * m, 0);
+		if (got != (ssize_t)(m * (HEAD_SIZE + sizeof(uint32_t)))) {
 			err = got < 0 ? -errno : -EFAULT;
 			break;
 		}
-		for (size_t k = 0; k < m && !err; k++) {
-			const struct closure_batch_buf *h =
-				(const void *)(p->heads + k * HEAD_SIZE);
-			struct batch_poll_buf *b = &p->bufs[i + k];
-			uint32_t n = h->n < CLOSURE_BATCH_RECORDS ? h->n : CLOSURE_BATCH_RECORDS;
-			uint32_t tid = h->owner == 1 ? h->tid : 0;
-			uint64_t mark = h->base << 9 | n;
-			long took;
-
-			if (tid != b->tid && tid && p->on_owner)
-				p->on_owner(p->ctx, pid, registry, tid, b->addr + HEAD_SIZE);
-			b->tid = tid;
-			/*
-			 * Empty, taken already, or recent (its thread hands it over itself); or
-			 * being handed over (n past the end: a launched command's thread may wait
-			 * for us there): its batch brings the records, ahead of which a poll would
-			 * only read the newest.
-			 */
-			if (!h->owner || !n || b->taken == mark || h->first_ts >= idle_before_ns ||
-			    h->n > CLOSURE_BATCH_RECORDS)
-				continue;
-			took = take_whole(d, pid, b->addr, image, n, p->copies, p->copies + 1,
-					  &added);
-			if (took < 0)
-				err = (int)took;
-			else if (took == n) /* else a record was being written: again next time */
-				b->taken = mark;
-		}
+		for (size_t k = 0; k < m && !err; k++)
+			err = poll_buffer(p, d, pid, registry, image, idle_before_ns,
+					  (const void *)(p->heads + k * POLL_STRIDE),
+					  &p->bufs[i + k], &added);
 	}
 	return err ? err : added;
 }

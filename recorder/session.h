@@ -89,9 +89,12 @@ struct session {
 	struct batch_process *batch_procs;
 	size_t n_batch_procs;
 	uint64_t batch_dropped;
-	uint64_t batch_polled;	    /* when idle threads' buffers were last read */
-	uint64_t batch_ring_newest; /* the newest record time of the batches read from the ring */
-	uint32_t sample_every;	    /* --sample N (0: every tree) */
+	uint64_t batch_polled; /* when idle threads' buffers were last read */
+	/* The ring buffer's consumer and producer positions (read-only mapping), and where the
+	 * producer was after the poll of the sweep under way (session_batch.c). */
+	const volatile uint64_t *ring_pos;
+	uint64_t sweep_until;
+	uint32_t sample_every; /* --sample N (0: every tree) */
 	/* -p: the closures the snapshot wrote (recorder/snapshot.h), by address */
 	struct snapshot_closure {
 		uint64_t addr;

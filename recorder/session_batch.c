@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -345,22 +346,64 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	 */
 	if (p && h->why != CT_BATCH_THREAD_EXIT)
 		p->gone = h->why == CT_BATCH_EXEC;
-	for (uint32_t i = 0; i < h->n; i++) {
-		const struct closure_batch_record *r =
-			(const void *)((const char *)(h + 1) + i * CT_BATCH_RECORD_SIZE);
-
-		if (r->ts > s->batch_ring_newest)
-			s->batch_ring_newest = r->ts;
-	}
 	batch_decoder_feed(s->batch, h->pid, h->tid,
 			   batch_stream_key(h->records, p ? p->stream : h->image),
 			   (const struct closure_batch_record *)(h + 1), h->n);
 	return true;
 }
 
+/*
+ * The ring buffer's consumer and producer positions, from a read-only mapping of its first two
+ * pages (libbpf 1.1 has no accessor). False when it cannot be mapped.
+ */
+static bool ring_positions(struct session *s, uint64_t *consumer, uint64_t *producer)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!s->ring_pos && s->skel) {
+		void *at = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED,
+				bpf_map__fd(s->skel->maps.events), 0);
+
+		if (at == MAP_FAILED)
+			return false;
+		s->ring_pos = at;
+	}
+	if (!s->ring_pos)
+		return false;
+	*consumer = __atomic_load_n(&s->ring_pos[0], __ATOMIC_ACQUIRE);
+	*producer = __atomic_load_n(&s->ring_pos[page / sizeof(uint64_t)], __ATOMIC_ACQUIRE);
+	return true;
+}
+
+/* Every BATCH_POLL_NS: the buffers of every process read (a sweep, unless one is under way). */
+static void poll_all(struct session *s, uint64_t now)
+{
+	bool sweep = !batch_decoder_sweeping(s->batch);
+	uint64_t consumer;
+
+	if (sweep)
+		batch_decoder_sweep(s->batch, now);
+	for (size_t i = 0; i < s->n_batch_procs; i++) {
+		struct batch_process *p = &s->batch_procs[i];
+
+		if (!p->gone &&
+		    (!still_traced(s, p->pid) ||
+		     batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
+				now - BATCH_IDLE_NS, polled_until(s, now)) == -ESRCH))
+			p->gone = true;
+		/* Gone before the poll: what it handed over is in the ring buffer already. */
+		if (p->gone && sweep && !p->gone_told) {
+			batch_decoder_gone(s->batch, p->pid, p->stream);
+			p->gone_told = true;
+		}
+	}
+	if (sweep && !ring_positions(s, &consumer, &s->sweep_until))
+		s->sweep_until = 0; /* no positions: the next complete read commits */
+}
+
 void session_batch_tick(struct session *s)
 {
-	uint64_t now;
+	uint64_t now, consumer, producer;
 
 	if (!s->batch)
 		return;
@@ -379,28 +422,17 @@ void session_batch_tick(struct session *s)
 	}
 	if (now - s->batch_polled >= BATCH_POLL_NS) {
 		s->batch_polled = now;
-		for (size_t i = 0; i < s->n_batch_procs; i++) {
-			struct batch_process *p = &s->batch_procs[i];
-
-			if (p->gone)
-				continue;
-			if (!still_traced(s, p->pid) ||
-			    batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
-				       now - BATCH_IDLE_NS, polled_until(s, now)) == -ESRCH)
-				p->gone = true;
-		}
+		poll_all(s, now);
 	}
 	/*
-	 * The reorder window counts from now, unless the last read left batches in the ring
-	 * buffer: they were handed over after those read, and hold records as old as the newest
-	 * of those (or a little older); so the window counts from that newest record. A recorder
-	 * that is behind so writes nothing out of order (what it holds grows, up to
-	 * BATCH_HELD_MAX).
+	 * The sweep under way holds once every batch handed over before its poll is read: the ring
+	 * buffer's consumer has passed where its producer was then (a batch still being written
+	 * there holds the consumer back). Last: a failed write of the trace leaves its errno.
 	 */
-	batch_decoder_release(s->batch,
-			      s->read_behind && s->batch_ring_newest && s->batch_ring_newest < now
-				      ? s->batch_ring_newest
-				      : now);
+	if (batch_decoder_sweeping(s->batch) &&
+	    (ring_positions(s, &consumer, &producer) ? consumer >= s->sweep_until
+						      : !s->read_behind))
+		batch_decoder_commit(s->batch);
 }
 
 void session_batch_stop(struct session *s)
@@ -475,6 +507,9 @@ void session_batch_free(struct session *s)
 {
 	batch_decoder_free(s->batch);
 	s->batch = NULL;
+	if (s->ring_pos)
+		munmap((void *)s->ring_pos, 2 * sysconf(_SC_PAGESIZE));
+	s->ring_pos = NULL;
 	for (size_t i = 0; i < s->n_batch_procs; i++)
 		batch_poll_free(&s->batch_procs[i].poll);
 	free(s->batch_procs);

@@ -42,7 +42,8 @@ struct batch_process {
 	 * before then keep their keys).
 	 */
 	uint32_t stream;
-	bool gone; /* exec'ed or exited: its registry is not there to read or write any more */
+	bool gone;	/* exec'ed or exited: its registry is not there to read or write any more */
+	bool gone_told; /* a sweep was told that its streams are done (batch_decoder_gone) */
 	uint64_t registry;
 	uint64_t handed; /* the highest total received */
 	uint64_t acked;	 /* what the process was last told */
@@ -78,9 +79,9 @@ void session_batch_attach(struct session *s);
 bool session_batch_record(struct session *s, const void *data, size_t size);
 
 /*
- * Once per loop: tells waiting processes what was received; every BATCH_POLL_NS takes the
- * records idle threads hold (so that they are in time order with the others'); writes events
- * out of the window.
+ * Once per loop: tells waiting processes what was received; every BATCH_POLL_NS begins a sweep
+ * (batch_decode.h) and takes the records idle threads hold; commits the sweep, which writes the
+ * events no thread can still precede, once the ring buffer is read past its poll.
  */
 void session_batch_tick(struct session *s);
 

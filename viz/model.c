@@ -263,14 +263,39 @@ static struct model_life *life_of_event(struct model *m, struct addr_slot **slot
 	return l;
 }
 
+/*
+ * An event that says a sleeper waits (SLEEPING in its flags after) while its life has no sleeping
+ * sync under way: a put or wake that belongs before the sync_end that its sleeper already passed
+ * (a per-operation probe fires after its operation: the sleeper may return, and even initialise
+ * its stack closure again, first), or a batched record stamped before its compare-and-swap and so
+ * before the sync_begin it found. Its counts are the life's; its state is older than the life's.
+ */
+static bool sleeper_gone(const struct model_life *l, const struct trace_event *ev)
+{
+	return (ev->flags & TRACE_FLAG_SLEEPING) && !l->sleeping && ev->op != TRACE_SYNC_BEGIN &&
+	       ev->op != TRACE_CONTINUE_AT;
+}
+
+/* A sleeping sync begins with the event that sets SLEEPING and ends at sync_end or the finish. */
+static void track_sleeper(struct model_life *l, const struct trace_event *ev)
+{
+	if ((ev->op == TRACE_SYNC_BEGIN || ev->op == TRACE_CONTINUE_AT) &&
+	    (ev->flags & TRACE_FLAG_SLEEPING))
+		l->sleeping = true;
+	else if (ev->op == TRACE_SYNC_END || ev->op == TRACE_FINISH)
+		l->sleeping = false;
+}
+
 /* The per-operation step: what the event changes in its life. One case per operation, the whole
  * state machine in one place (as the kernel's funnel): longer than most functions on purpose. */
-static void apply_op(struct model *m, struct model_life *l, const struct trace_event *ev)
+static void apply_op(struct model *m, struct model_life *l, const struct trace_event *ev,
+		     bool older)
 {
 	/* Counts are commutative; the state comes from the latest event in time. */
-	bool latest = ev->ts >= l->last_ts;
+	bool latest = !older && ev->ts >= l->last_ts;
 
-	if (ev->op != TRACE_SYNC_END && ev->op != TRACE_FINISH && ev->op != TRACE_DESTRUCTOR)
+	if (ev->op != TRACE_SYNC_END && ev->op != TRACE_FINISH && ev->op != TRACE_DESTRUCTOR &&
+	    !older)
 		l->synced = false;
 	if (latest && (ev->op == TRACE_RUN || ev->op == TRACE_SYNC_BEGIN))
 		l->sync_timed_out = false;
@@ -378,6 +403,7 @@ void model_apply(struct model *m, const struct trace_event *ev)
 {
 	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
 	struct model_life *l;
+	bool older;
 
 	m->n.events++;
 	l = life_of_event(m, &slot, ev);
@@ -392,7 +418,9 @@ void model_apply(struct model *m, const struct trace_event *ev)
 	l->nevents++;
 	if (watched_life(m, ev->pid, ev->cl))
 		watch(m, l, ev);
-	apply_op(m, l, ev);
+	older = sleeper_gone(l, ev);
+	track_sleeper(l, ev);
+	apply_op(m, l, ev, older);
 	observe(m, ev, l);
 	if (ev->op == TRACE_FINISH || ev->op == TRACE_DESTRUCTOR || ev->op == TRACE_DESTROY)
 		maybe_free(m, l);

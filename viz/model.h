@@ -87,6 +87,7 @@ struct model_life {
 	uint64_t destructor_fn;
 	bool stack, before_recording, synced, finished, reused;
 	bool sync_timed_out; /* the last closure_sync returned -ETIME */
+	bool sleeping;	     /* a sleeping closure_sync (or closure_return_sync) is under way */
 	bool frame_left;     /* a stack closure that ended holding only its running reference */
 	bool destroyed;	     /* ended by closure_debug_destroy (at release_ip) */
 	bool no_init;  /* with before_recording: an earlier life here had finished, no init since */

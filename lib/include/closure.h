@@ -317,6 +317,10 @@ extern const unsigned char *const closure_batch_session;
 #define CLOSURE_RECORDED(cl) ((cl)->left_out == 0 || (cl)->left_out != *closure_batch_session)
 void closure_batch_get(struct closure *cl, uint32_t r, int not_zero);
 void closure_batch_put(struct closure *cl, uint32_t r);
+/* A put's record: its time before the compare-and-swap (0: none), then the record or not. */
+uint64_t closure_batch_clock(void);
+void closure_batch_put_at(struct closure *cl, uint32_t r, uint64_t ts);
+void closure_batch_unclock(void);
 #if CLOSURE_PROBES && !defined(CLOSURE_NO_BATCH) /* CLOSURE_NO_BATCH: benchmarks' baseline */
 #define CLOSURE_BATCHING() __builtin_expect(*(volatile unsigned short *)closure_batch_active, 0)
 #else
@@ -396,18 +400,26 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	 */
 	/* Whether its tree is recorded, read while our reference keeps cl alive. */
 	bool batching = CLOSURE_BATCHING() && CLOSURE_RECORDED(cl);
+	/*
+	 * The record's time before the compare-and-swap: once it is done another thread may
+	 * finish the closure and initialise another at this address, and every record of a life
+	 * must be older than the next life's init (docs/probes.md, "Batched events").
+	 */
+	uint64_t ts = batching ? closure_batch_clock() : 0;
 	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r = old - 1;
 
 	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&
 	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED)) {
-		if (batching) { /* before the probe: see closure_get */
-			closure_batch_put(cl, r);
+		if (ts) { /* before the probe: see closure_get */
+			closure_batch_put_at(cl, r, ts);
 			__asm__ volatile("");
 		}
 		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
 		return;
 	}
+	if (ts)
+		closure_batch_unclock(); /* the library's funnel takes its own */
 	closure_sub_slow(cl, 1, CLOSURE_OP_PUT);
 	__asm__ volatile(""); /* not a tail call: see CLOSURE_NOT_TAIL below */
 }
