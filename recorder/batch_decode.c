@@ -41,6 +41,7 @@ struct batch_decoder {
 	struct thread_seq *threads;
 	size_t nthreads, threads_cap;
 	uint64_t dups, forgotten, stale, refused, early;
+	size_t spans; /* the spans' room over every stream (BATCH_SPANS_TOTAL_MAX) */
 	bool sweeping;
 	uint64_t sweep_at;  /* the clock of the sweep under way */
 	uint64_t committed; /* the clock of the last committed sweep: a new stream's frontier */
@@ -204,7 +205,8 @@ static bool take(struct batch_decoder *d, struct thread_seq *t, uint64_t v)
 		uint32_t cap = t->cap ? t->cap * 2 : 4;
 		struct span *v2;
 
-		if (cap > BATCH_SPANS_MAX) {
+		if (cap > BATCH_SPANS_MAX ||
+		    (t->n >= 2 && d->spans + cap - t->cap > BATCH_SPANS_TOTAL_MAX)) {
 			d->forgotten += t->spans[1].lo - t->spans[0].hi;
 			t->spans[1].lo = t->spans[0].lo;
 			memmove(&t->spans[0], &t->spans[1], (t->n - 1) * sizeof(*t->spans));
@@ -213,6 +215,7 @@ static bool take(struct batch_decoder *d, struct thread_seq *t, uint64_t v)
 		} else if (!(v2 = realloc(t->spans, cap * sizeof(*v2)))) {
 			return false;
 		} else {
+			d->spans += cap - t->cap;
 			t->spans = v2;
 			t->cap = cap;
 		}

@@ -19,6 +19,12 @@
 /* Gaps one stream keeps open for late records; past it the oldest gap is given up as lost. */
 #define BATCH_SPANS_MAX 4096
 /*
+ * Spans all streams keep at most (16 bytes each): a process that hands over records with gaps in
+ * every stream would otherwise grow BATCH_STREAMS_MAX x BATCH_SPANS_MAX of them (1 GB). Past it a
+ * stream gives up its oldest gap (counted lost, batch_decoder_forgotten) rather than grow.
+ */
+#define BATCH_SPANS_TOTAL_MAX (1u << 18)
+/*
  * Streams (thread buffers) a batch decoder keeps at most: each real thread of the traced processes
  * has one buffer, reused by the threads after it; a process that names more buffers than that
  * makes them up (docs/probes.md, "Trust boundary"). Records of streams past it are refused and

@@ -385,12 +385,16 @@ static void poll_all(struct session *s, uint64_t now)
 		batch_decoder_sweep(s->batch, now);
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
+		long got = 0;
 
 		if (!p->gone &&
 		    (!still_traced(s, p->pid) ||
-		     batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
-				now - BATCH_IDLE_NS, polled_until(s, now)) == -ESRCH))
+		     (got = batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
+				       now - BATCH_IDLE_NS, polled_until(s, now))) == -ESRCH))
 			p->gone = true;
+		/* A registry that cannot be read (made up): its streams are not waited for. */
+		else if (got < 0 && sweep)
+			batch_decoder_gone(s->batch, p->pid, p->stream);
 		/* Gone before the poll: what it handed over is in the ring buffer already. */
 		if (p->gone && sweep && !p->gone_told) {
 			batch_decoder_gone(s->batch, p->pid, p->stream);
@@ -431,7 +435,7 @@ void session_batch_tick(struct session *s)
 	 */
 	if (batch_decoder_sweeping(s->batch) &&
 	    (ring_positions(s, &consumer, &producer) ? consumer >= s->sweep_until
-						      : !s->read_behind))
+						     : !s->read_behind))
 		batch_decoder_commit(s->batch);
 }
 

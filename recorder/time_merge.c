@@ -68,7 +68,7 @@ int64_t time_merge_source(struct time_merge *m)
 /* Doubles s's ring (a power of two), its items from index 0. */
 static bool grow(struct merge_source *s)
 {
-	uint32_t cap = s->cap ? s->cap * 2 : 256;
+	uint32_t cap = s->cap ? s->cap * 2 : 16; /* most streams hold few at a time */
 	struct merge_item *v = malloc(cap * sizeof(*v));
 
 	if (!v)

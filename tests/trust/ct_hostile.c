@@ -7,6 +7,8 @@
  *   module PATH        closure:module records naming PATH (a FIFO) every 5 ms
  *   paths              closure:module records naming distinct paths, as fast as it can
  *   streams N          N closure:batch hits, each naming a buffer address of its own
+ *   gaps N S           N closure:batch hits a round over S buffers, each record's seq 2 past the
+ *                      last: every hit leaves a gap in its stream
  *   once               one closure's life, then exit (installed setuid root by the test)
  */
 #include <pthread.h>
@@ -128,6 +130,37 @@ static int streams(long n)
 	}
 }
 
+/* Hits whose seqs skip one each: the recorder keeps the gaps open for late records, capped. */
+static int gaps(long n, long nbufs)
+{
+	struct closure_batch_record *rec = calloc((size_t)nbufs, sizeof(*rec));
+	long registry = 0x1000;
+	uint32_t seq = 0;
+
+	if (!rec || nbufs < 1)
+		return 1;
+	for (long round = 0;; round++) {
+		for (long i = 0; i < n; i++) {
+			struct closure_batch_record *r = &rec[i % nbufs];
+			struct timespec now;
+
+			if (i % nbufs == 0)
+				seq += 2;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			*r = (struct closure_batch_record){
+				.ts = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec,
+				.cl = 0x7f0000000000ull,
+				.seq = seq,
+				.count = 1};
+			STAP_PROBE6(closure, batch, registry, r, 1L, (long)(i % nbufs + 1),
+				    round * n + i + 1, 0L);
+		}
+		if (!round)
+			ready();
+		nap_ms(100);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "once")) {
@@ -145,6 +178,8 @@ int main(int argc, char **argv)
 		paths();
 	if (argc >= 3 && !strcmp(argv[1], "streams"))
 		return streams(atol(argv[2]));
-	fprintf(stderr, "usage: ct_hostile names|module PATH|paths|streams N|once\n");
+	if (argc >= 4 && !strcmp(argv[1], "gaps"))
+		return gaps(atol(argv[2]), atol(argv[3]));
+	fprintf(stderr, "usage: ct_hostile names|module PATH|paths|streams N|gaps N S|once\n");
 	return 2;
 }
