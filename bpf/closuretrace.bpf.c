@@ -389,7 +389,17 @@ static __always_inline void drain_thread(__u8 why)
 	if (size > sizeof(b->rec))
 		return;
 	if (size && bpf_probe_read_user(b->rec, size, (const void *)tb.records)) {
-		count_lost_n(CT_STAT_LOST_BATCHED, n); /* not resident: counted, never silent */
+		/*
+		 * Not resident: listed as a lost batch from the buffer's base, so that the records
+		 * a poll took before are not counted lost too (the recorder subtracts them).
+		 */
+		struct ct_lost_key key = {.pid = b->h.pid,
+					  .image = b->h.image,
+					  .records = b->h.records,
+					  .seq0 = (__u32)head.base};
+
+		if (bpf_map_update_elem(&lost_batches, &key, &n, BPF_ANY))
+			count_lost_n(CT_STAT_LOST_BATCHED, n);
 		b->h.n = 0, size = 0;
 	}
 	output_batch(b, size);
