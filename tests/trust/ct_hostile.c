@@ -9,6 +9,11 @@
  *   streams N          N closure:batch hits, each naming a buffer address of its own
  *   gaps N S           N closure:batch hits a round over S buffers, each record's seq 2 past the
  *                      last: every hit leaves a gap in its stream
+ *   faketid TID        a buffer listed in its registry whose head names thread TID of another
+ *                      process, at FAKE_BUF: were the recorder to believe it, BPF would read
+ *                      FAKE_BUF in that thread when it exits
+ *   victim             (run as root) a buffer-like page at FAKE_BUF in its own memory, a marker
+ *                      in its record, its tid on standard output; exits at end of input
  *   once               one closure's life, then exit (installed setuid root by the test)
  */
 #include <pthread.h>
@@ -16,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/sdt.h>
 #include <time.h>
 
@@ -161,6 +169,64 @@ static int gaps(long n, long nbufs)
 	}
 }
 
+/* The same address in the victim and in the hostile process (free in both: nothing maps there). */
+#define FAKE_BUF    ((void *)0x5e5e00000000ull)
+#define ROOT_SECRET "ROOT-SECRET-7f3a9c"
+
+/* A buffer at FAKE_BUF of this process; NULL when the address is taken. */
+static struct closure_batch_buf *buffer_at_fake(void)
+{
+	struct closure_batch_buf *b =
+		mmap(FAKE_BUF, sizeof(*b), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	return b == FAKE_BUF ? b : NULL;
+}
+
+/* What a root process could hold at that address: a head that passes for its thread's, a secret. */
+static int victim(void)
+{
+	struct closure_batch_buf *b = buffer_at_fake();
+	char line[16];
+
+	if (!b)
+		return 1;
+	b->owner = 1;
+	b->tid = (uint32_t)syscall(SYS_gettid);
+	b->n = 1;
+	memcpy(&b->rec[0], ROOT_SECRET, sizeof(ROOT_SECRET));
+	printf("%u\n", b->tid);
+	fflush(stdout);
+	while (fgets(line, sizeof(line), stdin))
+		;
+	return 0;
+}
+
+/* The registry libclosure exports (docs/probes.md): the fake buffer joins its list. */
+extern struct closure_batch_registry closure_batch_registry_public;
+
+static int fake_tid(uint32_t tid)
+{
+	struct closure_batch_registry *g = &closure_batch_registry_public;
+	struct closure_batch_buf *b = buffer_at_fake();
+	struct closure cl;
+
+	if (!b)
+		return 1;
+	closure_init(&cl, NULL); /* the registry is in use: a recorder finds it */
+	closure_return(&cl);
+	b->owner = 1;
+	b->tid = tid;
+	b->n = 1;
+	b->first_ts = 1;
+	b->rec[0].seq = 0;
+	b->next = __atomic_load_n(&g->head, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&g->head, b, __ATOMIC_RELEASE);
+	ready();
+	for (;;)
+		nap_ms(100);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "once")) {
@@ -178,8 +244,13 @@ int main(int argc, char **argv)
 		paths();
 	if (argc >= 3 && !strcmp(argv[1], "streams"))
 		return streams(atol(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "victim"))
+		return victim();
+	if (argc >= 3 && !strcmp(argv[1], "faketid"))
+		return fake_tid((uint32_t)atol(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "gaps"))
 		return gaps(atol(argv[2]), atol(argv[3]));
-	fprintf(stderr, "usage: ct_hostile names|module PATH|paths|streams N|gaps N S|once\n");
+	fprintf(stderr, "usage: ct_hostile names|module PATH|paths|streams N|gaps N S|faketid "
+			"TID|victim|once\n");
 	return 2;
 }

@@ -109,6 +109,28 @@ seq_gaps)
 	[ -n "$lost" ] && [ "${lost#*:}" -gt 0 ] || fail "the gaps given up are not counted as lost: $lost"
 	echo "ok: seqs with gaps, the recorder's peak $rss kB, $lost"
 	;;
+fake_tid)
+	# A nobody process lists a buffer whose head names a thread of a root process, at an
+	# address where that process holds a secret behind a head that passes for its own. Were
+	# the head believed (BPF told to drain that thread's buffer there at its exit), the root
+	# process's bytes would reach the nobody process's trace (issue 25 item 4). The victim
+	# exits while it is recorded: nothing of it may be in the trace.
+	coproc victim { "$bindir/ct_hostile" victim; }
+	pids+=("$victim_PID")
+	read -r vtid <&"${victim[0]}" || fail "the victim did not start"
+	start_hostile "$bindir/ct_hostile" faketid "$vtid"
+	"$ct" record -p "$hpid" -d 3 -o t.json >out.txt 2>err.txt &
+	rec=$!
+	sleep 1.5
+	exec {victim[1]}>&- # end of input: the victim exits, under the recording
+	wait "$victim_PID" 2>/dev/null
+	wait "$rec" || fail "record exited $?: $(cat err.txt)"
+	grep -q "\"tid\":$vtid[,}]" t.json && fail "the victim's thread is in the trace: $(grep "\"tid\":$vtid[,}]" t.json | head -3)"
+	# "RET-7f3a", the marker's second 8 bytes, as the record's ip (written less 1).
+	grep -qi '0x613366372d544551' t.json && fail "the victim's marker is in the trace"
+	grep -q '"type":"end"' t.json || fail "no trailer: $(cat err.txt)"
+	echo "ok: a buffer naming root's thread $vtid was not believed; nothing of it in the trace"
+	;;
 recorder_sigkill)
 	# record -p SIGKILLed while it records: the -o path holds the trace up to its last complete
 	# line (flushed every 100 ms; the last line may be cut), and no hidden .t.json.XXXXXX is
