@@ -284,6 +284,15 @@ static struct closure_batch_record *slot_reserve(struct closure_batch_buf *b, bo
 	return &b->rec[i];
 }
 
+/* A new recording (record -p again) learns the names of threads that claimed earlier. */
+static inline void name_again(struct closure_batch_buf *b)
+{
+	if (__builtin_expect(__atomic_load_n(&closure_batch_registry.session, __ATOMIC_RELAXED) !=
+				     my_named_session,
+			     0))
+		announce_thread(b->tid);
+}
+
 /*
  * A slot of this thread's buffer for one record: NULL when none (no buffer: counted as lost;
  * a handler found it full: counted as dropped). Every slot_begin is followed by slot_end, which
@@ -300,11 +309,7 @@ static struct closure_batch_record *slot_begin(struct closure_batch_buf **bp, ui
 		closure_batch_sink_lost(1); /* counted when the sink is on */
 		return NULL;
 	}
-	/* A new recording (record -p again) learns the names of threads that claimed earlier. */
-	if (__builtin_expect(__atomic_load_n(&closure_batch_registry.session, __ATOMIC_RELAXED) !=
-				     my_named_session,
-			     0))
-		announce_thread(b->tid);
+	name_again(b);
 	*bp = b;
 	*outer = !b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -340,8 +345,8 @@ static void slot_end(struct closure_batch_buf *b, struct closure_batch_record *e
 	b->depth--;
 }
 
-static void fill(struct closure_batch_record *e, uint64_t ts, unsigned op, uintptr_t cl,
-		 uint32_t r, uintptr_t ip, uint64_t x4, uint64_t x5, uint64_t x6)
+static void fill(struct closure_batch_record *e, uint64_t ts, unsigned op, uintptr_t cl, uint32_t r,
+		 uintptr_t ip, uint64_t x4, uint64_t x5, uint64_t x6)
 {
 	e->ts = ts;
 	e->cl = cl;
@@ -377,6 +382,7 @@ uint64_t closure_batch_clock_in(void)
 
 	if (!b && !(b = claim_buffer()))
 		return 1; /* a record is still due: closure_batch_append_at counts it lost */
+	name_again(b);
 	b->depth++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return closure_clock_ns();
@@ -423,9 +429,8 @@ _Static_assert(sizeof(struct closure_batch_name) == sizeof(struct closure_batch_
 
 void closure_batch_name(unsigned kind, uint64_t id, const char *name)
 {
-	struct closure_batch_name rec = {.id = id,
-					 .op = CLOSURE_BATCH_OP_NAME,
-					 .kind = (uint8_t)kind};
+	struct closure_batch_name rec = {
+		.id = id, .op = CLOSURE_BATCH_OP_NAME, .kind = (uint8_t)kind};
 	struct closure_batch_buf *b = NULL;
 	struct closure_batch_record *e;
 	uint32_t i = 0;
@@ -436,7 +441,7 @@ void closure_batch_name(unsigned kind, uint64_t id, const char *name)
 	if (!b)
 		return;
 	rec.ts = closure_clock_ns(); /* after the depth is raised: see slot_begin */
-	if (e) { /* all but seq: slot_end publishes it */
+	if (e) {		     /* all but seq: slot_end publishes it */
 		memcpy(e, &rec, offsetof(struct closure_batch_name, seq));
 		memcpy(&e->op, &rec.op, sizeof(rec) - offsetof(struct closure_batch_name, op));
 	}
