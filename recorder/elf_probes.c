@@ -17,7 +17,7 @@
 #include "ld_search.h"
 #include "object_open.h"
 
-#define NT_STAPSDT  3
+#define NT_STAPSDT 3
 #define LD_SO_CACHE "/etc/ld.so.cache"
 #define LD_SO_CONF  "/etc/ld.so.conf"
 

@@ -31,8 +31,7 @@ static uint32_t u32_at(const unsigned char *p)
 	return v;
 }
 
-/* The NUL-terminated string at off of the size bytes at base, or NULL when it does not end there.
- */
+/* The NUL-terminated string at off of the size bytes at base, or NULL when it does not end there. */
 static const char *string_at(const unsigned char *base, size_t size, uint32_t off)
 {
 	if (off >= size || !memchr(base + off, '\0', size - off))
