@@ -53,7 +53,7 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 		s->after_cut++; /* made after the stop: see session.h */
 		return;
 	}
-	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e->kind, e->cl))
+	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e))
 		return; /* the snapshot wrote this closure's init already */
 	if (s->out)
 		trace_write_event(s->out, e, s->start_ns, pid);

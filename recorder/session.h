@@ -98,6 +98,7 @@ struct session {
 	/* -p: the closures the snapshot wrote (recorder/snapshot.h), by address */
 	struct snapshot_closure {
 		uint64_t addr;
+		uint64_t init_ns; /* when it was initialised: events before are earlier lives' */
 		bool done; /* its own init or its finish came: later ones are other lives' */
 	} * snapshot;
 	size_t n_snapshot;

@@ -456,6 +456,9 @@ void session_batch_stop(struct session *s)
 			batch_stop_polling((pid_t)p->pid, p->registry);
 		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->stream);
 	}
+	/* A thread may have handed a full buffer over (into the ring) while the others were read:
+	 * its records before the cut are the trace's too. */
+	ring_buffer__consume(s->rb);
 	stop_sampling(s);
 	batch_decoder_flush(s->batch);
 	if (s->verbose && s->after_cut)

@@ -67,7 +67,8 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 		e.count = live_count(&l, c);
 		e.flags = c->remaining & ~l.info.remaining_mask;
 		session_emit(s, &e); /* written as the other events of the process are */
-		s->snapshot[n++] = (struct snapshot_closure){.addr = c->addr};
+		s->snapshot[n++] =
+			(struct snapshot_closure){.addr = c->addr, .init_ns = c->init_ns};
 	}
 	s->n_snapshot = n;
 	qsort(s->snapshot, n, sizeof(*s->snapshot), by_addr);
@@ -77,20 +78,23 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 
 /*
  * A closure of the snapshot was alive when the list was read, initialised before on_ns: the
- * first init of its address that comes is its own (a live closure is never initialised again),
- * and its first finish ends what the snapshot began. Either way the address is done with.
+ * first init of its address from its init time on is its own (a live closure is never
+ * initialised again), and its first finish ends what the snapshot began. Either way the address
+ * is done with. Events of the address from before its init time are an earlier life's (one that
+ * finished while the probes were being attached): they are kept and change nothing, or that
+ * life's finish would let this one's own init through (initialised twice).
  */
-bool snapshot_keep(struct session *s, uint8_t kind, uint64_t cl)
+bool snapshot_keep(struct session *s, const struct ct_event *e)
 {
-	struct snapshot_closure key = {.addr = cl}, *at;
+	struct snapshot_closure key = {.addr = e->cl}, *at;
 
-	if (!s->n_snapshot || (kind != CT_INIT && kind != CT_FINISH))
+	if (!s->n_snapshot || (e->kind != CT_INIT && e->kind != CT_FINISH))
 		return true;
 	at = bsearch(&key, s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
-	if (!at || at->done)
+	if (!at || at->done || e->ts < at->init_ns)
 		return true;
 	at->done = true;
-	return kind != CT_INIT;
+	return e->kind != CT_INIT;
 }
 
 void snapshot_free(struct session *s)

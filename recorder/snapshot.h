@@ -23,7 +23,8 @@ size_t snapshot_write(struct session *s, uint64_t on_ns);
  * For each event before it is written: false when it is to be left out, the init of a closure
  * the snapshot already wrote (one initialised while the probes were being attached).
  */
-bool snapshot_keep(struct session *s, uint8_t kind, uint64_t cl);
+struct ct_event;
+bool snapshot_keep(struct session *s, const struct ct_event *e);
 
 void snapshot_free(struct session *s);
 

@@ -736,7 +736,7 @@ snapshot_busy)
 	grep -Eq "^closuretrace: [0-9]+ closures alive at attach$" err.txt || fail "no snapshot: $(cat err.txt)"
 	python3 - b.json <<'PY' || fail "a closure initialised twice"
 import json, sys
-alive, snap = set(), 0
+alive, snap, lives = set(), 0, {}
 for line in open(sys.argv[1]):
     d = json.loads(line)
     if d["type"] != "event":
@@ -747,6 +747,14 @@ for line in open(sys.argv[1]):
         snap += bool(d.get("snapshot"))
     elif d["ev"] == "finish":
         alive.discard(d["cl"])
+    if d["ev"] in ("init", "finish"):
+        lives.setdefault(d["cl"], []).append((d["ts"], d["ev"]))
+# In time order too (the file's order is not: an earlier life's finish may come after a snapshot
+# init), an address's inits and finishes alternate.
+for cl, evs in lives.items():
+    evs.sort()
+    for a, b in zip(evs, evs[1:]):
+        assert not (a[1] == b[1] == "init"), "initialised twice in time order: %s %s" % (cl, evs)
 assert snap > 0, "no snapshot init"
 print("%d closures from the snapshot, none initialised twice" % snap)
 PY
