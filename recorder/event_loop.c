@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "batch_decode.h"
+#include "drain.h"
 #include "event.h"
 #include "launch.h"
 #include "session.h"
@@ -102,7 +103,9 @@ int session_start(struct session *s, uint64_t start_ns)
 	if (!err)
 		err = watch(s, s->sigfd);
 	if (!err)
-		err = watch(s, ring_buffer__epoll_fd(s->rb));
+		err = drain_start(s);
+	if (!err)
+		err = watch(s, drain_fd(s->drain));
 	return err;
 }
 
@@ -121,6 +124,8 @@ static void enter(struct session *s, enum session_phase phase)
 {
 	s->phase = phase;
 	s->phase_ns = session_now_ns();
+	if (phase == PHASE_DONE && !s->stopped_ns)
+		s->stopped_ns = s->phase_ns;
 }
 
 /* The first stop: a launched command gets SIGTERM (or the signal we got) and a moment. */
@@ -197,7 +202,7 @@ int session_poll(struct session *s, int timeout_ms)
 	 * must not starve the frames of top, the signals and the clocks (the rest stays buffered).
 	 */
 	s->read_until_ns = session_now_ns() + READ_BUDGET_NS;
-	s->read_behind = ring_buffer__consume(s->rb) == -EAGAIN;
+	s->read_behind = drain_take(s);
 	s->read_until_ns = 0;
 	session_batch_tick(s);
 	for (int i = 0; i < n; i++) {
@@ -208,7 +213,9 @@ int session_poll(struct session *s, int timeout_ms)
 			on_signal(s);
 		}
 	}
-	if (s->out && ferror(s->out) && s->phase != PHASE_DONE) {
+	if (drain_error(s->drain) && !s->write_errno)
+		s->write_errno = drain_error(s->drain); /* the spool's file: ended as a full trace */
+	if (((s->out && ferror(s->out)) || s->write_errno) && s->phase != PHASE_DONE) {
 		if (!s->write_errno) /* else the failed flush's, kept */
 			s->write_errno = errno ? errno : EIO;
 		if (s->launched)
@@ -217,7 +224,7 @@ int session_poll(struct session *s, int timeout_ms)
 		enter(s, PHASE_DONE);
 	}
 	if (s->phase != PHASE_DONE && !procset_alive(s)) {
-		ring_buffer__consume(s->rb); /* what the last process wrote before it went */
+		drain_sync(s->drain); /* what the last process wrote before it went */
 		enter(s, PHASE_DONE);
 	}
 	now = session_now_ns();

@@ -358,7 +358,8 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 	*res = (struct recorder_result){.exit_code = -1, .pid = s->pid};
 	res->lost = session_finish(s);
 	res->events = s->events;
-	res->duration_ns = session_now_ns() - r->start_ns;
+	/* Until the stop; the records queued by then were written after it (complete_ns). */
+	res->duration_ns = (s->stopped_ns ? s->stopped_ns : session_now_ns()) - r->start_ns;
 	res->end = s->end;
 	res->stop_signal = s->stop_signal;
 	res->write_errno = s->write_errno;
@@ -380,6 +381,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .trees_counted = s->trees_counted,
 				 .trees = s->trees,
 				 .trees_left_out = s->trees_left_out};
+	end.complete_ns = session_now_ns() - r->start_ns;
 	if (s->out)
 		trace_write_end(s->out, &end);
 	if (s->consumer && s->consumer->end)

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 
 #include "closuretrace.skel.h"
+#include "drain.h"
 #include "event.h"
 #include "session.h"
 #include "snapshot.h"
@@ -157,7 +158,7 @@ int session_load(struct session *s, size_t buffer_size)
  * Every ring-buffer record, by its first byte. The seam for another transport: a record that
  * carries several operations is one more case, decoding each into session_emit.
  */
-static void take_record(struct session *s, void *data, size_t size)
+void session_take_record(struct session *s, const void *data, size_t size)
 {
 	__u8 kind = size ? *(const __u8 *)data : CT_NR_OPS;
 
@@ -202,7 +203,9 @@ static int on_record(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
 
-	take_record(s, data, size);
+	if (drain_record(s->drain, data, size))
+		return 0; /* on the drain thread: decoded behind it, by the loop */
+	session_take_record(s, data, size);
 	/* By bytes, not records: one batch record carries up to 256 events. */
 	s->read_since_clock += (uint32_t)size;
 	if (s->read_until_ns && s->read_since_clock >= READ_CLOCK_BYTES) {
@@ -233,6 +236,11 @@ uint64_t session_finish(struct session *s)
 {
 	uint64_t lost_modules;
 
+	/* What the drain thread queued, then what came after it stopped. */
+	drain_stop(s->drain);
+	s->read_until_ns = 0;
+	if (s->drain)
+		drain_take(s);
 	ring_buffer__consume(s->rb);
 	session_batch_stop(s); /* what the processes still hold, then every event held back */
 	if (s->n_pending)
@@ -250,7 +258,7 @@ uint64_t session_finish(struct session *s)
 			"file that the process maps (docs/probes.md, \"Trust boundary\")\n",
 			(unsigned long long)s->modules_refused);
 	return session_read_stat(s, CT_STAT_LOST) + session_read_stat(s, CT_STAT_LOST_BATCHED) +
-	       session_batch_lost(s);
+	       session_batch_lost(s) + (s->drain ? drain_lost(s->drain) : 0);
 }
 
 /* One link let go: link_fds[i], or past them libbpf's links[i - n_link_fds]. */
@@ -313,10 +321,16 @@ void session_close(struct session *s)
 	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
 	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.
 	 */
+	drain_stop(s->drain);
 	if (s->follow && s->rb) {
 		s->closing = true;
+		s->read_until_ns = 0;
+		if (s->drain)
+			drain_take(s);
 		ring_buffer__consume(s->rb);
 	}
+	drain_free(s->drain);
+	s->drain = NULL;
 	free(s->attached);
 	ring_buffer__free(s->rb);
 	closuretrace_bpf__destroy(s->skel);

@@ -28,6 +28,7 @@ struct symbols;
 struct ct_event;
 struct batch_decoder;
 struct batch_process;
+struct drain;
 
 /* Where the event loop stands: running, or ending and waiting for the command to go. */
 enum session_phase {
@@ -45,7 +46,8 @@ struct session {
 	 */
 	uint64_t read_until_ns;
 	uint32_t read_since_clock;
-	bool read_behind; /* the last read stopped there: records are left in the ring buffer */
+	bool read_behind; /* the last read stopped there: records are left to read */
+	struct drain *drain; /* the thread that empties the ring buffer (drain.h) */
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
 	int *link_fds;		 /* uprobe_multi links */
@@ -125,6 +127,7 @@ struct session {
 	uint64_t duration_ns, timeout_ns, grace_ns, stop_wait_ns;
 	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
 	uint64_t last_flush; /* when the trace was last flushed (event_loop.c) */
+	uint64_t stopped_ns; /* when the recording stopped (PHASE_DONE), 0 before */
 };
 
 /* session.c */
@@ -137,6 +140,8 @@ uint64_t session_finish(struct session *s);
 void session_close(struct session *s);
 uint64_t session_now_ns(void);
 uint64_t session_read_stat(struct session *s, uint32_t slot);
+/* A record of the ring buffer, by its kind (the drain thread queued it, or read directly). */
+void session_take_record(struct session *s, const void *data, size_t size);
 
 /* attach.c */
 #define SESSION_PF_KTHREAD 0x00200000ul /* linux/sched.h: a kernel thread */

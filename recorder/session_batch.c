@@ -20,8 +20,6 @@
 #include "session.h"
 #include "session_batch.h"
 
-/* A full batch in the ring buffer, with the ring's own 8-byte header. */
-#define BATCH_BYTES_MAX (8 + sizeof(struct ct_batch_event) + CT_BATCH_MAX * CT_BATCH_RECORD_SIZE)
 
 /*
  * From the ring buffer, the process of a thread as the per-operation path finds it; from the
@@ -193,7 +191,7 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
 	 * Lossless: the library may have half the ring buffer in flight, then waits. A ring that
 	 * cannot hold two full batches in half of it would make every handover wait in vain.
 	 */
-	if (v && s->launched && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX && still_traced(s, pid))
+	if (v && s->launched && !s->drain && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX && still_traced(s, pid))
 		batch_set_wait_limit((pid_t)pid, registry,
 				     s->buffer_size / 2 / CT_BATCH_RECORD_SIZE);
 	return v;
@@ -413,7 +411,8 @@ void session_batch_tick(struct session *s)
 		return;
 	learn_registries(s);
 	now = session_now_ns();
-	for (size_t i = 0; s->launched && i < s->n_batch_procs; i++) {
+	/* With a drain thread, it acknowledges handovers as it reads them (drain.h). */
+	for (size_t i = 0; s->launched && !s->drain && i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
 		if (p->gone || p->handed == p->acked)
@@ -424,7 +423,11 @@ void session_batch_tick(struct session *s)
 		else
 			p->acked = p->handed;
 	}
-	if (now - s->batch_polled >= BATCH_POLL_NS) {
+	/*
+	 * Polls read the newest records, which wait in the reorder window behind those queued:
+	 * while the loop is behind, the handed-over batches bring them in their turn.
+	 */
+	if (now - s->batch_polled >= BATCH_POLL_NS && !s->read_behind) {
 		s->batch_polled = now;
 		poll_all(s, now);
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "batch_proc.h"
+#include "event.h"
 
 struct session;
 
@@ -25,6 +26,9 @@ struct session;
  * lets the library hand over by age again.
  */
 #define BATCH_POLLED_AHEAD_NS (4 * BATCH_POLL_NS)
+
+/* A full batch in the ring buffer, with the ring's own 8-byte header. */
+#define BATCH_BYTES_MAX (8 + sizeof(struct ct_batch_event) + CT_BATCH_MAX * CT_BATCH_RECORD_SIZE)
 
 /* Not known yet: a registry found at attach (record -p), before the process's first batch. */
 #define BATCH_IMAGE_UNKNOWN UINT32_MAX

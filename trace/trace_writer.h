@@ -20,6 +20,7 @@ struct sym_info {
 
 struct trace_end {
 	uint64_t events, lost, duration_ns;
+	uint64_t complete_ns; /* when the trace was complete, after the records kept at the stop */
 	const char *reason; /* "exit", "signal" or "duration" */
 	int exit_code;	    /* -1: none */
 	int signal;	    /* 0: none */

@@ -1,0 +1,316 @@
+/* The drain thread: see drain.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "batch_proc.h"
+#include "closuretrace.skel.h"
+#include "drain.h"
+#include "event.h"
+#include "session.h"
+#include "session_batch.h"
+#include "spool.h"
+
+/* How long the thread waits for the ring buffer's wake-up before it reads anyway (ms). */
+#define POLL_MS 5
+/* The processes (images, registries) whose handovers it acknowledges, at most. */
+#define FLOW_MAX 4096
+/* Memory for the records the loop handles first (module, loader, exec: never many). */
+#define URGENT_MEM (1u << 20)
+/* How much the loop decodes between two looks at the clock (about 1,000 events). */
+#define READ_CLOCK_BYTES (64 * 1024u)
+
+/* A launched command's registry, as the drain thread acknowledges its handovers. */
+struct flow {
+	uint32_t pid, image;
+	uint64_t registry, handed, acked;
+	bool gone; /* exec'ed or exited: never written again */
+};
+
+struct drain {
+	struct ring_buffer *rb;
+	pthread_t thread;
+	bool running; /* the thread runs: the ring buffer's callback is on it */
+	int efd;
+	struct spool q;	     /* events, in the ring buffer's order */
+	struct spool urgent; /* module, loader and exec records: handled before the events */
+	uint64_t put_lost;   /* operations of records the queue could not keep (no memory) */
+	uint64_t unreadable; /* operations of chunks its file could not give back */
+
+	pthread_mutex_t lock; /* the fields below */
+	pthread_cond_t done;
+	bool stop;
+	uint64_t sync_req, sync_done;
+
+	/* Launched (lossless): acknowledgements, wait limits. Read-only copies of the session. */
+	bool launched, follow;
+	pid_t root;
+	int pidfd, traced_fd;
+	uint64_t wait_limit; /* 0: the ring buffer is too small to wait for */
+	struct flow *flows;
+	size_t n_flows;
+};
+
+/*
+ * Whether pid is still a process of the command, so that a value may be written into its memory:
+ * the first process while its pidfd can be signalled; another while BPF's set of traced processes
+ * has it (it leaves the set as it exits, before its pid can be reused).
+ */
+static bool still_traced(struct drain *d, uint32_t pid)
+{
+	__u8 yes;
+
+	if (pid == (uint32_t)d->root)
+		return d->pidfd >= 0 && !syscall(SYS_pidfd_send_signal, d->pidfd, 0, NULL, 0);
+	return d->follow && d->traced_fd >= 0 && !bpf_map_lookup_elem(d->traced_fd, &pid, &yes);
+}
+
+static struct flow *flow_of(struct drain *d, const struct ct_batch_event *h)
+{
+	struct flow *f;
+
+	for (size_t i = 0; i < d->n_flows; i++) {
+		f = &d->flows[i];
+		if (f->pid == h->pid && f->image == h->image && f->registry == h->registry)
+			return f;
+	}
+	if (d->n_flows == FLOW_MAX)
+		return NULL; /* it hands over unacknowledged, so it never waits: nothing is lost */
+	for (size_t i = 0; i < d->n_flows; i++)
+		if (d->flows[i].pid == h->pid) /* a new image ends the earlier ones */
+			d->flows[i].gone = true;
+	if (!(d->n_flows & (d->n_flows - 1))) { /* 0, 1, 2, 4, ...: grown by doubling */
+		f = realloc(d->flows, (d->n_flows ? 2 * d->n_flows : 1) * sizeof(*f));
+		if (!f)
+			return NULL;
+		d->flows = f;
+	}
+	f = &d->flows[d->n_flows++];
+	*f = (struct flow){.pid = h->pid, .image = h->image, .registry = h->registry};
+	if (d->wait_limit && still_traced(d, h->pid))
+		batch_set_wait_limit((pid_t)h->pid, h->registry, d->wait_limit);
+	return f;
+}
+
+/* A launched command's batch: what its registry has handed over. */
+static void flow_note(struct drain *d, const void *data, size_t size)
+{
+	const struct ct_batch_event *h = data;
+	struct flow *f;
+
+	if (size < sizeof(*h) || size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
+		return;
+	if (!(f = flow_of(d, h)))
+		return;
+	if (h->handed > f->handed)
+		f->handed = h->handed;
+	if (h->why != CT_BATCH_THREAD_EXIT)
+		f->gone = h->why == CT_BATCH_EXEC;
+}
+
+/* Tells each waiting registry what left the ring buffer. */
+static void flow_ack(struct drain *d)
+{
+	for (size_t i = 0; i < d->n_flows; i++) {
+		struct flow *f = &d->flows[i];
+
+		if (f->gone || f->handed == f->acked)
+			continue;
+		if (!still_traced(d, f->pid) || batch_ack((pid_t)f->pid, f->registry, f->handed))
+			f->gone = true; /* gone (ESRCH): never again, its pid could be reused */
+		else
+			f->acked = f->handed;
+	}
+}
+
+bool drain_record(struct drain *d, const void *data, size_t size)
+{
+	uint8_t kind = size ? *(const uint8_t *)data : CT_NR_OPS;
+	uint32_t events = kind < CT_NR_OPS ? 1 : 0;
+
+	if (!d || !d->running)
+		return false;
+	if (kind == CT_BATCH && size >= sizeof(struct ct_batch_event)) {
+		events = ((const struct ct_batch_event *)data)->n;
+		if (d->launched)
+			flow_note(d, data, size);
+	}
+	if (kind == CT_MODULE || kind == CT_LOADER || kind == CT_EXEC) {
+		if (!spool_put(&d->urgent, data, size, 0) && !spool_put(&d->q, data, size, 0))
+			d->put_lost += events;
+	} else if (!spool_put(&d->q, data, size, events)) {
+		d->put_lost += events;
+	}
+	return true;
+}
+
+static void *run(void *arg)
+{
+	struct drain *d = arg;
+
+	for (;;) {
+		uint64_t req, one = 1;
+		bool stop, queued;
+
+		pthread_mutex_lock(&d->lock);
+		req = d->sync_req;
+		stop = d->stop;
+		pthread_mutex_unlock(&d->lock);
+		ring_buffer__poll(d->rb, stop || req != d->sync_done ? 0 : POLL_MS);
+		ring_buffer__consume(d->rb);
+		queued = spool_commit(&d->urgent);
+		queued |= spool_commit(&d->q);
+		if (queued) /* a full counter (EAGAIN) has woken the loop already */
+			(void)!write(d->efd, &one, sizeof(one));
+		flow_ack(d);
+		pthread_mutex_lock(&d->lock);
+		d->sync_done = req;
+		pthread_cond_broadcast(&d->done);
+		pthread_mutex_unlock(&d->lock);
+		if (stop)
+			return NULL;
+	}
+}
+
+int drain_start(struct session *s)
+{
+	struct drain *d = calloc(1, sizeof(*d));
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	s->drain = d;
+	d->efd = -1;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->done, NULL);
+	if ((err = spool_init(&d->q, 0)) || (err = spool_init(&d->urgent, URGENT_MEM)))
+		return err;
+	d->rb = s->rb;
+	d->launched = s->launched;
+	d->follow = s->follow && s->init_pidns;
+	d->root = s->pid;
+	d->pidfd = s->pidfd;
+	d->traced_fd = s->skel ? bpf_map__fd(s->skel->maps.traced) : -1;
+	if (s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
+		d->wait_limit = s->buffer_size / 2 / CT_BATCH_RECORD_SIZE;
+	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->efd < 0)
+		return -errno;
+	d->running = true;
+	err = pthread_create(&d->thread, NULL, run, d);
+	if (err)
+		d->running = false;
+	return -err;
+}
+
+/* Decodes what q holds; false when out of time with records left. */
+static bool take_from(struct session *s, struct spool *q, uint64_t *lost)
+{
+	uint32_t bytes = 0;
+	const void *rec;
+	size_t size;
+
+	while ((rec = spool_get(q, &size, lost))) {
+		session_take_record(s, rec, size);
+		bytes += (uint32_t)size;
+		if (s->read_until_ns && bytes >= READ_CLOCK_BYTES) {
+			bytes = 0;
+			if (session_now_ns() >= s->read_until_ns)
+				return false;
+		}
+	}
+	return true;
+}
+
+bool drain_take(struct session *s)
+{
+	struct drain *d = s->drain;
+	uint64_t v;
+
+	(void)!read(d->efd, &v, sizeof(v)); /* nothing signalled (EAGAIN): read the queue anyway */
+	return !take_from(s, &d->urgent, &d->unreadable) || !take_from(s, &d->q, &d->unreadable);
+}
+
+void drain_sync(struct drain *d)
+{
+	uint64_t want;
+
+	if (!d || !d->running)
+		return;
+	pthread_mutex_lock(&d->lock);
+	want = ++d->sync_req;
+	while (d->sync_done < want)
+		pthread_cond_wait(&d->done, &d->lock);
+	pthread_mutex_unlock(&d->lock);
+}
+
+void drain_stop(struct drain *d)
+{
+	if (!d || !d->running)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->stop = true;
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->thread, NULL);
+	d->running = false;
+}
+
+void drain_free(struct drain *d)
+{
+	if (!d)
+		return;
+	drain_stop(d);
+	if (d->efd >= 0)
+		close(d->efd);
+	spool_free(&d->q);
+	spool_free(&d->urgent);
+	pthread_mutex_destroy(&d->lock);
+	pthread_cond_destroy(&d->done);
+	free(d->flows);
+	free(d);
+}
+
+int drain_fd(const struct drain *d)
+{
+	return d->efd;
+}
+
+uint64_t drain_backlog(struct drain *d)
+{
+	return spool_backlog(&d->q);
+}
+
+uint64_t drain_backlog_max(struct drain *d)
+{
+	return d->q.queued_max; /* read after the thread stopped */
+}
+
+uint64_t drain_spooled(struct drain *d)
+{
+	return d->q.spooled;
+}
+
+int drain_error(struct drain *d)
+{
+	int err;
+
+	if (!d)
+		return 0;
+	pthread_mutex_lock(&d->q.lock);
+	err = d->q.err;
+	pthread_mutex_unlock(&d->q.lock);
+	return err;
+}
+
+uint64_t drain_lost(const struct drain *d)
+{
+	return d->put_lost + d->unreadable;
+}
