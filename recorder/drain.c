@@ -201,7 +201,10 @@ int drain_start(struct session *s)
 	d->efd = -1;
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->done, NULL);
-	if ((err = spool_init(&d->q, 0)) || (err = spool_init(&d->urgent, URGENT_MEM)))
+	/* Tests make the queue spill early (record_test.sh spool_killed). */
+	if ((err = spool_init(&d->q, getenv(SPOOL_MEM_ENV) ? strtoul(getenv(SPOOL_MEM_ENV), NULL, 0)
+							   : 0)) ||
+	    (err = spool_init(&d->urgent, URGENT_MEM)))
 		return err;
 	d->rb = s->rb;
 	d->launched = s->launched;

@@ -24,6 +24,9 @@
 /* What the queue holds in memory before it spills to its file. */
 #define SPOOL_MEM_MAX (64u << 20)
 
+/* The environment variable that sets the recorder's memory for the queue (bytes; tests). */
+#define SPOOL_MEM_ENV "CLOSURETRACE_SPOOL_MEM"
+
 struct spool_chunk;
 
 struct spool {
