@@ -295,10 +295,11 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 {
 	fprintf(f,
 		"{\"type\":\"end\",\"events\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"duration_ns\":%" PRIu64 ",\"reason\":\"%s\"",
-		end->events, end->lost, end->duration_ns, end->reason);
+		",\"duration_ns\":%" PRIu64,
+		end->events, end->lost, end->duration_ns);
 	if (end->complete_ns)
 		fprintf(f, ",\"complete_ns\":%" PRIu64, end->complete_ns);
+	fprintf(f, ",\"reason\":\"%s\"", end->reason);
 	/* trace_end_has_status: one of these */
 	if (end->exit_code >= 0)
 		fprintf(f, ",\"exit_code\":%d", end->exit_code);

@@ -776,7 +776,7 @@ spool_killed)
 		sleep 0.02
 	done
 	[ -n "$spooling" ] || fail "the queue never spilled: $(ls -l /proc/$rpid/fd; cat err.txt)"
-	sleep 0.2
+	wait_for t.json '"type":"event"' "$rpid"
 	kill -KILL "$rpid"
 	wait "$rpid" 2>/dev/null
 	kill "$wpid" 2>/dev/null
