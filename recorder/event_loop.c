@@ -214,7 +214,8 @@ int session_poll(struct session *s, int timeout_ms)
 		}
 	}
 	if (drain_error(s->drain) && !s->write_errno)
-		s->write_errno = drain_error(s->drain); /* the spool's file: ended as a full trace */
+		s->write_errno =
+			drain_error(s->drain); /* the spool's file: ended as a full trace */
 	if (((s->out && ferror(s->out)) || s->write_errno) && s->phase != PHASE_DONE) {
 		if (!s->write_errno) /* else the failed flush's, kept */
 			s->write_errno = errno ? errno : EIO;

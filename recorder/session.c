@@ -246,7 +246,8 @@ uint64_t session_finish(struct session *s)
 		fprintf(stderr,
 			"closuretrace: %.1f MiB of records queued at most behind the ring buffer, "
 			"%.1f MiB of them through the spool's file, %llu operations lost there\n",
-			drain_backlog_max(s->drain) / 1048576.0, drain_spooled(s->drain) / 1048576.0,
+			drain_backlog_max(s->drain) / 1048576.0,
+			drain_spooled(s->drain) / 1048576.0,
 			(unsigned long long)drain_lost(s->drain));
 	session_batch_stop(s); /* what the processes still hold, then every event held back */
 	if (s->n_pending)

@@ -46,8 +46,8 @@ struct session {
 	 */
 	uint64_t read_until_ns;
 	uint32_t read_since_clock;
-	bool read_behind; /* the last read stopped there: records are left to read */
-	struct drain *drain; /* the thread that empties the ring buffer (drain.h) */
+	bool read_behind;	 /* the last read stopped there: records are left to read */
+	struct drain *drain;	 /* the thread that empties the ring buffer (drain.h) */
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
 	int *link_fds;		 /* uprobe_multi links */

@@ -20,7 +20,6 @@
 #include "session.h"
 #include "session_batch.h"
 
-
 /*
  * From the ring buffer, the process of a thread as the per-operation path finds it; from the
  * in-process sink (no BPF), the process that wrote the batch.
@@ -191,7 +190,8 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
 	 * Lossless: the library may have half the ring buffer in flight, then waits. A ring that
 	 * cannot hold two full batches in half of it would make every handover wait in vain.
 	 */
-	if (v && s->launched && !s->drain && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX && still_traced(s, pid))
+	if (v && s->launched && !s->drain && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX &&
+	    still_traced(s, pid))
 		batch_set_wait_limit((pid_t)pid, registry,
 				     s->buffer_size / 2 / CT_BATCH_RECORD_SIZE);
 	return v;

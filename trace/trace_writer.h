@@ -21,11 +21,11 @@ struct sym_info {
 struct trace_end {
 	uint64_t events, lost, duration_ns;
 	uint64_t complete_ns; /* when the trace was complete, after the records kept at the stop */
-	const char *reason; /* "exit", "signal" or "duration" */
-	int exit_code;	    /* -1: none */
-	int signal;	    /* 0: none */
-	bool cut_short;	    /* the recorder ended a launched command before it finished */
-	unsigned abrupt;    /* processes that ended without their exit handlers (the sink) */
+	const char *reason;   /* "exit", "signal" or "duration" */
+	int exit_code;	      /* -1: none */
+	int signal;	      /* 0: none */
+	bool cut_short;	      /* the recorder ended a launched command before it finished */
+	unsigned abrupt;      /* processes that ended without their exit handlers (the sink) */
 	/* Whole trees or nothing (docs/trace-format.md): --sample N (0: every tree), and, when
 	 * the library counted them, the root closures decided and those left out. */
 	uint32_t sample_every;
