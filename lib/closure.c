@@ -12,9 +12,7 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,44 +80,6 @@ check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, ui
 	}
 }
 
-static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
-{
-	return syscall(SYS_futex, word, op | FUTEX_PRIVATE_FLAG, val, timeout, NULL, 0);
-}
-
-/* Sleeps while *word is val, until until_ns on CLOCK_MONOTONIC (0: no limit); 0 or an errno. */
-static int futex_wait_until(uint32_t *word, uint32_t val, uint64_t until_ns)
-{
-	struct timespec until = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)};
-
-	if (!until_ns)
-		return futex(word, FUTEX_WAIT, val, NULL) ? errno : 0;
-	/* FUTEX_WAIT_BITSET: an absolute time on CLOCK_MONOTONIC. */
-	return syscall(SYS_futex, word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, val, &until, NULL,
-		       FUTEX_BITSET_MATCH_ANY)
-		       ? errno
-		       : 0;
-}
-
-/*
- * Sleeps while *word is val (the caller re-checks why it woke), until until_ns (0: no limit);
- * ETIMEDOUT once until_ns has passed, else 0. While batching, the sleep first lasts only until
- * this thread's records are due (lib/batch.h): still asleep then, it hands them over and sleeps on.
- */
-static int sleep_on(uint32_t *word, uint32_t val, uint64_t until_ns)
-{
-	for (;;) {
-		uint64_t due = CLOSURE_BATCH_ON() ? closure_batch_due() : 0;
-		bool for_batch = due && (!until_ns || due < until_ns);
-
-		if (futex_wait_until(word, val, for_batch ? due : until_ns) != ETIMEDOUT)
-			return 0; /* woken, *word changed, or a signal */
-		if (!for_batch)
-			return ETIMEDOUT;
-		closure_batch_flush(); /* blocked past the records' due time: hand them over */
-	}
-}
-
 /*
  * The last reference is gone and there is no continuation: destructor, then the parent.
  * The destructor may free cl, so everything needed afterwards is read first.
@@ -167,7 +127,7 @@ static void closure_finish(struct closure *cl, uint32_t r, uintptr_t ip)
 
 PROBE_BODY void run_body(struct closure *cl, const bool traced)
 {
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 
 	(void)r;
 	probe_op2_in(traced, run, cl, r, cl->released_at, (uintptr_t)cl->fn,
@@ -200,7 +160,7 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 	/* The worker clears queued as it takes the closure, as the kernel's PENDING bit. */
 	if (__atomic_exchange_n(&cl->queued, 1, __ATOMIC_ACQ_REL))
 		closure_bug(cl, CLOSURE_BUG_QUEUED_TWICE, name,
-			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "its continuation is still queued (not started yet)");
 	cl->released_at = ip;
 	if (wq)
@@ -212,7 +172,7 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 static inline __attribute__((always_inline)) struct sub_result
 sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
 {
-	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+	uint32_t old = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_ACQUIRE);
 	struct sub_result res;
 
 	do {
@@ -238,8 +198,8 @@ sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
 		 * next. One ordering on the CAS rather than a fence, which ThreadSanitizer cannot
 		 * follow (GCC refuses atomic_thread_fence under -fsanitize=thread).
 		 */
-	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, res.now, true, __ATOMIC_ACQ_REL,
-					      __ATOMIC_ACQUIRE));
+	} while (!__atomic_compare_exchange_n(CLOSURE_WORD(cl), &old, res.now, true,
+					      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
 	return res;
 }
 
@@ -252,7 +212,7 @@ static void settle(struct closure *cl, struct sub_result res, const char *name, 
 		 * The sleeper owns the closure again and may return and free it at once; a wake on
 		 * a stale private futex address touches no memory, so this is safe.
 		 */
-		futex(&cl->remaining, FUTEX_WAKE, INT_MAX, NULL);
+		closure_futex_wake(CLOSURE_WORD(cl));
 		break;
 	case SUB_REQUEUE:
 		closure_queue_at(cl, ip, name);
@@ -282,6 +242,9 @@ void closure_get_finished(struct closure *cl, uint32_t r)
 PROBE_BODY void sub_body(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip,
 			 const bool traced)
 {
+	if (traced)
+		closure_stack_first_use(cl, ip,
+					__atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED));
 	if (kind == CLOSURE_OP_SUB)
 		SUB_AND_SETTLE(traced, cl, v, name, ip,
 			       probe_op1_settle(traced, sub, cl, r, ip, (long)(int)v));
@@ -314,7 +277,7 @@ void closure_sub(struct closure *cl, int v)
 
 static void closure_get_at(struct closure *cl, uintptr_t ip)
 {
-	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_add_fetch(CLOSURE_WORD(cl), 1, __ATOMIC_RELAXED);
 
 	(void)r;
 	(void)ip; /* only the probe uses it */
@@ -326,7 +289,7 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 {
 	if (parent == cl)
 		closure_bug(cl, CLOSURE_BUG_OWN_PARENT, "closure_init",
-			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "a closure cannot be its own parent (it would wait for itself)");
 	closure_debug_check_init(cl, "closure_init", ip);
 	cl->wq = NULL;
@@ -342,6 +305,9 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	closure_debug_stamp(&cl->init_ns);
 	__atomic_store_n(&cl->ip_ns, cl->init_ns, __ATOMIC_RELAXED);
 	/* Whether its tree is recorded: decided before its first record (and its parent's get). */
+	if (traced && parent)
+		closure_stack_first_use(parent, ip, /* before its tree is inherited */
+					__atomic_load_n(CLOSURE_WORD(parent), __ATOMIC_RELAXED));
 	cl->left_out = traced ? closure_batch_left_out(!parent, parent ? parent->left_out : 0) : 0;
 	if (parent)
 		closure_get_at(parent, ip);
@@ -352,7 +318,7 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	 */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
-	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
+	__atomic_store_n(CLOSURE_WORD(cl), CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 	closure_debug_create(cl);
 }
 
@@ -388,7 +354,17 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 	/* Before the count is published, as in closure_init_at(): no event precedes the init. */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
 	/* Release, always: closure_init_stack_release() is the same function. */
-	__atomic_store_n(&cl->remaining, CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
+	__atomic_store_n(CLOSURE_WORD(cl), CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
+}
+
+void closure_announce_stack(struct closure *cl, uintptr_t ip, uint32_t before)
+{
+	cl->ip = cl->init_ip = ip;
+	closure_debug_stamp(&cl->init_ns);
+	cl->ip_ns = cl->init_ns;
+	cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
+	if ((before & CLOSURE_REMAINING_MASK) == 1)
+		probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, 0, 1);
 }
 
 PROBE_COLD void init_stack_traced(struct closure *cl, uintptr_t ip)
@@ -423,7 +399,7 @@ void closure_set_stopped(struct closure *cl)
 void closure_debug_destroy(struct closure *cl)
 {
 	uintptr_t ip = CALLER_IP();
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 
 	if (cl->magic == CLOSURE_MAGIC_STACK)
 		return; /* never listed: nothing to do, as in the kernel */
@@ -436,7 +412,7 @@ void closure_debug_destroy(struct closure *cl)
 
 static void require_running(struct closure *cl, const char *name, uintptr_t ip)
 {
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 
 	if (!(r & CLOSURE_RUNNING))
 		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
@@ -539,7 +515,7 @@ PROBE_BODY void continue_at_nobarrier_body(struct closure *cl, struct closure_fn
 	uint32_t r;
 
 	set_fn_at(cl, fn, wq, ip);
-	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 	(void)r;
 	probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, wq_addr(wq), HOW_NOBARRIER);
 	closure_queue_at(cl, ip, "continue_at_nobarrier");
@@ -575,8 +551,8 @@ static void sleep_while_sleeping(struct closure *cl)
 {
 	uint32_t r;
 
-	while ((r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE)) & CLOSURE_SLEEPING)
-		sleep_on(&cl->remaining, r, 0);
+	while ((r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_ACQUIRE)) & CLOSURE_SLEEPING)
+		closure_sleep_on(CLOSURE_WORD(cl), r, 0);
 }
 
 PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool traced)
@@ -596,7 +572,7 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 		       CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING, name,
 		       ip, probe_op3_settle(traced, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
 	sleep_while_sleeping(cl);
-	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 	(void)r; /* only the probes use it */
 	/* Tested again after the sleep: a tracer may have attached meanwhile. */
 	probe_op1_in(traced || PROBE_TRACED(finish), finish, cl, r, ip, (uintptr_t)parent);
@@ -633,9 +609,9 @@ PROBE_BODY bool wait_body(struct closure_waitlist *list, struct closure *cl, uin
 {
 	/*
 	 * Acquire: pairs with the put of the waker that cleared WAITING, whose last touch of
-	 * cl->next came before it; we are about to link cl->next again.
+	 * cl->list came before it; we are about to link cl->list again.
 	 */
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_ACQUIRE);
 
 	/*
 	 * Already waiting, on this list or another: false, as in the kernel (one list at a time).
@@ -647,17 +623,19 @@ PROBE_BODY bool wait_body(struct closure_waitlist *list, struct closure *cl, uin
 	__atomic_store_n(&cl->waitlist, list, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->waiting_on, ip, __ATOMIC_RELAXED);
 	closure_debug_stamp(&cl->wait_ns);
-	r = __atomic_add_fetch(&cl->remaining, CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
+	if (traced)
+		closure_stack_first_use(cl, ip, r);
+	r = __atomic_add_fetch(CLOSURE_WORD(cl), CLOSURE_WAITING + 1, __ATOMIC_RELAXED);
 	probe_op1_in(traced, wait, cl, r, ip, (uintptr_t)list);
 
 	/*
 	 * Acquire as well as release: if a waker took the list before we got on it, its writes
 	 * (the condition the caller checks next) are visible to us; otherwise it sees us and
-	 * wakes us. Both sides are read-modify-writes of list->head, so one of the two holds.
+	 * wakes us. Both sides are read-modify-writes of list->list.first, so one of the two holds.
 	 */
-	cl->next = __atomic_load_n(&list->head, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&list->head, &cl->next, cl, true, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED))
+	cl->list.next = __atomic_load_n(&list->list.first, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&list->list.first, &cl->list.next, &cl->list, true,
+					    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		;
 	return true;
 }
@@ -676,22 +654,26 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl)
 
 PROBE_BODY void wake_up_body(struct closure_waitlist *list, uintptr_t ip, const bool traced)
 {
-	struct closure *cl, *reversed = NULL, *next;
+	struct closure_llist_node *node, *reversed = NULL, *next;
+	struct closure *cl;
 
 	/*
 	 * Release: the waker's earlier writes are visible to a closure that waits after this
 	 * (closure_wait pairs with it), and each put below releases them to the closures woken.
 	 * Acquire: the waiters' links and fields are visible here.
 	 */
-	cl = __atomic_exchange_n(&list->head, NULL, __ATOMIC_ACQ_REL);
+	node = __atomic_exchange_n(&list->list.first, NULL, __ATOMIC_ACQ_REL);
 	/* The list is LIFO; reverse it so that the first to wait is the first woken. */
-	for (; cl; cl = next) {
-		next = cl->next;
-		cl->next = reversed;
-		reversed = cl;
+	for (; node; node = next) {
+		next = node->next;
+		node->next = reversed;
+		reversed = node;
 	}
-	for (cl = reversed; cl; cl = next) {
-		next = cl->next; /* the put below may requeue cl, reusing its link */
+	for (node = reversed; node; node = next) {
+		cl = container_of(node, struct closure, list);
+		next = node->next; /* the put below may requeue cl, reusing its link */
+		/* closure_set_waiting(cl, 0), as the kernel's wake-up */
+		__atomic_store_n(&cl->waiting_on, 0, __ATOMIC_RELAXED);
 		SUB_AND_SETTLE(traced, cl, CLOSURE_WAITING + 1, "closure_wake_up", ip,
 			       probe_op1_settle(traced, wake, cl, r, ip, (uintptr_t)list));
 	}
@@ -724,21 +706,23 @@ static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, 
 	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
 		deadline = closure_clock_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
+	if (PROBE_TRACED(sync_begin))
+		closure_stack_first_use(cl, ip, r);
 	/* One step: give up the running reference and ask the last put to wake us. */
 	SUB_AND_SETTLE(
 		PROBE_TRACED(sync_begin), cl, CLOSURE_REMAINING_INITIALIZER - CLOSURE_SLEEPING,
 		"closure_sync", ip,
 		probe_op1_settle(PROBE_TRACED(sync_begin), sync_begin, cl, r, ip, timeout_ms));
 	for (;;) {
-		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+		r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_ACQUIRE);
 		if (!(r & CLOSURE_SLEEPING))
 			break;
-		if (sleep_on(&cl->remaining, r, deadline) != ETIMEDOUT)
+		if (closure_sleep_on(CLOSURE_WORD(cl), r, deadline) != ETIMEDOUT)
 			continue;
 		/* Timed out: take the running reference back, unless the last put just did. */
-		r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+		r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_ACQUIRE);
 		while ((r & CLOSURE_SLEEPING) &&
-		       !__atomic_compare_exchange_n(&cl->remaining, &r,
+		       !__atomic_compare_exchange_n(CLOSURE_WORD(cl), &r,
 						    r + CLOSURE_REMAINING_INITIALIZER -
 							    CLOSURE_SLEEPING,
 						    true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -748,7 +732,7 @@ static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, 
 		break;
 	}
 	closure_debug_sync_end(cl);
-	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 	probe_op1(sync_end, cl, r, ip, (long)ret);
 	return ret;
 }
@@ -757,8 +741,9 @@ static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, 
 static __attribute__((noinline)) int sync_nothing_traced(struct closure *cl, uint32_t r,
 							 long timeout_ms, uintptr_t ip)
 {
+	closure_stack_first_use(cl, ip, r);
 	probe_op1(sync_begin, cl, r, ip, timeout_ms);
-	r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 	probe_op1(sync_end, cl, r, ip, 0L);
 	return 0;
 }
@@ -771,7 +756,7 @@ static __attribute__((noinline)) int sync_nothing_traced(struct closure *cl, uin
 static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t ip)
 {
 	/* Acquire: when nothing is outstanding, the last put's writes are still visible. */
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_ACQUIRE);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_ACQUIRE);
 
 	/*
 	 * Only the running reference left, held by the caller: done; so is a closure never
@@ -803,10 +788,12 @@ int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms)
 	return closure_sync_at(cl, ms, CALLER_IP());
 }
 
-long closure_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* bcachefs's exported names (closure.h): the same functions; the call site stays the caller's. */
+#define CLOSURE_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target)))
+CLOSURE_ALIAS(bch2_closure_sub, closure_sub);
+CLOSURE_ALIAS(__bch2_closure_wake_up, closure_wake_up);
+CLOSURE_ALIAS(bch2_closure_wait, closure_wait);
+CLOSURE_ALIAS(__bch2_closure_sync, closure_sync);
+CLOSURE_ALIAS(__bch2_closure_sync_timeout, closure_sync_timeout);
+CLOSURE_ALIAS(bch2_closure_return_sync, closure_return_sync);
+CLOSURE_ALIAS(bch2_closure_sync_unbounded, closure_sync_unbounded);

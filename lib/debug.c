@@ -79,6 +79,20 @@ noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *
 	abort();
 }
 
+void closure_val_bad(struct closure *cl, unsigned v, int d)
+{
+	char detail[160];
+
+	/* The kernel's words (fs/vendor/closure.h closure_val_checks); the bit is __fls's. */
+	if (v & CLOSURE_GUARD_MASK)
+		snprintf(detail, sizeof(detail), "has guard bits set: %x (%u), delta %i", v,
+			 31u - (unsigned)__builtin_clz(v & CLOSURE_GUARD_MASK), d);
+	else
+		snprintf(detail, sizeof(detail), "ref hit 0 with incorrect flags set: %x (%u)", v,
+			 31u - (unsigned)__builtin_clz(v));
+	closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, "closure_val_checks", v, CALLER_IP(), detail);
+}
+
 #define DEBUG_INFO_LAYOUT                                                                          \
 	.magic = CLOSURE_DEBUG_MAGIC, .version = CLOSURE_DEBUG_VERSION,                            \
 	.closure_size = sizeof(struct closure), .pointer_size = sizeof(void *),                    \
@@ -222,7 +236,7 @@ void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
 		return; /* the common case: fresh memory, finished or destroyed */
 	if (listed(cl))
 		closure_bug(cl, CLOSURE_BUG_INIT_LIVE, op,
-			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "initialised again while alive (neither finished nor destroyed)");
 }
 
@@ -292,7 +306,7 @@ void closure_debug_unlist(struct closure *cl)
 static void dump_one(FILE *out, struct closure *cl)
 {
 	char ip[256], fn[256], waiting[256];
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 
 	describe_address(ip, sizeof(ip), __atomic_load_n(&cl->ip, __ATOMIC_RELAXED));
 	describe_address(fn, sizeof(fn), (uintptr_t)__atomic_load_n(&cl->fn, __ATOMIC_RELAXED));

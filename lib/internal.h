@@ -33,6 +33,29 @@ void probe_get(struct closure *cl, uint32_t r, uintptr_t ip);
 /* rec: CLOSURE_RECORDED(cl), read before the put (cl may be gone by now). */
 void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, uint64_t bts);
 
+/*
+ * Sleeps while *word is val (the caller re-checks why it woke), until until_ns on CLOCK_MONOTONIC
+ * (0: no limit); ETIMEDOUT once until_ns has passed, else 0 (lib/sleep.c).
+ */
+int closure_sleep_on(uint32_t *word, uint32_t val, uint64_t until_ns);
+/* Wakes every thread sleeping on word. */
+void closure_futex_wake(uint32_t *word);
+
+/*
+ * A CLASS(closure_stack) closure's first traced operation (closure.h), before: the value of
+ * remaining before the operation. Fires its init, as a stack closure initialised at ip, where it
+ * now is (before that it was a value that may have moved), when only its running reference was
+ * there: references taken before out of the library's sight (an inline get traced per operation,
+ * an open-coded wait) would come after its init in the trace, so then it is marked seen and
+ * traced without one, as a closure created before recording.
+ */
+void closure_announce_stack(struct closure *cl, uintptr_t ip, uint32_t before);
+static inline void closure_stack_first_use(struct closure *cl, uintptr_t ip, uint32_t before)
+{
+	if (__builtin_expect(!cl->init_ip, 0) && cl->magic == CLOSURE_MAGIC_STACK)
+		closure_announce_stack(cl, ip, before);
+}
+
 /* Run cl's continuation in this thread (fires the run probe). */
 void closure_run(struct closure *cl);
 
@@ -73,10 +96,6 @@ static inline void closure_debug_sync_end(struct closure *cl)
 	(void)cl;
 }
 #endif
-
-#define CLOSURE_MAGIC_DEAD  0xc054deadu
-#define CLOSURE_MAGIC_ALIVE 0xc054a11eu
-#define CLOSURE_MAGIC_STACK 0xc05451ccu
 
 /* The call site as a return address (docs/probes.md: arg3); tracers resolve ip - 1. */
 #define CALLER_IP() ((uintptr_t)__builtin_return_address(0))

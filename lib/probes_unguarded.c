@@ -44,6 +44,7 @@ _Static_assert(CLOSURE_BATCH_COUNT_MASK == CLOSURE_REMAINING_MASK, "lib/batch.h'
  */
 void closure_batch_get(struct closure *cl, uint32_t r, int not_zero)
 {
+	closure_stack_first_use(cl, CALLER_IP(), r - 1); /* its init record first */
 	closure_batch_append(CLOSURE_BATCH_OP_get, (uintptr_t)cl, r, CALLER_IP(),
 			     (uint64_t)not_zero, 0, 0);
 }

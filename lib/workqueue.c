@@ -185,7 +185,7 @@ void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, ui
 		fn = queue_work; /* NULL when the program has none */
 	if (!fn)
 		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, op,
-			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "continued on a struct workqueue_struct, but the program has no "
 			    "queue_work() and none was given to closure_set_queue_work()");
 	/* The kernel's INIT_WORK: not pending, on no list, and what to run. */
@@ -194,6 +194,6 @@ void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, ui
 	cl->work.func = run_program_work;
 	if (!fn(wq, &cl->work))
 		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, op,
-			    __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), ip,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "the program's queue_work() refused it: already pending");
 }

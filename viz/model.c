@@ -371,6 +371,14 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 			l->sync_timed_out = ev->ret != 0;
 			l->sync_ip = ev->ip;
 		}
+		/*
+		 * First seen without an init and synced back to its running reference: a stack
+		 * closure the library saw only from its first use (a CLASS(closure_stack) one whose
+		 * first references were taken inline, traced per operation: lib/internal.h).
+		 */
+		if (l->before_recording && !l->init_ip && !l->snapshot && ev->remaining == 1 &&
+		    (ev->flags & TRACE_FLAG_RUNNING))
+			l->stack = true;
 		if (l->stack && ev->remaining == 1) {
 			l->synced = true;
 			l->end_ts = ev->ts;

@@ -86,6 +86,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "closure_config.h"
@@ -245,12 +246,50 @@ extern "C" {
 #define CLOSURE_WQ_REF(w) closure_wq_ref_of(w)
 #endif
 
-/* A lock-free LIFO of waiting closures; closure_wake_up() wakes them in FIFO order. */
+/*
+ * The kernel's types where code reads them directly, laid out as the kernel's: remaining is an
+ * atomic_t ({ int counter; }: atomic_read(&cl->remaining), .remaining.counter = ...), a waitlist
+ * is an llist_head whose first node is &cl->list of the last closure to wait (list.first,
+ * cl->list.next; bcachefs's journal waits open-coded this way, fs/journal/journal.c
+ * journal_buf_wait). A program that has these types (the kernel's or bcachefs-tools'
+ * <linux/atomic.h> and <linux/llist.h>, included first, or CLOSURE_KERNEL_TYPES defined) gets
+ * them by their own names, so that its atomic_*() and llist code take them; anyone else gets
+ * types of the same layout under libclosure's names. Either way the library sees the same bytes.
+ */
+#if defined(CLOSURE_KERNEL_TYPES) || defined(_LINUX_ATOMIC_H) || defined(__TOOLS_LINUX_ATOMIC_H)
+#define CLOSURE_ATOMIC_T atomic_t
+#else
+typedef struct {
+	int counter;
+} closure_atomic_t;
+#define CLOSURE_ATOMIC_T closure_atomic_t
+#endif
+#if defined(CLOSURE_KERNEL_TYPES) || defined(LLIST_H)
+#define CLOSURE_LLIST_NODE struct llist_node
+#define CLOSURE_LLIST_HEAD struct llist_head
+#else
+struct closure_llist_node {
+	struct closure_llist_node *next;
+};
+struct closure_llist_head {
+	struct closure_llist_node *first;
+};
+#define CLOSURE_LLIST_NODE struct closure_llist_node
+#define CLOSURE_LLIST_HEAD struct closure_llist_head
+#endif
+
+/*
+ * A lock-free LIFO of waiting closures; closure_wake_up() wakes them in FIFO order. The kernel's
+ * struct closure_waitlist (include/linux/closure.h): list.first is &cl->list of the closure that
+ * waited last, NULL when empty.
+ */
 struct closure_waitlist {
-	struct closure *head;
+	CLOSURE_LLIST_HEAD list;
 };
 
-#define CLOSURE_WAITLIST_INIT {NULL}
+/* clang-format off: the nesting on one line, as a user writes it */
+#define CLOSURE_WAITLIST_INIT {{NULL}}
+/* clang-format on */
 
 /*
  * remaining: the count in the low 24 bits, flags above. Each flag has a clear guard bit above it,
@@ -273,12 +312,15 @@ struct closure_waitlist {
  */
 struct closure {
 	struct closure_work work;   /* &cl->work: what a CLOSURE_CALLBACK function gets */
-	uint32_t remaining;	    /* atomic: count | flags */
+	CLOSURE_ATOMIC_T remaining; /* count | flags: CLOSURE_WORD(cl) in the library */
 	struct closure *parent;	    /* holds a reference on it until this closure finishes */
 	closure_fn *fn;		    /* continuation, or destructor with CLOSURE_DESTRUCTOR */
 	struct workqueue *wq;	    /* where fn runs; NULL (and no program_wq): in the last put */
 	struct workqueue_struct *program_wq; /* or there: a program's own workqueue */
-	struct closure *next;	    /* link on a waitlist, then on a workqueue (never both) */
+	union {			      /* never both: a waitlist's reference keeps it off a queue */
+		struct closure *next; /* link on libclosure's own workqueue */
+		CLOSURE_LLIST_NODE list; /* link on a waitlist, as the kernel's cl->list */
+	};
 	struct closure_waitlist *waitlist; /* the list it waits on, while CLOSURE_WAITING */
 	uintptr_t released_at;	    /* call site of the put that queued fn (the run probe's ip) */
 
@@ -301,6 +343,9 @@ struct closure {
 	 * closure_wait() and its closure_sync() sleep: the ages `closuretrace ps` shows. */
 	uint64_t init_ns, ip_ns, wait_ns, sync_ns;
 };
+
+/* remaining as the unsigned word the library's atomics operate on (same object, same bytes). */
+#define CLOSURE_WORD(cl) ((uint32_t *)&(cl)->remaining.counter)
 
 /* Internal entry points behind the inline fast paths; not API. */
 void closure_sub_slow(struct closure *cl, uint32_t v, int op);
@@ -336,21 +381,23 @@ enum { CLOSURE_OP_PUT = 0, CLOSURE_OP_SUB = 1 };
 /* The number of references outstanding (a relaxed read: a hint, unless you own the closure). */
 static inline unsigned closure_nr_remaining(struct closure *cl)
 {
-	return __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED) & CLOSURE_REMAINING_MASK;
+	return __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED) & CLOSURE_REMAINING_MASK;
 }
 
 /* Take a reference. The caller must already hold one (or own the running one). */
 static inline __attribute__((always_inline)) void closure_get(struct closure *cl)
 {
-	uint32_t r = __atomic_add_fetch(&cl->remaining, 1, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_add_fetch(CLOSURE_WORD(cl), 1, __ATOMIC_RELAXED);
 
 	/*
 	 * A count that was 0 (the closure finished, its memory may be reused: the kernel BUGs on
 	 * this under CONFIG_DEBUG_CLOSURES), or one that reached the count's guard bit (2^23: the
 	 * kernel's CLOSURE_BUG on guard bits): one compare, as unsigned, catches both. Checked in
-	 * every build, probes or not: the probe then costs only its nop, the count after is at hand.
+	 * every build, probes or not: the probe then costs only its nop, the count after is at
+	 * hand.
 	 */
-	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) - 2u >= (CLOSURE_DESTRUCTOR >> 1) - 2u, 0))
+	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) - 2u >= (CLOSURE_DESTRUCTOR >> 1) - 2u,
+			     0))
 		closure_get_finished(cl, r);
 	/*
 	 * The record before the probe, as in the library: r is then dead once the probe has its
@@ -369,7 +416,7 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
  */
 static inline __attribute__((always_inline)) bool closure_get_not_zero(struct closure *cl)
 {
-	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r;
+	uint32_t old = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), r;
 
 	do {
 		if (!(old & CLOSURE_REMAINING_MASK))
@@ -377,7 +424,7 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 		r = old + 1;
 		if (__builtin_expect(r & (CLOSURE_DESTRUCTOR >> 1), 0))
 			closure_get_finished(cl, r); /* the guard bit: see closure_get */
-	} while (!__atomic_compare_exchange_n(&cl->remaining, &old, r, true, __ATOMIC_ACQUIRE,
+	} while (!__atomic_compare_exchange_n(CLOSURE_WORD(cl), &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
 	if (CLOSURE_BATCHING() && CLOSURE_RECORDED(cl)) /* the record first: see closure_get */
 		closure_batch_get(cl, r, 1);
@@ -406,10 +453,10 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	 * must be older than the next life's init (docs/probes.md, "Batched events").
 	 */
 	uint64_t ts = batching ? closure_batch_clock() : 0;
-	uint32_t old = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED), r = old - 1;
+	uint32_t old = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), r = old - 1;
 
 	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&
-	    __atomic_compare_exchange_n(&cl->remaining, &old, r, false, __ATOMIC_RELEASE,
+	    __atomic_compare_exchange_n(CLOSURE_WORD(cl), &old, r, false, __ATOMIC_RELEASE,
 					__ATOMIC_RELAXED)) {
 		if (ts) { /* before the probe: see closure_get */
 			closure_batch_put_at(cl, r, ts);
@@ -472,8 +519,7 @@ void continue_at(struct closure *cl, struct closure_fn_ref fn, struct closure_wq
  * Run fn on wq now, without waiting for outstanding references; fn gets the caller's reference
  * (the running one, or, as in the kernel, any reference the caller holds).
  */
-void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn,
-			   struct closure_wq_ref wq);
+void continue_at_nobarrier(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq);
 
 /* Finish once the other references are gone: the parent is put. Return right after. */
 void closure_return(struct closure *cl);
@@ -505,7 +551,8 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl);
 /* Wake every closure on the list, first come first woken, putting the reference each held. */
 void closure_wake_up(struct closure_waitlist *list);
 
-/* The kernel's closure_wake_up() without its leading barrier: the same here (ours orders itself). */
+/* The kernel's closure_wake_up() without its leading barrier: the same here (ours orders itself).
+ */
 #define __closure_wake_up(list) closure_wake_up(list)
 
 /* Sleep until every reference but the caller's running one is gone. */
@@ -639,6 +686,109 @@ long closure_now_ms(void);
 		}                                                                                  \
 		cl_left_;                                                                          \
 	})
+
+/*
+ * The newest kernel API (bcachefs's vendored closures, fs/vendor/closure.{h,c}, 2025-09 on; the
+ * same names in the kernel's include/linux/closure.h where it has them), for code that goes
+ * around the functions above: open-coded waits, scope-guarded stack closures, the bch2_ exports.
+ */
+
+/* Values of cl->magic, as the kernel's CONFIG_DEBUG_CLOSURES (include/linux/closure.h). */
+#define CLOSURE_MAGIC_DEAD  0xc054deadu
+#define CLOSURE_MAGIC_ALIVE 0xc054a11eu
+#define CLOSURE_MAGIC_STACK 0xc05451ccu
+
+/*
+ * Record who waits (include/linux/closure.h closure_set_waiting: cl->waiting_on = f), for code
+ * that puts a closure on a waitlist itself; closure_debug_dump() shows it. Kept in every build.
+ */
+static inline void closure_set_waiting(struct closure *cl, unsigned long f)
+{
+	__atomic_store_n(&cl->waiting_on, (uintptr_t)f, __ATOMIC_RELAXED);
+}
+
+/* The kernel's _THIS_IP_ and _RET_IP_ (include/linux/closure.h closure_set_ip, _set_ret_ip). */
+#define closure_set_ip(cl)                                                                         \
+	__extension__({                                                                            \
+		__label__ closure_here_;                                                           \
+	closure_here_:                                                                             \
+		__atomic_store_n(&(cl)->ip, (uintptr_t) && closure_here_, __ATOMIC_RELAXED);       \
+	})
+#define closure_set_ret_ip(cl)                                                                     \
+	__atomic_store_n(&(cl)->ip, (uintptr_t)__builtin_return_address(0), __ATOMIC_RELAXED)
+
+/* closure_val_checks() found v broken: prints the kernel's message and aborts. Not API. */
+void closure_val_bad(struct closure *cl, unsigned v, int d);
+
+/*
+ * Check a value of remaining that code computed itself, as the kernel checks its own
+ * (fs/vendor/closure.h closure_val_checks, fs/vendor/closure.c bch2_closure_wait; bcachefs's
+ * fs/journal/journal.c journal_buf_wait calls it after atomic_add_return(CLOSURE_WAITING + 1,
+ * &cl->remaining)): a guard bit set (a flag added twice or taken while clear, a count that
+ * borrowed), or a count of zero with a flag other than DESTRUCTOR or SLEEPING. d is the delta
+ * that was applied, for the message. The kernel WARNs ("closure %ps has guard bits set: %x (%u),
+ * delta %i", "closure %ps ref hit 0 with incorrect flags set: %x (%u)"); libclosure prints the
+ * same words and the call site, and aborts, as for every broken rule.
+ */
+static inline void closure_val_checks(struct closure *cl, unsigned v, int d)
+{
+	if (__builtin_expect((v & CLOSURE_GUARD_MASK) ||
+				     (!(v & CLOSURE_REMAINING_MASK) &&
+				      (v & ~(CLOSURE_DESTRUCTOR | CLOSURE_SLEEPING))),
+			     0))
+		closure_val_bad(cl, v, d);
+}
+
+/*
+ * CLASS(closure_stack, cl)(): a stack closure in a scope guard, synced when the scope ends
+ * (fs/vendor/closure.h, open-coded DEFINE_CLASS(closure_stack): the kernel's cleanup.h CLASS()
+ * declares class_closure_stack_t cl with class_closure_stack_destructor as its cleanup and
+ * initialises it from class_closure_stack_constructor()). The constructor returns the closure
+ * by value, so it is copied (moved) before its first operation: it is a plain value, count 1 and
+ * running, no parent, no probe fired, nothing pointing at it. Its first operation through the
+ * library (a wait, a sync, a sub, a child's init, or a get while batching) announces it to a
+ * tracer as a stack closure initialised there, at its final address. CLASS() itself is the
+ * program's (the kernel's include/linux/cleanup.h); this header does not define it.
+ */
+typedef struct closure class_closure_stack_t;
+
+static inline struct closure class_closure_stack_constructor(void)
+{
+	struct closure cl;
+
+	memset(&cl, 0, sizeof(cl));
+	cl.remaining.counter = (int)CLOSURE_REMAINING_INITIALIZER;
+	cl.magic = CLOSURE_MAGIC_STACK;
+	return cl;
+}
+
+static inline void class_closure_stack_destructor(struct closure *cl)
+{
+	closure_sync(cl);
+}
+
+/*
+ * The names bcachefs exports its closures under (fs/vendor/closure.c: bch2_closure_sub,
+ * __bch2_closure_wake_up, bch2_closure_wait, __bch2_closure_sync, __bch2_closure_sync_timeout,
+ * bch2_closure_return_sync, bch2_closure_sync_unbounded; fs/closure.h #defines closure_wait and
+ * the others to them): the same functions (ELF aliases), so a call through either name records
+ * the caller's line. __bch2_closure_sync(_timeout) is the kernel's slow path, which closure_sync()
+ * calls when references are out; here it is closure_sync() itself, whose fast path is the same
+ * test.
+ */
+void bch2_closure_sub(struct closure *cl, int v);
+void __bch2_closure_wake_up(struct closure_waitlist *list);
+bool bch2_closure_wait(struct closure_waitlist *list, struct closure *cl);
+void __bch2_closure_sync(struct closure *cl);
+int __bch2_closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
+void bch2_closure_return_sync(struct closure *cl);
+void bch2_closure_sync_unbounded(struct closure *cl);
+
+/* fs/vendor/closure.h bch2_closure_debug_create: a stub there; closure_init() lists already. */
+static inline void bch2_closure_debug_create(struct closure *cl)
+{
+	(void)cl;
+}
 
 /*
  * Workqueues: a pool of threads that run continuations. workqueue_destroy() first runs

@@ -78,7 +78,7 @@ static void trigger(int code)
 		break;
 	case 11: /* overflow: the count set at its limit by hand (8,388,607 gets), one get more */
 		closure_init(&victim, NULL);
-		__atomic_store_n(&victim.remaining,
+		__atomic_store_n(CLOSURE_WORD(&victim),
 				 CLOSURE_RUNNING | ((CLOSURE_DESTRUCTOR >> 1) - 1),
 				 __ATOMIC_RELAXED);
 		closure_get(&victim);

@@ -73,6 +73,6 @@
 
 /* The flag bits of a closure's count word (closure_nr_remaining() gives the count). */
 #define closure_flags(cl)                                                                          \
-	(__atomic_load_n(&(cl)->remaining, __ATOMIC_RELAXED) & ~CLOSURE_REMAINING_MASK)
+	(__atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED) & ~CLOSURE_REMAINING_MASK)
 
 #endif

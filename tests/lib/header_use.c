@@ -46,5 +46,15 @@ int main(void)
 	left = closure_wait_event_timeout(&list, r.steps == 1, 1000);
 	if (r.steps != 1 || left < 1 || closure_nr_remaining(&parent) != 1)
 		return 1;
-	return 0;
+	/* The newest API: a stack closure by value, an open-coded wait's check, the bch2_ names. */
+	struct closure moved = class_closure_stack_constructor();
+	closure_set_waiting(&moved, 0);
+	closure_set_ret_ip(&moved);
+	closure_set_ip(&moved);
+	closure_val_checks(&moved, (unsigned)moved.remaining.counter, 0);
+	if (!bch2_closure_wait(&list, &moved) || list.list.first != &moved.list)
+		return 1;
+	__bch2_closure_wake_up(&list);
+	class_closure_stack_destructor(&moved);
+	return closure_nr_remaining(&moved) == 1 ? 0 : 1;
 }

@@ -116,7 +116,7 @@ static void *waker_main(void *arg)
 		closure_batch_flush(); /* nothing of this thread left from the last round */
 		__atomic_store_n(&waker.ready, round, __ATOMIC_RELEASE);
 		/* Acquire: want, written before the sleeper's sync, is visible from here. */
-		while (!(__atomic_load_n(&waker.cl->remaining, __ATOMIC_ACQUIRE) &
+		while (!(__atomic_load_n(CLOSURE_WORD(waker.cl), __ATOMIC_ACQUIRE) &
 			 CLOSURE_SLEEPING))
 			sched_yield();
 		wait_asleep(waker.sleeper);

@@ -150,6 +150,24 @@ __attribute__((noinline)) void die_no_executor(void)
 	NO_TAIL_CALL();
 }
 
+/*
+ * closure_val_checks (fs/vendor/closure.h) on a value code computed itself, as bcachefs's journal
+ * does after its open-coded atomic_add_return: the kernel WARNs, libclosure aborts, in its words.
+ */
+__attribute__((noinline)) void die_val_guard(void)
+{
+	closure_init(&victim, NULL);
+	closure_val_checks(&victim, 1u | CLOSURE_RUNNING * 2, (int)CLOSURE_RUNNING);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_val_zero_running(void)
+{
+	closure_init(&victim, NULL);
+	closure_val_checks(&victim, CLOSURE_RUNNING, -1);
+	NO_TAIL_CALL();
+}
+
 __attribute__((noinline)) void die_destroy_finished(void)
 {
 	closure_init(&victim, NULL);
@@ -250,6 +268,10 @@ static const struct death_case cases[] = {
 	 1, CLOSURE_RUNNING},
 	{die_destroy_finished, "die_destroy_finished", "closure_debug_destroy",
 	 "not alive: finished or destroyed already, or never initialised", 0, 0},
+	{die_val_guard, "die_val_guard", "closure_val_checks",
+	 "has guard bits set: 80000001 (31), delta 1073741824", 1, 0x80000000u},
+	{die_val_zero_running, "die_val_zero_running", "closure_val_checks",
+	 "ref hit 0 with incorrect flags set: 40000000 (30)", 0, CLOSURE_RUNNING},
 };
 
 static const char *program; /* argv[0], which dladdr gives as the executable's name */

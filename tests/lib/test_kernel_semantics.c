@@ -64,7 +64,7 @@ static void wait_while_waiting_returns_false(void)
 	CHECK(!closure_wait(&a, &cl));
 	CHECK(!closure_wait(&b, &cl));
 	CHECK_EQ(closure_nr_remaining(&cl), 2);
-	CHECK(b.head == NULL);
+	CHECK(b.list.first == NULL);
 	closure_wake_up(&a);
 	CHECK_EQ(closure_nr_remaining(&cl), 1);
 	CHECK_EQ(closure_flags(&cl), CLOSURE_RUNNING);

@@ -189,7 +189,7 @@ static void test_wait_event_timeout(void)
 	left = closure_wait_event_timeout(&event_list, 0, 40);
 	CHECK_EQ(left, 0);
 	CHECK(closure_now_ms() - start >= 40);
-	CHECK(event_list.head == NULL); /* it left the list */
+	CHECK(event_list.list.first == NULL); /* it left the list */
 	/* Becomes true: the time left, at least 1. */
 	CHECK_EQ(pthread_create(&t, NULL, make_event, NULL), 0);
 	left = closure_wait_event_timeout(

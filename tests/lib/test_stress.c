@@ -364,7 +364,7 @@ int main(void)
 	workqueue_destroy(wq_a);
 	workqueue_destroy(wq_b);
 	for (i = 0; i < LISTS; i++)
-		CHECK_PTR_EQ(lists[i].head, NULL);
+		CHECK_PTR_EQ(lists[i].list.first, NULL);
 
 	CHECK_EQ(trees_built, STRESS_THREADS * ROUNDS);
 	CHECK(nodes_built >= trees_built); /* every tree has at least one node */

@@ -58,7 +58,7 @@ static void test_sync_nothing_outstanding(void)
 
 	memset(&zeroed, 0, sizeof(zeroed)); /* never initialised: sync is a no-op */
 	closure_sync(&zeroed);
-	CHECK_EQ(zeroed.remaining, 0);
+	CHECK_EQ(zeroed.remaining.counter, 0);
 }
 
 static void test_sync_woken_by_put(void)

@@ -21,19 +21,19 @@ static void test_wait_and_wake_one(void)
 	CHECK_EQ(closure_nr_remaining(&cl), 2);
 	CHECK_EQ(closure_flags(&cl), CLOSURE_RUNNING | CLOSURE_WAITING);
 	CHECK_PTR_EQ(cl.waitlist, &list);
-	CHECK_PTR_EQ(list.head, &cl);
+	CHECK_PTR_EQ(list.list.first, &cl.list);
 
 	/* Already on this list: false, and nothing changes. */
 	CHECK(!closure_wait(&list, &cl));
 	CHECK_EQ(closure_nr_remaining(&cl), 2);
 	CHECK_EQ(closure_flags(&cl), CLOSURE_RUNNING | CLOSURE_WAITING);
-	CHECK_PTR_EQ(list.head, &cl);
-	CHECK_PTR_EQ(cl.next, NULL);
+	CHECK_PTR_EQ(list.list.first, &cl.list);
+	CHECK_PTR_EQ(cl.list.next, NULL);
 
 	closure_wake_up(&list);
 	CHECK_EQ(closure_nr_remaining(&cl), 1);
 	CHECK_EQ(closure_flags(&cl), CLOSURE_RUNNING);
-	CHECK_PTR_EQ(list.head, NULL);
+	CHECK_PTR_EQ(list.list.first, NULL);
 
 	/* Woken, it may wait again, on this list or another. */
 	struct closure_waitlist other = CLOSURE_WAITLIST_INIT;
@@ -101,7 +101,7 @@ static void test_wake_many_fifo(void)
 		CHECK(pthread_equal(w[i].thread, pthread_self()));
 		CHECK_EQ(closure_nr_remaining(&w[i].cl), 0);
 	}
-	CHECK_PTR_EQ(list.head, NULL);
+	CHECK_PTR_EQ(list.list.first, NULL);
 	CHECK_EQ(closure_nr_remaining(&parent), 1);
 	closure_sync(&parent);
 }
@@ -135,13 +135,13 @@ static void test_wait_again_from_continuation(void)
 	continue_at(&r.cl, rewait, NULL);
 	closure_wake_up(&list);
 	CHECK_EQ(r.runs, 1);
-	CHECK_PTR_EQ(list.head, &r.cl);
+	CHECK_PTR_EQ(list.list.first, &r.cl.list);
 	closure_wake_up(&list);
 	CHECK_EQ(r.runs, 2);
 	closure_wake_up(&list);
 	CHECK_EQ(r.runs, 3);
 	CHECK_EQ(closure_nr_remaining(&r.cl), 0);
-	CHECK_PTR_EQ(list.head, NULL);
+	CHECK_PTR_EQ(list.list.first, NULL);
 }
 
 static void test_wake_onto_workqueue(void)
@@ -219,13 +219,13 @@ static void test_wait_event(int spurious_wakes)
 	CHECK_EQ(__atomic_load_n(&e.ready, __ATOMIC_RELAXED), 1);
 	CHECK(evaluations >= 2); /* false at first: it waited */
 	CHECK_EQ(pthread_join(t, NULL), 0);
-	CHECK_PTR_EQ(e.list.head, NULL); /* it left the list */
+	CHECK_PTR_EQ(e.list.list.first, NULL); /* it left the list */
 
 	/* Already true: returns at once, never on the list. */
 	evaluations = 0;
 	closure_wait_event(&e.list, is_ready(&e));
 	CHECK_EQ(evaluations, 1);
-	CHECK_PTR_EQ(e.list.head, NULL);
+	CHECK_PTR_EQ(e.list.list.first, NULL);
 }
 
 int main(void)
