@@ -174,6 +174,37 @@ static unsigned blame_unmatched(struct model_life *l)
 	return l->nblames - before;
 }
 
+/*
+ * Nothing to compare with, but every get still open is known (model.c pairs plain gets with plain
+ * puts last in, first out): the sites of those, which no put matched, and not the sites of gets
+ * that were put back elsewhere. 0 when some were forgotten: then blame_unmatched() decides.
+ */
+static unsigned blame_open(struct model *m, struct model_life *l)
+{
+	unsigned before = l->nblames;
+	bool told[MODEL_OPEN_GETS] = {false};
+
+	if (!l->nopen || l->nkept != l->nopen || l->held_other <= 0)
+		return 0;
+	for (uint32_t i = 0; i < l->nkept; i++) {
+		int64_t refs = 0, taken = 0;
+
+		if (told[i])
+			continue;
+		for (uint32_t j = i; j < l->nkept; j++)
+			if (!told[j] && same_line(m, l->open_get[i], l->open_get[j])) {
+				told[j] = true;
+				refs++;
+			}
+		for (unsigned k = 0; k < l->nsites; k++)
+			if (same_line(m, l->sites[k].ip, l->open_get[i]))
+				taken += model_site_plain_taken(&l->sites[k]);
+		add_blame(l, BLAME_UNMATCHED, l->open_get[i],
+			  (double)(refs < l->held_other ? refs : l->held_other), 0, (double)taken);
+	}
+	return l->nblames - before;
+}
+
 /* How sure the comparison with the kind is, from the get blames that were kept. */
 static void sure_against_kind(struct model_life *l)
 {
@@ -247,7 +278,10 @@ static void blame(struct model *m, struct model_life *l)
 		sure_against_kind(l);
 		return;
 	}
-	found = blame_unmatched(l);
+	/* The gets no put matched, when all are known; else the sites that took more than put. */
+	found = l->init_ip ? blame_open(m, l) : 0;
+	if (!found)
+		found = blame_unmatched(l);
 	keep_needed(l);
 	if (!found && !l->init_ip) {
 		l->sure = SURE_LOW;

@@ -32,6 +32,40 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 	return model_site_in(&l->sites, &l->nsites, &l->capsites, ip);
 }
 
+/* A plain get: the newest open one (the oldest kept is forgotten when all are taken). */
+static void open_push(struct model_life *l, uint64_t ip)
+{
+	if (l->nkept == MODEL_OPEN_GETS)
+		memmove(l->open_get, l->open_get + 1, (MODEL_OPEN_GETS - 1) * sizeof(*l->open_get));
+	else
+		l->nkept++;
+	l->open_get[l->nkept - 1] = ip;
+	l->nopen++;
+}
+
+/* n plain puts: each puts back the newest get still open. */
+static void open_pop(struct model_life *l, uint64_t n)
+{
+	for (; n && l->nopen; n--) {
+		l->nopen--;
+		if (l->nkept)
+			l->nkept--;
+	}
+}
+
+/* A child's init at ip: the get it took on its parent just before is the child's, not plain. */
+static void open_forget_child(struct model_life *p, uint64_t ip)
+{
+	for (uint32_t i = p->nkept; i-- > 0;)
+		if (p->open_get[i] == ip) {
+			memmove(p->open_get + i, p->open_get + i + 1,
+				(p->nkept - i - 1) * sizeof(*p->open_get));
+			p->nkept--;
+			p->nopen--;
+			return;
+		}
+}
+
 static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t pid,
 				   uint64_t addr, int64_t ts)
 {
@@ -211,6 +245,7 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 
 		link_child(p, l);
 		site_of(p, ev->ip)->child_taken++;
+		open_forget_child(p, ev->ip);
 		/* a new parent's slot may have grown the table */
 		*slot = slot_of(m, ev->pid, ev->cl);
 	}
@@ -307,12 +342,18 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		break;
 	case TRACE_GET:
 		site_of(l, ev->ip)->taken++;
+		open_push(l, ev->ip);
 		break;
 	case TRACE_PUT:
 		site_of(l, ev->ip)->put++;
+		if (l->child_puts_due)
+			l->child_puts_due--; /* a finished child's, right after its finish */
+		else
+			open_pop(l, 1);
 		break;
 	case TRACE_SUB:
 		site_of(l, ev->ip)->put += (uint32_t)(ev->v & COUNT_MASK);
+		open_pop(l, ev->v & COUNT_MASK);
 		break;
 	case TRACE_CONTINUE_AT:
 		if (ev->how == TRACE_HOW_DESTRUCTOR) {
@@ -339,8 +380,10 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		break;
 	case TRACE_FINISH:
 		l->release_ip = ev->ip;
-		if (l->parent)
+		if (l->parent) {
 			site_of(l->parent, ev->ip)->child_put++;
+			l->parent->child_puts_due++;
+		}
 		l->flags = ev->flags;
 		life_finished(m, l, ev->ts);
 		break;

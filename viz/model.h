@@ -59,6 +59,7 @@ struct model_blame {
 };
 
 #define MODEL_MAX_BLAMES 4
+#define MODEL_OPEN_GETS	 4
 
 struct model_kind;
 
@@ -97,6 +98,13 @@ struct model_life {
 	uint64_t nevents;
 	struct model_site *sites;
 	unsigned nsites, capsites;
+	/*
+	 * The plain gets not put back, paired with plain puts last in, first out: nopen in all,
+	 * the call sites of the last nkept of them (most recent last). leaks.c blames these.
+	 */
+	uint64_t open_get[MODEL_OPEN_GETS];
+	uint32_t nopen, nkept;
+	uint32_t child_puts_due; /* children finished whose put on this life is still to come */
 	struct model_kind *kind; /* set when it finished or at the end */
 
 	/* Filled by leaks_analyze() for unfinished lives. */
