@@ -43,6 +43,7 @@ struct builder {
 	size_t dirlen;
 	unsigned nodes, folded;
 	size_t depth; /* the level the walk is in (walk) */
+	bool whole;   /* every tree is drawn: the first level is the roots */
 	bool oom;
 	char *label;
 	size_t len, cap;
@@ -574,7 +575,8 @@ static bool level_step(struct builder *b, struct level *f, struct level *below)
 	if (!b->opts->no_fold && foldable(g))
 		while (j < f->n && foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
 			j++;
-	if (j - i >= GTREE_FOLD_MIN) {
+	/* Roots of a kind fold from two: at the top a reader looks for kinds, not closures. */
+	if (j - i >= (b->whole && b->depth == 1 ? 2 : GTREE_FOLD_MIN)) {
 		attach(b, f, fold_node(b, f->v + i, j - i), NULL);
 		f->i = j;
 		return false;
@@ -639,6 +641,7 @@ static int walk(struct builder *b, struct gl *root)
 	if (!stack)
 		return -1;
 	gtree_choose(&b->t, root, b->opts->leaks_only);
+	b->whole = !root;
 	depth = level_of(b, root, root ? life_node(b, root) : NULL, &stack[0]);
 	while (depth && !b->oom) {
 		struct level *f = &stack[depth - 1];

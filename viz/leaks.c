@@ -397,15 +397,17 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 }
 
 /*
- * A closure a hang may wait behind (leaks.h, "The root of a hang"): in flight, quiet since well
- * before the end, holding a reference that the finished closures of its kind put back.
+ * A closure a hang may wait behind (leaks.h, "The root of a hang"): in flight (a suspect too: it
+ * outlived its kind), quiet since well before the end, holding a reference that the finished
+ * closures of its kind put back.
  */
 static bool blocks(const struct model_life *l, int64_t end)
 {
 	const struct model_blame *b = l->nblames ? &l->blames[0] : NULL;
 	int64_t quiet = end - l->last_ts;
 
-	if (l->finished || l->stuck || l->verdict != VERDICT_IN_FLIGHT || !b || !l->peer ||
+	if (l->finished || l->stuck ||
+	    (l->verdict != VERDICT_IN_FLIGHT && l->verdict != VERDICT_SUSPECT) || !b || !l->peer ||
 	    !b->consistent || (b->kind != BLAME_MISSING_PUT && b->kind != BLAME_EXCESS_TAKE))
 		return false;
 	return quiet >= LEAKS_QUIET_NS && (uint64_t)quiet > LEAKS_QUIET_MAX * l->peer->max_ns;
@@ -417,8 +419,11 @@ static void make_root(struct model_life *l, struct leaks_summary *out)
 		return;
 	l->hang_root = true;
 	l->hang_quiet_ns = (uint64_t)(out->end_ts - l->last_ts);
+	if (l->verdict == VERDICT_SUSPECT)
+		out->suspects--;
+	else
+		out->in_flight--;
 	l->verdict = VERDICT_LEAKED;
-	out->in_flight--;
 	out->leaked++;
 	out->hang_roots++;
 }

@@ -225,6 +225,28 @@ case_timeout() {
 	expect_rc 2
 }
 
+# A hang on no closure (the program waits in pause()) while a closure holds the reference that its
+# 20 finished peers put back: that closure is the root of the hang, said as an error on the line
+# of the missing put, never "no leaks" nor "nothing stuck" (issue 22: it was "in flight, not
+# judged", or a suspect that check did not tell).
+case_timeout_plain() {
+	skip_without_bpf
+	run --timeout 2 -- "$PROG" hang_plain
+	expect_rc 124
+	expect_diagnostics \
+		"$SOURCE:$LEAK_B: error: closure never finished, the root of the hang: put 0 references back; the finished closures of its kind put 1 here" \
+		"$SOURCE:$INIT_B: note: the closure (request_b) was initialised here, in request_b" \
+		"$SOURCE:$(line_of INIT_PLAIN): note: it keeps alive its parent (main), initialised here"
+	grep -Eqx "closuretrace: note: no closure is stuck: the program waits on something else; this closure was quiet for [0-9.]+ (s|ms) before the process was ended" err ||
+		fail "what the program waits on is not said"
+	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||
+		fail "no summary"
+	grep -qx "closuretrace: note: the recording was cut short: 1 closure in flight then was not judged" err ||
+		fail "the parent in flight is not said"
+	grep -Eq "no leaks|nothing stuck" err && fail "a clean verdict on a hang"
+	return 0
+}
+
 # One SIGTERM: check goes on recording while the command ends; a second one ends it at once.
 # The verdict says the recording was cut short and reports nothing in flight as a leak.
 case_sigterm_twice() {

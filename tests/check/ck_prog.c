@@ -231,6 +231,17 @@ int main(int argc, char **argv)
 			batch(0, 0);
 	} else if (!strcmp(mode, "fork") && argc > 2) {
 		return fork_pair(atoi(argv[2]));
+	} else if (!strcmp(mode, "hang_plain")) {
+		/* Hangs on no closure: its own wait, while one of kind B holds what its peers put.
+		 */
+		struct closure *parent = malloc(sizeof(*parent));
+
+		closure_init(parent, NULL); /* INIT_PLAIN */
+		for (unsigned i = 0; i < ROUNDS; i++)
+			request_b(parent, 0);
+		request_b(parent, 1);
+		for (;;)
+			pause(); /* HANG_PLAIN */
 	} else if (!strcmp(mode, "waitlist")) {
 		never_woken();
 	} else if (!strcmp(mode, "stuck")) {
