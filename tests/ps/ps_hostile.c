@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	a.debug_next = &b;
 	b.debug_prev = &a;
 	b.debug_next = &a;
-	a.remaining = b.remaining = 1;
+	a.remaining.counter = b.remaining.counter = 1;
 	if (!strcmp(mode, "lists"))
 		info.list_count = 1000000;
 	else if (!strcmp(mode, "stride"))
