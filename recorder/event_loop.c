@@ -25,6 +25,7 @@
 #include "session.h"
 #include "session_batch.h"
 #include "snapshot.h"
+#include "trace_args.h"
 #include "trace_writer.h"
 
 #define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
@@ -62,18 +63,17 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 		s->consumer->event(s->consumer_ctx, e, pid);
 	s->events++;
 	session_note_address(s, e->ip);
-	switch (e->kind) {
-	case CT_INIT:
+	if (e->kind == CT_INIT)
 		s->live += !e->x5;
-		break;
-	case CT_FINISH:
+	else if (e->kind == CT_FINISH)
 		s->live--;
-		break;
-	case CT_CONTINUE_AT:
-	case CT_RUN:
-	case CT_DESTRUCTOR:
-		session_note_address(s, e->x4);
-		break;
+	/* Code addresses get their sym records, as call sites do: the contract types them (FN). */
+	if (e->kind < CT_NR_OPS) {
+		const uint64_t raw[3] = {e->x4, e->x5, e->x6};
+
+		for (size_t i = 0; i < 3; i++)
+			if (trace_op_args[e->kind][i].type == TRACE_ARG_FN)
+				session_note_address(s, raw[i]);
 	}
 }
 

@@ -1,6 +1,7 @@
 /* Each operation's own arguments, from the probe contract (trace_args.h). */
 #include "trace_args.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #field, sizeof(#field) - 1, t, offsetof(struct trace_event, field)                 \
 	}
 #define ARG_ADDR(field) ARG_OF(field, TRACE_ARG_ADDR)
+#define ARG_FN(field)	ARG_OF(field, TRACE_ARG_FN)
 #define ARG_BOOL(field) ARG_OF(field, TRACE_ARG_BOOL)
 #define ARG_INT(field)	ARG_OF(field, TRACE_ARG_INT)
 #define ARG_BUG(field)	ARG_OF(field, TRACE_ARG_BUG)
@@ -77,6 +79,7 @@ void trace_arg_set(struct trace_event *ev, const struct trace_arg *a, uint64_t r
 
 	switch (a->type) {
 	case TRACE_ARG_ADDR:
+	case TRACE_ARG_FN:
 		*(uint64_t *)field = raw;
 		break;
 	case TRACE_ARG_BOOL:
@@ -98,6 +101,63 @@ void trace_arg_set(struct trace_event *ev, const struct trace_arg *a, uint64_t r
 	case TRACE_ARG_NONE:
 		break;
 	}
+}
+
+const char *trace_arg_text(const struct trace_event *ev, const struct trace_arg *a, char *buf,
+			   size_t len)
+{
+	const char *field = (const char *)ev + a->offset;
+
+	switch (a->type) {
+	case TRACE_ARG_ADDR:
+	case TRACE_ARG_FN:
+		snprintf(buf, len, "0x%" PRIx64, *(const uint64_t *)field);
+		break;
+	case TRACE_ARG_BOOL:
+		snprintf(buf, len, "%s", *(const bool *)field ? "true" : "false");
+		break;
+	case TRACE_ARG_INT:
+		snprintf(buf, len, "%" PRId64, *(const int64_t *)field);
+		break;
+	case TRACE_ARG_HOW:
+		snprintf(buf, len, "%s", trace_how_name(*(const enum trace_how *)field));
+		break;
+	case TRACE_ARG_BUG:
+		snprintf(buf, len, "%s", field);
+		break;
+	case TRACE_ARG_NONE:
+		snprintf(buf, len, "%s", "");
+		break;
+	}
+	return buf;
+}
+
+uint64_t trace_arg_value(const struct trace_event *ev, const struct trace_arg *a)
+{
+	const char *field = (const char *)ev + a->offset;
+
+	switch (a->type) {
+	case TRACE_ARG_ADDR:
+	case TRACE_ARG_FN:
+		return *(const uint64_t *)field;
+	case TRACE_ARG_BOOL:
+		return *(const bool *)field;
+	case TRACE_ARG_INT:
+		return (uint64_t) * (const int64_t *)field;
+	case TRACE_ARG_HOW:
+		return (uint64_t) * (const enum trace_how *)field;
+	case TRACE_ARG_BUG:
+	case TRACE_ARG_NONE:
+		break;
+	}
+	return 0;
+}
+
+bool trace_arg_is_zero(const struct trace_event *ev, const struct trace_arg *a)
+{
+	if (a->type == TRACE_ARG_BUG)
+		return !*((const char *)ev + a->offset);
+	return !trace_arg_value(ev, a);
 }
 
 bool trace_event_from_record(const struct ct_event *e, uint64_t start_ns, uint32_t pid,

@@ -22,6 +22,7 @@ enum trace_arg_type {
 	TRACE_ARG_INT = CLOSURE_ARG_INT,   /* signed */
 	TRACE_ARG_BUG = CLOSURE_ARG_BUG,   /* a bug code, written by its name */
 	TRACE_ARG_HOW = CLOSURE_ARG_HOW,   /* continue_at's how, written by its name */
+	TRACE_ARG_FN = CLOSURE_ARG_FN,	   /* a code address, "0x...": its symbol names it */
 };
 
 struct trace_arg {
@@ -40,6 +41,18 @@ const struct trace_arg *trace_arg_find(const char *key, size_t len);
 
 /* Sets a's field of ev from a raw probe value (a bug or how code is kept as its name or enum). */
 void trace_arg_set(struct trace_event *ev, const struct trace_arg *a, uint64_t raw);
+
+/* The value of a's field of ev as a trace writes it: "0x..." (ADDR, FN), true or false, a number,
+ * a bug's or a how's name. Returns buf. */
+const char *trace_arg_text(const struct trace_event *ev, const struct trace_arg *a, char *buf,
+			   size_t len);
+
+/* The value of a's field of ev as a number (an address, 0 or 1, the integer, a how's code; a bug's
+ * name is not a number: 0). */
+uint64_t trace_arg_value(const struct trace_event *ev, const struct trace_arg *a);
+
+/* Whether a's field of ev is zero (no address, false, 0): what a presentation may leave out. */
+bool trace_arg_is_zero(const struct trace_event *ev, const struct trace_arg *a);
 
 /* The names of continue_at's how and of a bug code ("unknown" for a code not in the contract). */
 const char *trace_how_name(uint64_t how);

@@ -466,6 +466,7 @@ static int event_arg(struct reader *r, const struct field *f, struct trace_event
 		return 0;
 	switch (a->type) {
 	case TRACE_ARG_ADDR:
+	case TRACE_ARG_FN:
 		return want_addr(r, f, field);
 	case TRACE_ARG_BOOL:
 		return want_bool(r, f, field);

@@ -195,6 +195,7 @@ static void put_args(struct line *l, const struct ct_event *e)
 		put_key(l, a);
 		switch (a->type) {
 		case TRACE_ARG_ADDR:
+		case TRACE_ARG_FN:
 			put_addr(l, raw[i]);
 			break;
 		case TRACE_ARG_BOOL:

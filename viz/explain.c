@@ -2,61 +2,107 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "trace_args.h"
 #include "viz.h"
 
 #define TXT 512
 
-/* What an operation did, beyond the count: its extra fields, in words. */
-static void detail(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+/*
+ * What an operation did, beyond the count, in words. An operation without words of its own here
+ * is told from the probe contract (trace_args.h): each argument it has, "name value", code
+ * addresses by their function; so that an operation added to the contract is explained as it is.
+ */
+typedef void words_fn(struct model *m, const struct trace_event *ev, char *buf, size_t len);
+
+static void words_none(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	(void)m, (void)ev, (void)buf, (void)len; /* the count says it all (get, finish) */
+}
+
+static void words_init(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	(void)m;
+	if (ev->stack)
+		snprintf(buf, len, "stack closure");
+	else if (ev->parent)
+		snprintf(buf, len, "parent 0x%" PRIx64, ev->parent);
+}
+
+static void words_continue_at(struct model *m, const struct trace_event *ev, char *buf, size_t len)
 {
 	char a[TXT], b[TXT];
 
+	if (ev->how == TRACE_HOW_RETURN)
+		snprintf(buf, len, "closure_return");
+	else if (ev->how == TRACE_HOW_DESTRUCTOR)
+		snprintf(buf, len, "return with destructor %s",
+			 model_func_text(m, ev->fn, a, sizeof(a)));
+	else
+		snprintf(buf, len, "%s%s%s%s", ev->how == TRACE_HOW_NOBARRIER ? "nobarrier: " : "",
+			 model_func_text(m, ev->fn, a, sizeof(a)), ev->wq ? " on wq " : "",
+			 ev->wq ? model_wq_text(m, ev->pid, ev->wq, b, sizeof(b)) : "");
+}
+
+/* run and destructor: the function alone. */
+static void words_fn_only(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	model_func_text(m, ev->fn, buf, len);
+}
+
+static void words_sync_begin(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	(void)m;
+	if (ev->timeout_ms >= 0)
+		snprintf(buf, len, "timeout %" PRId64 " ms", ev->timeout_ms);
+}
+
+static void words_sync_end(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	(void)m;
+	if (ev->ret)
+		snprintf(buf, len, "timed out");
+}
+
+static void words_bug(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	(void)m;
+	snprintf(buf, len, "%s", ev->bug);
+}
+
+static words_fn *const op_words[TRACE_NR_OPS] = {
+	[TRACE_INIT] = words_init,
+	[TRACE_GET] = words_none,
+	[TRACE_CONTINUE_AT] = words_continue_at,
+	[TRACE_RUN] = words_fn_only,
+	[TRACE_FINISH] = words_none,
+	[TRACE_DESTRUCTOR] = words_fn_only,
+	[TRACE_SYNC_BEGIN] = words_sync_begin,
+	[TRACE_SYNC_END] = words_sync_end,
+	[TRACE_BUG] = words_bug,
+};
+
+static void detail(struct model *m, const struct trace_event *ev, char *buf, size_t len)
+{
+	size_t at = 0;
+
 	buf[0] = 0;
-	switch (ev->op) {
-	case TRACE_INIT:
-		if (ev->stack)
-			snprintf(buf, len, "stack closure");
-		else if (ev->parent)
-			snprintf(buf, len, "parent 0x%" PRIx64, ev->parent);
-		break;
-	case TRACE_SUB:
-		snprintf(buf, len, "v %" PRId64, ev->v);
-		break;
-	case TRACE_CONTINUE_AT:
-		if (ev->how == TRACE_HOW_RETURN)
-			snprintf(buf, len, "closure_return");
-		else if (ev->how == TRACE_HOW_DESTRUCTOR)
-			snprintf(buf, len, "return with destructor %s",
-				 model_func_text(m, ev->fn, a, sizeof(a)));
+	if ((unsigned)ev->op >= TRACE_NR_OPS)
+		return;
+	if (op_words[ev->op]) {
+		op_words[ev->op](m, ev, buf, len);
+		return;
+	}
+	for (size_t i = 0; i < 3 && at < len; i++) {
+		const struct trace_arg *a = &trace_op_args[ev->op][i];
+		char v[TXT];
+
+		if (!a->name)
+			continue;
+		if (a->type == TRACE_ARG_FN)
+			model_func_text(m, trace_arg_value(ev, a), v, sizeof(v));
 		else
-			snprintf(buf, len, "%s%s%s%s",
-				 ev->how == TRACE_HOW_NOBARRIER ? "nobarrier: " : "",
-				 model_func_text(m, ev->fn, a, sizeof(a)), ev->wq ? " on wq " : "",
-				 ev->wq ? model_wq_text(m, ev->pid, ev->wq, b, sizeof(b)) : "");
-		break;
-	case TRACE_RUN:
-		snprintf(buf, len, "%s", model_func_text(m, ev->fn, a, sizeof(a)));
-		break;
-	case TRACE_DESTRUCTOR:
-		snprintf(buf, len, "%s", model_func_text(m, ev->fn, a, sizeof(a)));
-		break;
-	case TRACE_WAIT:
-	case TRACE_WAKE:
-		snprintf(buf, len, "waitlist 0x%" PRIx64, ev->waitlist);
-		break;
-	case TRACE_SYNC_BEGIN:
-		if (ev->timeout_ms >= 0)
-			snprintf(buf, len, "timeout %" PRId64 " ms", ev->timeout_ms);
-		break;
-	case TRACE_SYNC_END:
-		if (ev->ret)
-			snprintf(buf, len, "timed out");
-		break;
-	case TRACE_BUG:
-		snprintf(buf, len, "%s", ev->bug);
-		break;
-	default:
-		break;
+			trace_arg_text(ev, a, v, sizeof(v));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %s", at ? ", " : "", a->name, v);
 	}
 }
 

@@ -17,6 +17,7 @@
 #include "leaks.h"
 #include "model.h"
 #include "timeline_out.h"
+#include "trace_args.h"
 #include "viz.h"
 
 #define CHILD_FLOWS   8	  /* children's finishes held per parent until its next step */
@@ -186,6 +187,20 @@ static void add_child_flow(struct tl *t, struct model_life *parent, struct tl_po
 	p->child[p->nchild++] = at;
 }
 
+/* Arguments an operation's instant event leaves out: parent and stack are its closure slice's;
+ * a thread track is named by the workqueue (wq) it runs for; how a closure goes on (how), get's
+ * not_zero and a sync's timeout change nothing in the picture. Any other argument is shown. */
+static bool shown_elsewhere(const char *arg)
+{
+	static const char *const elsewhere[] = {"parent", "stack", "not_zero",
+						"wq",	  "how",   "timeout_ms"};
+
+	for (size_t i = 0; i < sizeof(elsewhere) / sizeof(elsewhere[0]); i++)
+		if (!strcmp(arg, elsewhere[i]))
+			return true;
+	return false;
+}
+
 static void op_args(struct tl *t, const struct trace_event *ev, const struct model_life *l)
 {
 	char buf[TXT], id[TXT];
@@ -196,29 +211,26 @@ static void op_args(struct tl *t, const struct trace_event *ev, const struct mod
 		tlo_arg_str(&t->out, "closure", "(set aside: its closure had ended)");
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, ev->ip, buf, sizeof(buf)));
 	tlo_arg_int(&t->out, "remaining", ev->remaining);
-	switch (ev->op) {
-	case TRACE_CONTINUE_AT:
-	case TRACE_RUN:
-	case TRACE_DESTRUCTOR:
-		if (ev->fn)
-			tlo_arg_str(&t->out, "fn", model_func_text(t->m, ev->fn, buf, sizeof(buf)));
-		break;
-	case TRACE_WAIT:
-	case TRACE_WAKE:
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, ev->waitlist);
-		tlo_arg_str(&t->out, "waitlist", buf);
-		break;
-	case TRACE_SYNC_END:
-		tlo_arg_int(&t->out, "ret", ev->ret);
-		break;
-	case TRACE_SUB:
-		tlo_arg_int(&t->out, "v", ev->v);
-		break;
-	case TRACE_BUG:
-		tlo_arg_str(&t->out, "bug", ev->bug);
-		break;
-	default:
-		break;
+	if ((unsigned)ev->op >= TRACE_NR_OPS)
+		return;
+	/* The operation's own arguments as the contract types them (trace_args.h), code addresses
+	 * by their function; an address that is 0 is left out, and so is what another part of the
+	 * picture shows. */
+	for (size_t i = 0; i < 3; i++) {
+		const struct trace_arg *a = &trace_op_args[ev->op][i];
+
+		if (!a->name || shown_elsewhere(a->name) ||
+		    ((a->type == TRACE_ARG_ADDR || a->type == TRACE_ARG_FN) &&
+		     trace_arg_is_zero(ev, a)))
+			continue;
+		if (a->type == TRACE_ARG_INT)
+			tlo_arg_int(&t->out, a->name, (long long)trace_arg_value(ev, a));
+		else if (a->type == TRACE_ARG_FN)
+			tlo_arg_str(
+				&t->out, a->name,
+				model_func_text(t->m, trace_arg_value(ev, a), buf, sizeof(buf)));
+		else
+			tlo_arg_str(&t->out, a->name, trace_arg_text(ev, a, buf, sizeof(buf)));
 	}
 }
 

@@ -22,8 +22,9 @@
  * Every operation probe: X(name, NAME, arg4, arg5, arg6). The first four arguments are always
  * cl, count, flags, ip (CLOSURE_PROBE_COMMON_ARGS); arg4..arg6 are the extras, each a pair
  * (TYPE, field): its type, and its name in a trace (a JSON key) and in a reader's event record.
- * Types: ADDR (an address, "0x..."), BOOL, INT (signed), BUG (a code of CLOSURE_BUG_LIST, written
- * by its name), HOW (a code of CLOSURE_HOW_LIST, by its name); (NONE, _) where there is none.
+ * Types: ADDR (a data address, "0x..."), FN (a code address, "0x...", which a tracer names by its
+ * symbol), BOOL, INT (signed), BUG (a code of CLOSURE_BUG_LIST, written by its name), HOW (a code
+ * of CLOSURE_HOW_LIST, by its name); (NONE, _) where there is none.
  * CLOSURE_ARG_TYPE(pair) and CLOSURE_ARG_NAME(pair) take a pair apart.
  * The order is docs/probes.md's; tracers number probes by it (closuretrace's BPF cookie), so a new
  * probe goes at the end.
@@ -33,10 +34,10 @@
 	X(get, GET, (BOOL, not_zero), (NONE, _), (NONE, _))                                        \
 	X(put, PUT, (NONE, _), (NONE, _), (NONE, _))                                               \
 	X(sub, SUB, (INT, v), (NONE, _), (NONE, _))                                                \
-	X(continue_at, CONTINUE_AT, (ADDR, fn), (ADDR, wq), (HOW, how))                            \
-	X(run, RUN, (ADDR, fn), (ADDR, wq), (NONE, _))                                             \
+	X(continue_at, CONTINUE_AT, (FN, fn), (ADDR, wq), (HOW, how))                              \
+	X(run, RUN, (FN, fn), (ADDR, wq), (NONE, _))                                               \
 	X(finish, FINISH, (ADDR, parent), (NONE, _), (NONE, _))                                    \
-	X(destructor, DESTRUCTOR, (ADDR, fn), (NONE, _), (NONE, _))                                \
+	X(destructor, DESTRUCTOR, (FN, fn), (NONE, _), (NONE, _))                                  \
 	X(wait, WAIT, (ADDR, waitlist), (NONE, _), (NONE, _))                                      \
 	X(wake, WAKE, (ADDR, waitlist), (NONE, _), (NONE, _))                                      \
 	X(sync_begin, SYNC_BEGIN, (INT, timeout_ms), (NONE, _), (NONE, _))                         \
@@ -51,9 +52,10 @@
 #define CLOSURE_ARG_INT	 3
 #define CLOSURE_ARG_BUG	 4
 #define CLOSURE_ARG_HOW	 5
+#define CLOSURE_ARG_FN	 6
 
 /* An extra argument (TYPE, field): its type's number, its name as a string (0 for NONE), and
- * M_TYPE(field) for a macro family M (M_NONE, M_ADDR, ...: what to do with each type). */
+ * M_TYPE(field) for a macro family M (M_NONE, M_ADDR, M_FN, ...: what to do with each type). */
 #define CLOSURE_ARG_TYPE(pair)		    CLOSURE_ARG_TYPE_ pair
 #define CLOSURE_ARG_TYPE_(type, field)	    CLOSURE_ARG_##type
 #define CLOSURE_ARG_NAME(pair)		    CLOSURE_ARG_NAME_ pair
@@ -64,6 +66,7 @@
 #define CLOSURE_ARG_NAME_INT(field)	    #field
 #define CLOSURE_ARG_NAME_BUG(field)	    #field
 #define CLOSURE_ARG_NAME_HOW(field)	    #field
+#define CLOSURE_ARG_NAME_FN(field)	    #field
 #define CLOSURE_ARG_APPLY(M, pair)	    CLOSURE_ARG_APPLY_(M, CLOSURE_ARG_UNPACK_ pair)
 #define CLOSURE_ARG_UNPACK_(type, field)    type, field
 #define CLOSURE_ARG_APPLY_(M, ...)	    CLOSURE_ARG_APPLY__(M, __VA_ARGS__)

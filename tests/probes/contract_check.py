@@ -23,7 +23,7 @@ bad = []
 if len(contract) != body.count("X("):
     bad.append("closure_probes.h: %d entries of CLOSURE_PROBE_LIST read as (TYPE, field) pairs, of %d"
                % (len(contract), body.count("X(")))
-types = {"ADDR", "BOOL", "INT", "BUG", "HOW"}
+types = {"ADDR", "FN", "BOOL", "INT", "BUG", "HOW"}
 for name, args in contract:
     for t, field in args:
         if t not in types:
