@@ -207,7 +207,9 @@ static FILE *open_trace(void *ctx, const char **temp)
 	struct check_out *out = ctx;
 
 	if (out->keep)
-		out->f = trace_out_open(&out->kept, out->keep, false) ? NULL : out->kept.f;
+		out->f = trace_out_open(&out->kept, out->keep, trace_out_zstd_name(out->keep))
+				 ? NULL
+				 : out->kept.f;
 	else
 		out->f = temp_trace(out->temp, sizeof(out->temp));
 	*temp = out->keep ? out->kept.temp : out->temp;

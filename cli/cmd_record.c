@@ -190,7 +190,8 @@ static FILE *open_output(void *ctx, const char **temp)
 	 * The target is the file written from the start: a recorder killed leaves it readable up
 	 * to its last complete line (no `end` line), and nothing hidden for the guard to remove.
 	 */
-	if (trace_out_open(out, path, o->compress) || trace_out_place(out, true)) {
+	if (trace_out_open(out, path, o->compress || trace_out_zstd_name(path)) ||
+	    trace_out_place(out, true)) {
 		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
 		trace_out_abort(out);
 		return NULL;

@@ -429,7 +429,10 @@ static void row_trace(struct export_trace *t, const struct leaks_summary *s)
 	field_u(t, "duration_ns", (uint64_t)t->info.duration_ns);
 	field_u(t, "events", n->events);
 	field_u(t, "lost", (uint64_t)t->info.lost);
-	field_s(t, "reason", t->info.reason ? t->info.reason : t->info.has_end ? "exit" : "");
+	field_s(t, "reason",
+		t->info.reason	  ? t->info.reason
+		: t->info.has_end ? trace_end_name(TRACE_END_EXIT)
+				  : "");
 	field_u(t, "complete", t->info.has_end && t->info.lost <= 0);
 	field_u(t, "closures", n->lives);
 	field_u(t, "finished", n->finished);

@@ -33,13 +33,6 @@ struct recorder {
 	bool not_started; /* the command was gone when it was to be let run */
 };
 
-const char *recorder_end_name(enum recorder_end end)
-{
-	static const char *const names[] = {"exit", "signal", "duration", "timeout", "write"};
-
-	return names[end];
-}
-
 /* The process's executable, as an absolute path (NULL when it cannot be read). */
 static char *process_exe(pid_t pid)
 {
@@ -373,7 +366,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 	end = (struct trace_end){.events = res->events,
 				 .lost = res->lost,
 				 .duration_ns = res->duration_ns,
-				 .reason = recorder_end_name(res->end),
+				 .reason = trace_end_name((enum trace_end_reason)res->end),
 				 .exit_code = res->exit_code,
 				 .signal = res->signal,
 				 .cut_short = s->launched && res->end != RECORDER_EXIT,

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "trace_format.h"
+
 struct recorder;
 struct ct_event;
 struct sym_info;
@@ -26,11 +28,12 @@ struct trace_end;
 
 /* Why the recording ended: the trailer's "reason". */
 enum recorder_end {
-	RECORDER_EXIT,	   /* the process (with -- CMD: every process of the command) exited */
-	RECORDER_SIGNAL,   /* SIGINT or SIGTERM to the recorder */
-	RECORDER_DURATION, /* opts.duration_ns passed */
-	RECORDER_TIMEOUT,  /* opts.timeout_ns passed: the command was ended */
-	RECORDER_WRITE,	   /* the trace could not be written (a full disk): stopped at once */
+	RECORDER_EXIT = TRACE_END_EXIT, /* the process (with -- CMD: every process of it) exited */
+	RECORDER_SIGNAL = TRACE_END_SIGNAL,	/* SIGINT or SIGTERM to the recorder */
+	RECORDER_DURATION = TRACE_END_DURATION, /* opts.duration_ns passed */
+	RECORDER_TIMEOUT = TRACE_END_TIMEOUT,	/* opts.timeout_ns passed: the command was ended */
+	RECORDER_WRITE =
+		TRACE_END_WRITE, /* the trace could not be written (a full disk): at once */
 };
 
 /*
@@ -119,8 +122,5 @@ typedef FILE *(*recorder_open_fn)(void *ctx, const char **temp_path);
  * NULL: no trace is written (the consumer alone, check). */
 int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
 		 struct recorder_result *res);
-
-/* The trailer's reason for an end. */
-const char *recorder_end_name(enum recorder_end end);
 
 #endif

@@ -53,7 +53,7 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 	res->lost = end.lost = s->batch_dropped + t.lost + t.cut;
 	res->end = RECORDER_EXIT;
 	end.duration_ns = res->duration_ns;
-	end.reason = recorder_end_name(res->end);
+	end.reason = trace_end_name((enum trace_end_reason)res->end);
 	end.abrupt = t.abrupt;
 	if (t.lost)
 		fprintf(stderr,

@@ -1,9 +1,9 @@
 /*
- * An output written completely or not at all. A file named with -o is written to a temporary
- * file beside it (created O_EXCL, so never through a planted link) and renamed over it only when
- * every byte is written and closed: a failure leaves the previous file as it was. Standard output
- * and devices (/dev/stdout, a FIFO) are written in place, every write checked up to the final
- * flush and close.
+ * An output a command writes (a picture, SARIF, a timeline, suppressions, a listing), whole or not
+ * at all by trace_out.h's one rule (a temporary file beside the target, synced and renamed over it
+ * once complete; links, devices and modes as said there), with the command's messages: every
+ * failure is said once, "CMD: cannot write NAME: why". Standard output is written in place, every
+ * write checked up to the final flush.
  */
 #ifndef CLOSURETRACE_OUT_FILE_H
 #define CLOSURETRACE_OUT_FILE_H
@@ -11,13 +11,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "trace_out.h"
+
 struct out_file {
-	FILE *f;	  /* write here */
-	char *path;	  /* the target; NULL: standard output */
-	char *tmp;	  /* the temporary file renamed over path; NULL: written in place */
-	const char *cmd;  /* "closuretrace graph": names who complains */
-	const char *name; /* what the messages call the output (borrowed) */
-	int err;	  /* why the first failed write failed (out_failed); 0: none yet */
+	FILE *f;	    /* write here */
+	struct trace_out t; /* the file; unused for standard output */
+	bool file;	    /* written through t (not standard output) */
+	const char *cmd;    /* "closuretrace graph": names who complains */
+	const char *name;   /* what the messages call the output (borrowed) */
+	int err;	    /* why the first failed write failed (out_failed); 0: none yet */
 };
 
 /* Open path for writing (NULL or "-": standard output). Returns 0, or -1 after printing why. */

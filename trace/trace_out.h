@@ -1,10 +1,14 @@
 /*
- * A trace file written safely where others write too (/tmp): the trace goes to a new file beside
- * the target (created exclusively, so no planted link is followed), which replaces the target
- * only once the trace is complete (or, for a recording, from its start: trace_out_place); the
- * previous file is kept as TARGET.old, as perf does. A target that is a device or a fifo
- * (/dev/null, /dev/stdout) is written in place; "-" is standard output. Until trace_out_commit
- * (or trace_out_place), the target is untouched.
+ * Every file the tool writes, written whole or not at all, and safely where others write too
+ * (/tmp): the one rule for traces, pictures, SARIF, timelines and suppressions (out_file.h adds
+ * the messages). The output goes to a new file beside the target (created exclusively, so no
+ * planted link is followed), flushed to disk (fsync) and then renamed over the target, only once
+ * complete (or, for a recording, from its start: trace_out_place); for a trace the previous file
+ * is kept as TARGET.old, as perf does. A target that is a link to an existing file names that
+ * file (replaced; the link stays); a dangling link is replaced by the file itself, nothing is
+ * created where it points. A new file gets the mode of the file it replaces, or 0666 under the
+ * umask. A target that is a device or a fifo (/dev/null, /dev/stdout) is written in place; "-" is
+ * standard output. Until trace_out_commit (or trace_out_place), the target is untouched.
  */
 #ifndef CLOSURETRACE_TRACE_OUT_H
 #define CLOSURETRACE_TRACE_OUT_H
@@ -14,7 +18,9 @@
 
 struct trace_out {
 	const char *target; /* borrowed */
+	char *path;	    /* the file the target names (see above); NULL when written in place */
 	char *temp;	    /* the file written, renamed at commit; NULL when written in place */
+	int sync_fd;	    /* the file written, for its fsync; 0: none (in place) */
 	FILE *f;
 	bool placed; /* trace_out_place: the target is the file written (until commit or abort) */
 	char *old;   /* trace_out_place moved the previous target here (TARGET.old), or NULL */
@@ -26,8 +32,8 @@ struct trace_out {
 int trace_out_writable(const char *target);
 
 /* Opens for target (see above), close-on-exec, fully buffered; compressed with zstd (a frame
- * per 1 MiB of text: zstd_out.h) when compress is set or target ends in ".zst". 0, or -1 with
- * errno set. */
+ * per 1 MiB of text: zstd_out.h) when compress is set (a trace named .zst: trace_out_zstd_name).
+ * 0, or -1 with errno set. */
 int trace_out_open(struct trace_out *t, const char *target, bool compress);
 
 /* Whether target's name asks for a compressed trace (".zst"). */
@@ -41,7 +47,7 @@ bool trace_out_zstd_name(const char *target);
  */
 int trace_out_place(struct trace_out *t, bool keep_old);
 
-/* Flushes and closes; the temporary file becomes the target (keep_old: the previous one is
+/* Flushes, closes and syncs; the temporary file becomes the target (keep_old: the previous one is
  * TARGET.old). 0, or -1 with errno set (the temporary file is then removed). */
 int trace_out_commit(struct trace_out *t, bool keep_old);
 

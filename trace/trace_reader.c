@@ -606,9 +606,9 @@ static int decode_header(struct reader *r, const struct field *fields, int n)
 	const struct field *pid = find(fields, n, "pid");
 	long long v = 0;
 
-	if (!format || !str_is(format, "closuretrace"))
+	if (!format || !str_is(format, TRACE_FORMAT_NAME))
 		return fail(r, "not a closuretrace trace: the header's \"format\" is not "
-			       "\"closuretrace\"");
+			       "\"" TRACE_FORMAT_NAME "\"");
 	if (!version)
 		return fail(r, "the header has no \"version\"");
 	if (want_int(r, version, &v))

@@ -11,8 +11,7 @@
 #include "closure_probes.h"
 #include "viz_error.h"
 
-/* The version of the trace format this reader knows; a newer one is refused. */
-#define TRACE_FORMAT_VERSION 1
+#include "trace_format.h"
 
 /* The longest line a reader accepts (docs/trace-format.md): a file without newlines (/dev/zero)
  * is refused with bounded memory. Records the recorder writes are far shorter. */

@@ -74,9 +74,10 @@ void trace_write_string(FILE *f, const char *s)
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns)
 {
 	fprintf(f,
-		"{\"type\":\"header\",\"format\":\"closuretrace\",\"version\":1,\"pid\":%d,"
+		"{\"type\":\"header\",\"format\":\"" TRACE_FORMAT_NAME
+		"\",\"version\":%d,\"pid\":%d,"
 		"\"exe\":",
-		(int)pid);
+		TRACE_FORMAT_VERSION, (int)pid);
 	trace_write_string(f, exe ? exe : "");
 	if (argv) {
 		fputs(",\"cmd\":[", f);

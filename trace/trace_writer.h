@@ -21,7 +21,7 @@ struct sym_info {
 struct trace_end {
 	uint64_t events, lost, duration_ns;
 	uint64_t complete_ns; /* when the trace was complete, after the records kept at the stop */
-	const char *reason;   /* "exit", "signal" or "duration" */
+	const char *reason;   /* trace_end_name (trace_format.h) */
 	int exit_code;	      /* -1: none */
 	int signal;	      /* 0: none */
 	bool cut_short;	      /* the recorder ended a launched command before it finished */

@@ -51,7 +51,8 @@ enum leaks_end viz_end(const struct trace_info *info)
 	if (!info->has_end)
 		return LEAKS_UNKNOWN;
 	/* No reason: a trace older than the field, written when the process exited. */
-	if (!info->cut_short && (!info->reason || !strcmp(info->reason, "exit")))
+	if (!info->cut_short &&
+	    (!info->reason || !strcmp(info->reason, trace_end_name(TRACE_END_EXIT))))
 		return LEAKS_EXITED;
 	/* Cut short. A status: the recorder passed the stop on to the command it launched. */
 	return info->has_status ? LEAKS_CUT_ENDED : LEAKS_CUT_RUNNING;
@@ -70,17 +71,13 @@ void viz_judge(struct model *m, const struct trace_info *info, struct leaks_summ
 	leaks_analyze(m, end, end_ts, out);
 }
 
-/* What cut a recording short, from the trailer's reason. */
+/* What cut a recording short, from the trailer's reason (a reason not known: as written). */
 static const char *cut_by(const char *reason, char *buf, size_t len)
 {
-	static const char *const why[][2] = {{"signal", "a stop signal"},
-					     {"duration", "--duration"},
-					     {"timeout", "check --timeout"},
-					     {"write", "a write error"}};
+	const char *by = trace_end_cut_by(reason);
 
-	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
-		if (reason && !strcmp(reason, why[i][0]))
-			return why[i][1];
+	if (by)
+		return by;
 	snprintf(buf, len, "\"%s\"", reason ? reason : "");
 	return buf;
 }
