@@ -1,17 +1,12 @@
 /*
  * The trace reader: JSON Lines in, one record at a time. Every line is parsed on its own, so an
  * error names its line and memory does not grow with the trace.
- *
- * Speed: jansson parses about 0.6 M lines/s here, too slow for big traces. The recorder writes flat
- * objects (strings, integers, booleans, the header's array of strings), so a small strict parser
- * reads those, and decodes the strings itself (trace_text.c: jansson refuses the \udcXX escapes
- * that carry bytes which are not UTF-8); a line it does not fully understand (nested values,
- * numbers with fractions) goes to jansson, which accepts it or gives the error. The fast path
- * accepts only valid JSON, so malformed input is caught either way.
+ * A line is split into its fields by trace_line.c (a fast strict parser, jansson for the rest).
  */
 #include "trace_input.h"
 #include "trace_reader.h"
 #include "trace_args.h"
+#include "trace_line.h"
 #include "trace_text.h"
 
 #include <stdarg.h>
@@ -19,40 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum value_kind { V_STR, V_INT, V_BOOL, V_NULL, V_OTHER };
-
-/* A key and its value; strings point into the line or into a jansson value (not terminated). */
-struct field {
-	const char *key;
-	size_t klen;
-	enum value_kind kind;
-	const char *s;
-	size_t slen;
-	long long i;
-	bool kescaped, escaped; /* the fast path's strings: escapes still to decode */
-};
-
-#define MAX_FIELDS 48 /* more than the keys any record has (known_keys) */
-
-/* Every key a record may have that the reader uses: jansson's lines keep these, and only these,
- * so that a record with many unknown fields keeps its known ones. */
-static const char *const known_keys[] = {
-	"type",	     "ts",	"tid",	     "ev",     "cl",	"remaining",	  "flags",
-	"ip",	     "pid",	"addr",	     "line",   "func",	"file",		  "obj",
-	"format",    "version", "exe",	     "events", "lost",	"duration_ns",	  "reason",
-	"exit_code", "signal",	"cut_short", "sample", "trees", "trees_left_out", "snapshot",
-};
-
-static bool known_key(const char *key)
-{
-	if (trace_arg_find(key, strlen(key))) /* the operations' own, from the contract */
-		return true;
-	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
-		if (!strcmp(key, known_keys[i]))
-			return true;
-	return false;
-}
 
 struct reader {
 	const char *path;
@@ -86,207 +47,6 @@ static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const ch
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return viz_error_at(r->err, r->path, (unsigned long)r->line, "%s", msg);
-}
-
-/* ---- the fast path: a strict parser for flat objects ---- */
-
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	return p;
-}
-
-static const char *fast_value(const char *p, const char *end, struct field *f);
-
-/* A string (escapes are decoded once the whole line is parsed); NULL when it is not valid. */
-static const char *fast_string(const char *p, const char *end, const char **s, size_t *len,
-			       bool *escaped)
-{
-	const char *q = ++p;
-
-	/* Plain ASCII inline (nearly every string of a trace); the rest in trace_string_scan. */
-	while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20 &&
-	       (unsigned char)*q < 0x80)
-		q++;
-	*escaped = false;
-	if ((q >= end || *q != '"') && !(q = trace_string_scan(q, end, escaped)))
-		return NULL;
-	*s = p;
-	*len = (size_t)(q - p);
-	return q + 1;
-}
-
-/* An array of strings and scalars (the header's "cmd"), skipped; NULL when it needs jansson. */
-static const char *fast_array(const char *p, const char *end)
-{
-	struct field ignored;
-
-	p = skip_ws(p + 1, end);
-	if (p < end && *p == ']')
-		return p + 1;
-	for (;;) {
-		if (p >= end || *p == '[' || !(p = fast_value(p, end, &ignored)))
-			return NULL;
-		p = skip_ws(p, end);
-		if (p >= end)
-			return NULL;
-		if (*p == ']')
-			return p + 1;
-		if (*p != ',')
-			return NULL;
-		p = skip_ws(p + 1, end);
-	}
-}
-
-static const char *fast_value(const char *p, const char *end, struct field *f)
-{
-	if (*p == '"') {
-		f->kind = V_STR;
-		return fast_string(p, end, &f->s, &f->slen, &f->escaped);
-	}
-	if (*p == '[') {
-		f->kind = V_OTHER;
-		return fast_array(p, end);
-	}
-	if (*p == '-' || (*p >= '0' && *p <= '9')) {
-		bool neg = *p == '-';
-		unsigned long long v = 0;
-		int digits = 0;
-
-		if (neg)
-			p++;
-		if (p >= end || *p < '0' || *p > '9')
-			return NULL;
-		if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
-			return NULL; /* a leading zero: let jansson say so */
-		while (p < end && *p >= '0' && *p <= '9') {
-			v = v * 10 + (unsigned)(*p++ - '0');
-			if (++digits > 18)
-				return NULL;
-		}
-		if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
-			return NULL;
-		f->kind = V_INT;
-		f->i = neg ? -(long long)v : (long long)v;
-		return p;
-	}
-	if (end - p >= 4 && !memcmp(p, "true", 4)) {
-		f->kind = V_BOOL;
-		f->i = 1;
-		return p + 4;
-	}
-	if (end - p >= 5 && !memcmp(p, "false", 5)) {
-		f->kind = V_BOOL;
-		f->i = 0;
-		return p + 5;
-	}
-	if (end - p >= 4 && !memcmp(p, "null", 4)) {
-		f->kind = V_NULL;
-		return p + 4;
-	}
-	return NULL;
-}
-
-/* The escapes of a parsed line's strings, decoded in place (the line is not read again). */
-static void fast_decode(struct field *fields, int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct field *f = &fields[i];
-
-		if (f->kescaped)
-			f->klen = trace_string_decode((char *)f->key, f->klen);
-		if (f->kind == V_STR && f->escaped)
-			f->slen = trace_string_decode((char *)f->s, f->slen);
-	}
-}
-
-/* Returns the number of fields, or -1 when the line is not a simple flat object. */
-static int fast_parse(const char *p, const char *end, struct field *fields)
-{
-	int n = 0;
-
-	p = skip_ws(p, end);
-	if (p >= end || *p != '{')
-		return -1;
-	p = skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return skip_ws(p + 1, end) == end ? 0 : -1;
-	for (;;) {
-		struct field *f;
-
-		if (n == MAX_FIELDS || p >= end || *p != '"')
-			return -1;
-		f = &fields[n++];
-		f->escaped = false;
-		p = fast_string(p, end, &f->key, &f->klen, &f->kescaped);
-		if (!p)
-			return -1;
-		p = skip_ws(p, end);
-		if (p >= end || *p != ':')
-			return -1;
-		p = skip_ws(p + 1, end);
-		if (p >= end || !(p = fast_value(p, end, f)))
-			return -1;
-		p = skip_ws(p, end);
-		if (p >= end)
-			return -1;
-		if (*p == '}')
-			break;
-		if (*p != ',')
-			return -1;
-		p = skip_ws(p + 1, end);
-	}
-	return skip_ws(p + 1, end) == end ? n : -1;
-}
-
-/* ---- the general path: jansson ---- */
-
-static int slow_parse(struct reader *r, const char *line, size_t len, struct field *fields,
-		      json_t **root)
-{
-	json_error_t err;
-	const char *key;
-	json_t *value;
-	int n = 0;
-
-	*root = json_loadb(line, len, 0, &err);
-	if (!*root)
-		return fail(r, "invalid JSON: %s (column %d)", err.text, err.column), -2;
-	if (!json_is_object(*root))
-		return fail(r, "a record must be a JSON object"), -2;
-	json_object_foreach(*root, key, value)
-	{
-		struct field *f;
-
-		if (n == MAX_FIELDS || !known_key(key))
-			continue; /* an unknown field: ignored, as the format promises */
-		f = &fields[n++];
-		f->key = key;
-		f->klen = strlen(key);
-		switch (json_typeof(value)) {
-		case JSON_STRING:
-			f->kind = V_STR;
-			f->s = json_string_value(value);
-			f->slen = json_string_length(value);
-			break;
-		case JSON_INTEGER:
-			f->kind = V_INT;
-			f->i = json_integer_value(value);
-			break;
-		case JSON_TRUE:
-		case JSON_FALSE:
-			f->kind = V_BOOL;
-			f->i = json_is_true(value);
-			break;
-		case JSON_NULL:
-			f->kind = V_NULL;
-			break;
-		default:
-			f->kind = V_OTHER;
-		}
-	}
-	return n;
 }
 
 /* ---- decoding records ---- */
@@ -695,22 +455,23 @@ static int decode(struct reader *r, const struct field *fields, int n)
 
 static bool blank(const char *p, const char *end)
 {
-	return skip_ws(p, end) == end;
+	return trace_line_skip_ws(p, end) == end;
 }
 
 /* One line. tail: the file's last line, without a newline; returns 1 when it is cut short. */
 static int read_line(struct reader *r, char *line, size_t len, bool tail)
 {
 	struct field fields[MAX_FIELDS];
+	char why[sizeof(r->err->text)];
 	json_t *root = NULL;
 	int n, rc;
 
 	r->line++;
 	if (blank(line, line + len))
 		return 0;
-	n = fast_parse(line, line + len, fields);
+	n = trace_line_fast(line, line + len, fields);
 	if (n >= 0)
-		fast_decode(fields, n);
+		trace_line_fast_decode(fields, n);
 	if (n < 0) {
 		if (tail && !r->info->has_end) {
 			/* A killed recorder leaves half a line: that is truncation, not bad input.
@@ -724,10 +485,10 @@ static int read_line(struct reader *r, char *line, size_t len, bool tail)
 			}
 			json_decref(root);
 		}
-		n = slow_parse(r, line, len, fields, &root);
+		n = trace_line_slow(line, len, fields, &root, why, sizeof(why));
 		if (n < 0) {
 			json_decref(root);
-			return -1;
+			return fail(r, "%s", why);
 		}
 	}
 	rc = decode(r, fields, n);
