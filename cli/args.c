@@ -30,6 +30,15 @@ int args_extra(const char *cmd, const char *arg)
 	return args_error(cmd, "unexpected argument", arg);
 }
 
+int args_parse_only(const struct cmdline *cl, int argc, char **argv)
+{
+	int next, rc = args_parse(cl, argc, argv, &next);
+
+	if (rc >= 0)
+		return rc;
+	return next < argc ? args_extra(cl->cmd, argv[next]) : -1;
+}
+
 int parse_pid(const char *s, pid_t *pid)
 {
 	char *end;

@@ -78,6 +78,10 @@ struct cmdline {
  */
 int args_parse(const struct cmdline *cl, int argc, char **argv, int *next);
 
+/* args_parse for a command that takes options alone: -1 to go on, or the exit status to end
+ * with (an argument left after the options is args_extra's mistake). */
+int args_parse_only(const struct cmdline *cl, int argc, char **argv);
+
 /* --help: the synopsis, each option of the table, the epilogue. */
 void args_usage(const struct cmdline *cl, FILE *out);
 

@@ -155,12 +155,10 @@ int cmd_export(int argc, char **argv)
 			"by running it again.\n",
 		.opts = opts,
 	};
-	int next, rc = args_parse(&cl, argc, argv, &next);
+	int rc = args_parse_only(&cl, argc, argv);
 
 	if (rc >= 0)
 		return rc;
-	if (next < argc)
-		return args_extra("export", argv[next]);
 	if (!o.url)
 		return args_error("export", "--to URL is needed (http://HOST:PORT/DATABASE)", NULL);
 	if (cluster && !schema)

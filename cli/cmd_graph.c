@@ -115,12 +115,10 @@ int cmd_graph(int argc, char **argv)
 			    "finished siblings of the same kind fold into one counted node.\n",
 		.opts = options,
 	};
-	int next, ret = args_parse(&cl, argc, argv, &next);
+	int ret = args_parse_only(&cl, argc, argv);
 
 	if (ret >= 0)
 		return ret;
-	if (next < argc)
-		return args_extra("graph", argv[next]);
 	if (!opts.format && format_of(output, &opts.format))
 		return EXIT_USAGE;
 	if (!known_format(opts.format)) {

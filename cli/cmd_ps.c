@@ -151,12 +151,10 @@ int cmd_ps(int argc, char **argv)
 		.opts = opts,
 	};
 	pid_t pid;
-	int next, ret = args_parse(&cl, argc, argv, &next);
+	int ret = args_parse_only(&cl, argc, argv);
 
 	if (ret >= 0)
 		return ret;
-	if (next != argc)
-		return args_extra("ps", argv[next]);
 	if (args_one_pid("ps", &pids, &pid))
 		return EXIT_USAGE;
 	return run_ps(pid, json);

@@ -33,12 +33,10 @@ int cmd_report(int argc, char **argv)
 			    "'closuretrace check').\n",
 		.opts = opts,
 	};
-	int next, ret = args_parse(&cl, argc, argv, &next);
+	int ret = args_parse_only(&cl, argc, argv);
 
 	if (ret >= 0)
 		return ret;
-	if (next < argc)
-		return args_extra("report", argv[next]);
 	return viewer_show(&(struct viewer_job){
 		.cmd = "closuretrace report", .input = input, .render = show, .ctx = &json});
 }

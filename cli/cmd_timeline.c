@@ -68,12 +68,10 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 			"threads. Memory stays bounded whatever the size of the trace.\n",
 		.opts = opts,
 	};
-	int next, ret = args_parse(&cl, argc, argv, &next);
+	int ret = args_parse_only(&cl, argc, argv);
 
 	if (ret >= 0)
 		return ret;
-	if (next < argc)
-		return args_extra("timeline", argv[next]);
 	if (o->from_ns > o->to_ns)
 		return args_error("timeline", "--from is after --to", NULL);
 	return -1;

@@ -61,12 +61,10 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			    "Sorted by closures in flight. q or Ctrl-C quits.\n",
 		.opts = opts,
 	};
-	int next, ret = args_parse(&cl, argc, argv, &next);
+	int ret = args_parse_only(&cl, argc, argv);
 
 	if (ret >= 0)
 		return ret;
-	if (next != argc)
-		return args_extra("top", argv[next]);
 	return args_one_pid("top", &o->pids, &o->pid) ? EXIT_USAGE : -1;
 }
 
