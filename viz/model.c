@@ -321,8 +321,79 @@ static void track_sleeper(struct model_life *l, const struct trace_event *ev)
 		l->sleeping = false;
 }
 
+/* continue_at and its kin: what runs next, and where. */
+static void apply_continue_at(struct model_life *l, const struct trace_event *ev, bool latest)
+{
+	if (ev->how == TRACE_HOW_DESTRUCTOR) {
+		l->destructor_fn = 0;
+		l->fn = ev->fn; /* the destructor: what runs when it finishes */
+	} else {
+		l->fn = ev->fn;
+		l->wq = ev->wq;
+		if (!l->first_fn)
+			l->first_fn = ev->fn;
+	}
+	l->how = ev->how;
+	if (latest && ev->how != TRACE_HOW_NOBARRIER)
+		l->state = MODEL_CONTINUING;
+}
+
+/* The count reached zero: the life ends, and its parent is put by it. */
+static void apply_finish(struct model *m, struct model_life *l, const struct trace_event *ev)
+{
+	l->release_ip = ev->ip;
+	if (l->parent) {
+		site_of(l->parent, ev->ip)->child_put++;
+		l->parent->child_puts_due++;
+	}
+	l->flags = ev->flags;
+	life_finished(m, l, ev->ts);
+}
+
+/* closure_debug_destroy before its memory is freed (bcache's search_free): its end. */
+static void apply_destroy(struct model *m, struct model_life *l, const struct trace_event *ev)
+{
+	if (l->finished)
+		return;
+	l->destroyed = true;
+	l->release_ip = ev->ip;
+	l->state = MODEL_DESTROYED;
+	life_finished(m, l, ev->ts);
+}
+
+/* closure_sync entered (asleep: where and since when) or returned. */
+static void apply_sync(struct model_life *l, const struct trace_event *ev, bool latest)
+{
+	if (ev->op == TRACE_SYNC_BEGIN) {
+		if (ev->flags & TRACE_FLAG_SLEEPING) {
+			l->sync_ip = ev->ip;
+			l->sync_ts = ev->ts;
+			if (latest)
+				l->state = MODEL_SYNCING;
+		}
+		return;
+	}
+	if (latest) {
+		l->state = MODEL_RUNNING;
+		l->sync_timed_out = ev->ret != 0;
+		l->sync_ip = ev->ip;
+	}
+	/*
+	 * First seen without an init and synced back to its running reference: a stack closure the
+	 * library saw only from its first use (a CLASS(closure_stack) one whose first references
+	 * were taken inline, traced per operation: lib/internal.h).
+	 */
+	if (l->before_recording && !l->init_ip && !l->snapshot && ev->remaining == 1 &&
+	    (ev->flags & TRACE_FLAG_RUNNING))
+		l->stack = true;
+	if (l->stack && ev->remaining == 1) {
+		l->synced = true;
+		l->end_ts = ev->ts;
+	}
+}
+
 /* The per-operation step: what the event changes in its life. One case per operation, the whole
- * state machine in one place (as the kernel's funnel): longer than most functions on purpose. */
+ * state machine in one switch (as the kernel's funnel); the longer cases are the helpers above. */
 static void apply_op(struct model *m, struct model_life *l, const struct trace_event *ev,
 		     bool older)
 {
@@ -356,18 +427,7 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		open_pop(l, ev->v & COUNT_MASK);
 		break;
 	case TRACE_CONTINUE_AT:
-		if (ev->how == TRACE_HOW_DESTRUCTOR) {
-			l->destructor_fn = 0;
-			l->fn = ev->fn; /* the destructor: what runs when it finishes */
-		} else {
-			l->fn = ev->fn;
-			l->wq = ev->wq;
-			if (!l->first_fn)
-				l->first_fn = ev->fn;
-		}
-		l->how = ev->how;
-		if (latest && ev->how != TRACE_HOW_NOBARRIER)
-			l->state = MODEL_CONTINUING;
+		apply_continue_at(l, ev, latest);
 		break;
 	case TRACE_RUN:
 		l->fn = ev->fn;
@@ -379,13 +439,7 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 			l->state = MODEL_RUNNING;
 		break;
 	case TRACE_FINISH:
-		l->release_ip = ev->ip;
-		if (l->parent) {
-			site_of(l->parent, ev->ip)->child_put++;
-			l->parent->child_puts_due++;
-		}
-		l->flags = ev->flags;
-		life_finished(m, l, ev->ts);
+		apply_finish(m, l, ev);
 		break;
 	case TRACE_DESTRUCTOR:
 		l->destructor_fn = ev->fn ? ev->fn : 1;
@@ -401,44 +455,14 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->on_waitlist = false;
 		break;
 	case TRACE_SYNC_BEGIN:
-		if (ev->flags & TRACE_FLAG_SLEEPING) {
-			l->sync_ip = ev->ip;
-			l->sync_ts = ev->ts;
-			if (latest)
-				l->state = MODEL_SYNCING;
-		}
-		break;
 	case TRACE_SYNC_END:
-		if (latest) {
-			l->state = MODEL_RUNNING;
-			l->sync_timed_out = ev->ret != 0;
-			l->sync_ip = ev->ip;
-		}
-		/*
-		 * First seen without an init and synced back to its running reference: a stack
-		 * closure the library saw only from its first use (a CLASS(closure_stack) one whose
-		 * first references were taken inline, traced per operation: lib/internal.h).
-		 */
-		if (l->before_recording && !l->init_ip && !l->snapshot && ev->remaining == 1 &&
-		    (ev->flags & TRACE_FLAG_RUNNING))
-			l->stack = true;
-		if (l->stack && ev->remaining == 1) {
-			l->synced = true;
-			l->end_ts = ev->ts;
-		}
+		apply_sync(l, ev, latest);
 		break;
 	case TRACE_BUG:
 		snprintf(l->bug, sizeof(l->bug), "%s", ev->bug[0] ? ev->bug : "bug");
 		break;
 	case TRACE_DESTROY:
-		/* closure_debug_destroy before its memory is freed (bcache's search_free): its end
-		 */
-		if (!l->finished) {
-			l->destroyed = true;
-			l->release_ip = ev->ip;
-			l->state = MODEL_DESTROYED;
-			life_finished(m, l, ev->ts);
-		}
+		apply_destroy(m, l, ev);
 		break;
 	case TRACE_NR_OPS:
 		break;
