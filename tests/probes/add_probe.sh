@@ -33,7 +33,7 @@ edit("lib/include/closure.h", "void closure_debug_destroy(struct closure *cl);",
 edit("lib/closure.c", "static void require_running(", """void closure_poke(struct closure *cl, int v)
 {
 	uintptr_t ip = CALLER_IP();
-	uint32_t r = __atomic_load_n(&cl->remaining, __ATOMIC_RELAXED);
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 
 	probe_op2(poke, cl, r, ip, (int64_t)v, (uintptr_t)closure_poke);
 }
