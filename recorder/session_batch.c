@@ -197,11 +197,19 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
 	return v;
 }
 
-/* The image number in the stream keys of (pid, image). */
+/*
+ * The image number in the stream keys of (pid, image). A registry found at attach whose process
+ * never had a batch received (all lost in the ring buffer) never learnt its image: its streams'
+ * keys are its own number, which the lost batches of that process must use too, else the records
+ * its polls took would be counted lost as well (issue 25 item 11).
+ */
 static uint32_t stream_of(const struct session *s, uint32_t pid, uint32_t image)
 {
 	for (size_t i = 0; i < s->n_batch_procs; i++)
 		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == image)
+			return s->batch_procs[i].stream;
+	for (size_t i = 0; i < s->n_batch_procs; i++)
+		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == BATCH_IMAGE_UNKNOWN)
 			return s->batch_procs[i].stream;
 	return image;
 }

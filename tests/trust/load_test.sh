@@ -5,7 +5,9 @@
 #   load_test.sh CLOSURETRACE CT_TREE BLOCKIO TREE_RUNS BLOCKIO_RUNS BLOCKIO_REQUESTS
 # make test runs it small (tests/trust/CMakeLists.txt); make soak with the full counts.
 set -uo pipefail
-ct=$1 tree=$2 blockio=$3 tree_runs=$4 blockio_runs=$5 requests=$6
+# Absolute: the test runs in a scratch folder (make soak passes build/...).
+ct=$(realpath "$1") tree=$(realpath "$2") blockio=$(realpath "$3")
+tree_runs=$4 blockio_runs=$5 requests=$6
 # shellcheck source=tests/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 scratch
