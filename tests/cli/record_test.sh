@@ -806,6 +806,8 @@ blockio_pid)
 	tail -1 b.json >end.json
 	grep -q '"lost":0,' end.json || fail "lost: $(cat end.json); $(grep MiB err.txt)"
 	grep -q '"reason":"duration"' end.json || fail "reason: $(cat end.json)"
+	# The closures alive at attach (hundreds of thousands) begin the trace as inits.
+	grep -Eq "^closuretrace: [0-9]+ closures alive at attach$" err.txt || fail "no snapshot: $(cat err.txt)"
 	events=$(sed -n 's/.*"events":\([0-9]*\),.*/\1/p' end.json)
 	[ "$events" -gt 0 ] || fail "no events: $(cat end.json)"
 	[ "$(grep -c '"type":"event"' b.json)" = "$events" ] || fail "events in the file != trailer's $events"
