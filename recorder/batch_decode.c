@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "batch_decode.h"
+#include "hashmap.h"
 #include "time_merge.h"
 
 _Static_assert(sizeof(struct closure_batch_record) == CT_BATCH_RECORD_SIZE, "record layout");
@@ -19,10 +20,7 @@ struct span {
  * lost in the ring leaves a gap for good.
  */
 struct thread_seq {
-	uint64_t buf;
-	uint32_t pid;
-	uint32_t src; /* its events' queue in the merge */
-	bool used;
+	uint32_t src;	   /* its events' queue in the merge */
 	bool done;	   /* its process (image) ended: nothing more to come */
 	bool cand_set;	   /* the sweep under way has a frontier for it */
 	bool cand_done;	   /* ... or found its process gone */
@@ -38,8 +36,7 @@ struct batch_decoder {
 	void *ctx;
 	struct time_merge merge;
 	uint64_t order;
-	struct thread_seq *threads;
-	size_t nthreads, threads_cap;
+	struct hashmap threads; /* (pid, stream key) -> struct thread_seq */
 	uint64_t dups, forgotten, stale, refused, early;
 	size_t spans; /* the spans' room over every stream (BATCH_SPANS_TOTAL_MAX) */
 	bool sweeping;
@@ -53,6 +50,7 @@ struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *e
 
 	if (!d)
 		return NULL;
+	hashmap_init(&d->threads, sizeof(struct thread_seq));
 	d->not_before = not_before_ns;
 	d->emit = emit;
 	d->ctx = ctx;
@@ -77,51 +75,24 @@ static bool push(struct batch_decoder *d, uint32_t src, const struct merge_item 
 	return time_merge_push(&d->merge, src, it);
 }
 
-static size_t hash_thread(uint32_t pid, uint64_t buf)
-{
-	return (size_t)(((uint64_t)pid * 0x51ed27ull ^ buf) * 0x9e3779b97f4a7c15ull >> 20);
-}
-
-/* The sequence slot of (pid, buf), added when new; NULL when out of memory or past the cap. */
+/* The sequence slot of (pid, buf), added when new; NULL past the cap. The pointer holds until
+ * the next call that may add one (the map may move its entries). */
 static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint64_t buf)
 {
+	struct thread_seq *t = hashmap_get(&d->threads, pid, buf);
 	int64_t src;
-	size_t i;
 
-	if (d->nthreads * 2 >= d->threads_cap) {
-		size_t cap = d->threads_cap ? d->threads_cap * 2 : 64;
-		struct thread_seq *v = calloc(cap, sizeof(*v)), *old = d->threads;
-
-		if (!v)
-			return NULL;
-		for (size_t k = 0; k < d->threads_cap; k++) {
-			if (!old[k].used)
-				continue;
-			for (i = hash_thread(old[k].pid, old[k].buf) & (cap - 1); v[i].used;
-			     i = (i + 1) & (cap - 1))
-				;
-			v[i] = old[k];
-		}
-		free(old);
-		d->threads = v;
-		d->threads_cap = cap;
-	}
-	for (i = hash_thread(pid, buf) & (d->threads_cap - 1); d->threads[i].used;
-	     i = (i + 1) & (d->threads_cap - 1))
-		if (d->threads[i].pid == pid && d->threads[i].buf == buf)
-			return &d->threads[i];
-	if (d->nthreads >= BATCH_STREAMS_MAX)
+	if (t)
+		return t;
+	if (hashmap_count(&d->threads) >= BATCH_STREAMS_MAX)
 		return NULL; /* made up: more buffers than any process's threads have */
 	src = time_merge_source(&d->merge);
 	if (src < 0)
 		return NULL;
-	d->threads[i] = (struct thread_seq){.pid = pid,
-					    .buf = buf,
-					    .src = (uint32_t)src,
-					    .used = true,
-					    .frontier = d->committed};
-	d->nthreads++;
-	return &d->threads[i];
+	t = hashmap_put(&d->threads, pid, buf, NULL);
+	t->src = (uint32_t)src;
+	t->frontier = d->committed;
+	return t;
 }
 
 static void decode(const struct closure_batch_record *r, uint32_t tid, struct ct_event *e)
@@ -300,8 +271,10 @@ uint64_t batch_decoder_stale(const struct batch_decoder *d)
 
 void batch_decoder_sweep(struct batch_decoder *d, uint64_t now_ns)
 {
-	for (size_t i = 0; i < d->threads_cap; i++)
-		d->threads[i].cand_set = d->threads[i].cand_done = false;
+	struct thread_seq *t;
+
+	for (size_t pos = 0; (t = hashmap_next(&d->threads, &pos, NULL, NULL));)
+		t->cand_set = t->cand_done = false;
 	d->sweeping = true;
 	d->sweep_at = now_ns;
 }
@@ -326,24 +299,25 @@ void batch_decoder_frontier(struct batch_decoder *d, uint32_t pid, uint64_t buf,
 
 void batch_decoder_gone(struct batch_decoder *d, uint32_t pid, uint32_t image)
 {
-	for (size_t i = 0; d->sweeping && i < d->threads_cap; i++)
-		if (d->threads[i].used && d->threads[i].pid == pid &&
-		    (d->threads[i].buf >> 48) == (image & 0xffff))
-			d->threads[i].cand_done = true;
+	struct thread_seq *t;
+	uint64_t p, buf;
+
+	for (size_t pos = 0; d->sweeping && (t = hashmap_next(&d->threads, &pos, &p, &buf));)
+		if (p == pid && (buf >> 48) == (image & 0xffff))
+			t->cand_done = true;
 }
 
 void batch_decoder_commit(struct batch_decoder *d)
 {
 	uint64_t horizon = d->sweep_at;
 	const struct merge_item *it;
+	struct thread_seq *t;
 
 	if (!d->sweeping)
 		return;
 	d->sweeping = false;
-	for (size_t i = 0; i < d->threads_cap; i++) {
-		struct thread_seq *t = &d->threads[i];
-
-		if (!t->used || t->done)
+	for (size_t pos = 0; (t = hashmap_next(&d->threads, &pos, NULL, NULL));) {
+		if (t->done)
 			continue;
 		t->done = t->cand_done;
 		if (t->cand_set && t->cand > t->frontier)
@@ -370,11 +344,13 @@ void batch_decoder_flush(struct batch_decoder *d)
 
 void batch_decoder_free(struct batch_decoder *d)
 {
+	struct thread_seq *t;
+
 	if (!d)
 		return;
 	time_merge_free(&d->merge);
-	for (size_t i = 0; i < d->threads_cap; i++)
-		free(d->threads[i].spans);
-	free(d->threads);
+	for (size_t pos = 0; (t = hashmap_next(&d->threads, &pos, NULL, NULL));)
+		free(t->spans);
+	hashmap_free(&d->threads);
 	free(d);
 }
