@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../check.h"
 #include "hashmap.h"
 
 /* 12 bytes: the map rounds the slot up, values must still come back whole. */
@@ -26,10 +26,10 @@ static void test_empty(void)
 	size_t pos = 0;
 
 	hashmap_init(&h, sizeof(struct val));
-	CHECK(hashmap_get(&h, 1, 2) == NULL, "get on an empty map");
-	CHECK(!hashmap_del(&h, 1, 2), "del on an empty map");
-	CHECK(hashmap_count(&h) == 0, "count %zu", hashmap_count(&h));
-	CHECK(hashmap_next(&h, &pos, NULL, NULL) == NULL, "next on an empty map");
+	EXPECT(hashmap_get(&h, 1, 2) == NULL, "get on an empty map");
+	EXPECT(!hashmap_del(&h, 1, 2), "del on an empty map");
+	EXPECT(hashmap_count(&h) == 0, "count %zu", hashmap_count(&h));
+	EXPECT(hashmap_next(&h, &pos, NULL, NULL) == NULL, "next on an empty map");
 	hashmap_free(&h);
 	hashmap_free(&h); /* twice: still empty, nothing freed again */
 }
@@ -37,10 +37,10 @@ static void test_empty(void)
 /* Bounded growth: never more than half full, never less than a quarter once past the first size. */
 static void check_load(const struct hashmap *h, const char *when)
 {
-	CHECK(h->cap >= 2 * h->count, "%s: %zu entries in %zu slots", when, h->count, h->cap);
-	CHECK(h->cap <= 16 || h->cap <= 4 * h->count + 4, "%s: %zu entries in %zu slots", when,
-	      h->count, h->cap);
-	CHECK((h->cap & (h->cap - 1)) == 0, "%s: %zu slots, not a power of two", when, h->cap);
+	EXPECT(h->cap >= 2 * h->count, "%s: %zu entries in %zu slots", when, h->count, h->cap);
+	EXPECT(h->cap <= 16 || h->cap <= 4 * h->count + 4, "%s: %zu entries in %zu slots", when,
+	       h->count, h->cap);
+	EXPECT((h->cap & (h->cap - 1)) == 0, "%s: %zu slots, not a power of two", when, h->cap);
 }
 
 #define MANY 100000
@@ -58,64 +58,64 @@ static void test_many(void)
 	for (uint64_t i = 0; i < MANY; i++) {
 		/* Aligned addresses, in a few processes: the keys the model uses. */
 		v = hashmap_put(&h, 0x7f0000001000 + i * 64, i % 7, &added);
-		CHECK(added, "key %llu not added", (unsigned long long)i);
-		CHECK(v->x == 0 && v->y == 0, "key %llu: value not zeroed", (unsigned long long)i);
+		EXPECT(added, "key %llu not added", (unsigned long long)i);
+		EXPECT(v->x == 0 && v->y == 0, "key %llu: value not zeroed", (unsigned long long)i);
 		v->x = i * 3;
 		v->y = (uint32_t)i ^ 0x5a5a5a5au;
 		if (i % 1000 == 0)
 			check_load(&h, "growing");
 	}
-	CHECK(hashmap_count(&h) == MANY, "count %zu", hashmap_count(&h));
-	CHECK(h.cap == 262144, "%zu slots for %d entries", h.cap, MANY);
+	EXPECT(hashmap_count(&h) == MANY, "count %zu", hashmap_count(&h));
+	EXPECT(h.cap == 262144, "%zu slots for %d entries", h.cap, MANY);
 	for (uint64_t i = 0; i < MANY; i++) {
 		v = hashmap_get(&h, 0x7f0000001000 + i * 64, i % 7);
-		CHECK(v && v->x == i * 3 && v->y == ((uint32_t)i ^ 0x5a5a5a5au), "key %llu",
-		      (unsigned long long)i);
+		EXPECT(v && v->x == i * 3 && v->y == ((uint32_t)i ^ 0x5a5a5a5au), "key %llu",
+		       (unsigned long long)i);
 	}
 	/* The same address in another process is another key. */
-	CHECK(hashmap_get(&h, 0x7f0000001000, 1) == NULL, "(addr, pid 1) found");
+	EXPECT(hashmap_get(&h, 0x7f0000001000, 1) == NULL, "(addr, pid 1) found");
 	v = hashmap_put(&h, 0x7f0000001000 + 5 * 64, 5, &added);
-	CHECK(!added && v->x == 15, "put of a present key: added %d, x %llu", added,
-	      (unsigned long long)v->x);
-	CHECK(hashmap_count(&h) == MANY, "count %zu after a put of a present key",
-	      hashmap_count(&h));
+	EXPECT(!added && v->x == 15, "put of a present key: added %d, x %llu", added,
+	       (unsigned long long)v->x);
+	EXPECT(hashmap_count(&h) == MANY, "count %zu after a put of a present key",
+	       hashmap_count(&h));
 
 	while ((v = hashmap_next(&h, &pos, &a, &b))) {
 		uint64_t i = (a - 0x7f0000001000) / 64;
 
-		CHECK(i < MANY && b == i % 7 && v->x == i * 3 && !visited[i], "iteration: key %llu",
-		      (unsigned long long)i);
+		EXPECT(i < MANY && b == i % 7 && v->x == i * 3 && !visited[i],
+		       "iteration: key %llu", (unsigned long long)i);
 		if (i < MANY)
 			visited[i] = 1;
 		seen++;
 	}
-	CHECK(seen == MANY, "iteration saw %zu of %d", seen, MANY);
+	EXPECT(seen == MANY, "iteration saw %zu of %d", seen, MANY);
 
 	for (uint64_t i = 0; i < MANY; i += 2)
-		CHECK(hashmap_del(&h, 0x7f0000001000 + i * 64, i % 7), "del %llu",
-		      (unsigned long long)i);
-	CHECK(!hashmap_del(&h, 0x7f0000001000, 0), "second del of key 0 succeeded");
-	CHECK(hashmap_count(&h) == MANY / 2, "count %zu after deleting half", hashmap_count(&h));
+		EXPECT(hashmap_del(&h, 0x7f0000001000 + i * 64, i % 7), "del %llu",
+		       (unsigned long long)i);
+	EXPECT(!hashmap_del(&h, 0x7f0000001000, 0), "second del of key 0 succeeded");
+	EXPECT(hashmap_count(&h) == MANY / 2, "count %zu after deleting half", hashmap_count(&h));
 	for (uint64_t i = 0; i < MANY; i++) {
 		v = hashmap_get(&h, 0x7f0000001000 + i * 64, i % 7);
 		if (i % 2)
-			CHECK(v && v->x == i * 3, "key %llu lost by the deletes",
-			      (unsigned long long)i);
+			EXPECT(v && v->x == i * 3, "key %llu lost by the deletes",
+			       (unsigned long long)i);
 		else
-			CHECK(!v, "deleted key %llu found", (unsigned long long)i);
+			EXPECT(!v, "deleted key %llu found", (unsigned long long)i);
 	}
 	v = hashmap_put(&h, 0x7f0000001000, 0, &added);
-	CHECK(added && v->x == 0 && v->y == 0, "a deleted key comes back zeroed");
+	EXPECT(added && v->x == 0 && v->y == 0, "a deleted key comes back zeroed");
 	pos = seen = 0;
 	while (hashmap_next(&h, &pos, NULL, NULL))
 		seen++;
-	CHECK(seen == MANY / 2 + 1, "iteration after deletes saw %zu", seen);
+	EXPECT(seen == MANY / 2 + 1, "iteration after deletes saw %zu", seen);
 
 	hashmap_free(&h);
-	CHECK(hashmap_count(&h) == 0 && hashmap_get(&h, 0x7f0000001040, 1) == NULL,
-	      "a freed map is empty");
+	EXPECT(hashmap_count(&h) == 0 && hashmap_get(&h, 0x7f0000001040, 1) == NULL,
+	       "a freed map is empty");
 	v = hashmap_put(&h, 9, 9, &added);
-	CHECK(added && hashmap_count(&h) == 1, "a freed map is usable again");
+	EXPECT(added && hashmap_count(&h) == 1, "a freed map is usable again");
 	hashmap_free(&h);
 	free(visited);
 }
@@ -148,8 +148,8 @@ static void test_collisions(void)
 	hashmap_init(&h, sizeof(uint64_t));
 	for (size_t i = 0; i < 2 * GROUP; i++)
 		*(uint64_t *)hashmap_put(&h, keys[i], 42, NULL) = i;
-	CHECK(h.cap == 2048, "%zu slots", h.cap);
-	CHECK(hashmap_count(&h) == 2 * GROUP, "count %zu", hashmap_count(&h));
+	EXPECT(h.cap == 2048, "%zu slots", h.cap);
+	EXPECT(hashmap_count(&h) == 2 * GROUP, "count %zu", hashmap_count(&h));
 	for (size_t d = 0; d < 2 * GROUP; d++) {
 		size_t victim;
 
@@ -157,20 +157,20 @@ static void test_collisions(void)
 			r = r * 6364136223846793005ull + 1442695040888963407ull;
 			victim = (size_t)(r >> 33) % (2 * GROUP);
 		} while (gone[victim]);
-		CHECK(hashmap_del(&h, keys[victim], 42), "del of colliding key %zu", victim);
+		EXPECT(hashmap_del(&h, keys[victim], 42), "del of colliding key %zu", victim);
 		gone[victim] = 1;
 		for (size_t i = 0; i < 2 * GROUP; i++) {
 			const uint64_t *v = hashmap_get(&h, keys[i], 42);
 
 			if (gone[i])
-				CHECK(!v, "after %zu deletes: deleted key %zu found", d + 1, i);
+				EXPECT(!v, "after %zu deletes: deleted key %zu found", d + 1, i);
 			else
-				CHECK(v && *v == i, "after %zu deletes: key %zu lost", d + 1, i);
+				EXPECT(v && *v == i, "after %zu deletes: key %zu lost", d + 1, i);
 		}
-		if (failures)
+		if (check_failures)
 			break;
 	}
-	CHECK(hashmap_count(&h) == 0, "count %zu after deleting all", hashmap_count(&h));
+	EXPECT(hashmap_count(&h) == 0, "count %zu after deleting all", hashmap_count(&h));
 	hashmap_free(&h);
 }
 
@@ -195,28 +195,28 @@ static void test_against_array(void)
 		switch ((r >> 50) % 3) {
 		case 0:
 			v = hashmap_put(&h, a * 16, b, &added);
-			CHECK(added == !ref[a][b], "op %u: put added %d", op, added);
-			CHECK(added ? *v == 0 : *v == ref[a][b] - 1, "op %u: put's value", op);
+			EXPECT(added == !ref[a][b], "op %u: put added %d", op, added);
+			EXPECT(added ? *v == 0 : *v == ref[a][b] - 1, "op %u: put's value", op);
 			*v = op;
 			count += !ref[a][b];
 			ref[a][b] = op + 1;
 			break;
 		case 1:
-			CHECK(hashmap_del(&h, a * 16, b) == !!ref[a][b], "op %u: del", op);
+			EXPECT(hashmap_del(&h, a * 16, b) == !!ref[a][b], "op %u: del", op);
 			count -= !!ref[a][b];
 			ref[a][b] = 0;
 			break;
 		default:
 			v = hashmap_get(&h, a * 16, b);
-			CHECK(ref[a][b] ? v && *v == ref[a][b] - 1 : !v, "op %u: get", op);
+			EXPECT(ref[a][b] ? v && *v == ref[a][b] - 1 : !v, "op %u: get", op);
 		}
-		CHECK(hashmap_count(&h) == count, "op %u: count %zu, expected %zu", op,
-		      hashmap_count(&h), count);
-		if (failures)
+		EXPECT(hashmap_count(&h) == count, "op %u: count %zu, expected %zu", op,
+		       hashmap_count(&h), count);
+		if (check_failures)
 			break;
 	}
-	CHECK(h.cap >= 2 * hashmap_count(&h), "after random operations: %zu entries in %zu slots",
-	      hashmap_count(&h), h.cap);
+	EXPECT(h.cap >= 2 * hashmap_count(&h), "after random operations: %zu entries in %zu slots",
+	       hashmap_count(&h), h.cap);
 	hashmap_free(&h);
 }
 
@@ -226,8 +226,8 @@ int main(void)
 	test_many();
 	test_collisions();
 	test_against_array();
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
+	if (check_failures) {
+		fprintf(stderr, "%d check_failures\n", check_failures);
 		return 1;
 	}
 	printf("hashmap: all checks passed\n");

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../check.h"
 #include "viz.h"
 
 struct seen {
@@ -69,15 +69,15 @@ static void same_event_both_paths(void)
 	struct trace_info info;
 	struct seen s;
 
-	CHECK(read_text(text, &s, &info) == 0, "the trace was refused");
-	CHECK(s.nev == 2, "%d events, expected 2", s.nev);
+	EXPECT(read_text(text, &s, &info) == 0, "the trace was refused");
+	EXPECT(s.nev == 2, "%d events, expected 2", s.nev);
 	s.ev[0].seq = s.ev[1].seq = s.ev[0].line = s.ev[1].line = 0;
-	CHECK(!memcmp(&s.ev[0], &s.ev[1], sizeof(s.ev[0])), "fast and jansson paths differ");
-	CHECK(s.ev[0].op == TRACE_CONTINUE_AT && s.ev[0].how == TRACE_HOW_RETURN, "op/how");
-	CHECK(s.ev[0].flags == (TRACE_FLAG_RUNNING | TRACE_FLAG_WAITING), "flags %u",
-	      s.ev[0].flags);
-	CHECK(s.ev[0].ip == 0xabc && s.ev[0].fn == 0x20 && s.ev[0].wq == 0x30, "addresses");
-	CHECK(info.has_end && info.events_read == 2, "end record");
+	EXPECT(!memcmp(&s.ev[0], &s.ev[1], sizeof(s.ev[0])), "fast and jansson paths differ");
+	EXPECT(s.ev[0].op == TRACE_CONTINUE_AT && s.ev[0].how == TRACE_HOW_RETURN, "op/how");
+	EXPECT(s.ev[0].flags == (TRACE_FLAG_RUNNING | TRACE_FLAG_WAITING), "flags %u",
+	       s.ev[0].flags);
+	EXPECT(s.ev[0].ip == 0xabc && s.ev[0].fn == 0x20 && s.ev[0].wq == 0x30, "addresses");
+	EXPECT(info.has_end && info.events_read == 2, "end record");
 	trace_info_clear(&info);
 }
 
@@ -94,9 +94,9 @@ static void unknown_things_ignored(void)
 	struct trace_info info;
 	struct seen s;
 
-	CHECK(read_text(text, &s, &info) == 0, "the trace was refused");
-	CHECK(s.nev == 1 && s.ev[0].op == TRACE_GET && s.ev[0].remaining == 2, "%d events", s.nev);
-	CHECK(s.nsym == 1 && !strcmp(s.func[0], "a\"b\\c"), "sym func '%s'", s.func[0]);
+	EXPECT(read_text(text, &s, &info) == 0, "the trace was refused");
+	EXPECT(s.nev == 1 && s.ev[0].op == TRACE_GET && s.ev[0].remaining == 2, "%d events", s.nev);
+	EXPECT(s.nsym == 1 && !strcmp(s.func[0], "a\"b\\c"), "sym func '%s'", s.func[0]);
 	trace_info_clear(&info);
 }
 
@@ -105,12 +105,12 @@ static void cut_short(void)
 	struct trace_info info;
 	struct seen s;
 
-	CHECK(read_text(HEADER "{\"type\":\"event\",\"ts\":1,\"ev\":\"get\",\"cl\":\"0x10\","
-			       "\"remaining\":2}\n{\"type\":\"event\",\"ts\":2,\"ev\"",
-			&s, &info) == 0,
-	      "a cut-short trace was refused");
-	CHECK(!info.has_end && s.nev == 1 && info.lines == 2, "has_end %d, %d events, %llu lines",
-	      info.has_end, s.nev, (unsigned long long)info.lines);
+	EXPECT(read_text(HEADER "{\"type\":\"event\",\"ts\":1,\"ev\":\"get\",\"cl\":\"0x10\","
+				"\"remaining\":2}\n{\"type\":\"event\",\"ts\":2,\"ev\"",
+			 &s, &info) == 0,
+	       "a cut-short trace was refused");
+	EXPECT(!info.has_end && s.nev == 1 && info.lines == 2, "has_end %d, %d events, %llu lines",
+	       info.has_end, s.nev, (unsigned long long)info.lines);
 	trace_info_clear(&info);
 }
 
@@ -123,17 +123,17 @@ static void header_cut_short(void)
 
 	fputs("{\"type\":\"header\",\"format\":\"closu", f);
 	fclose(f);
-	CHECK(trace_read(path, &sink, &(struct seen){0}, &info, &err) == -1,
-	      "a cut header was read");
-	CHECK(strstr(err.text, ":1: error: the trace ends inside its header line") &&
-		      !strstr(err.text, "empty file"),
-	      "message: %s", err.text);
+	EXPECT(trace_read(path, &sink, &(struct seen){0}, &info, &err) == -1,
+	       "a cut header was read");
+	EXPECT(strstr(err.text, ":1: error: the trace ends inside its header line") &&
+		       !strstr(err.text, "empty file"),
+	       "message: %s", err.text);
 	trace_info_clear(&info);
 	f = fopen(path, "w");
 	fclose(f);
-	CHECK(trace_read(path, &sink, &(struct seen){0}, &info, &err) == -1,
-	      "an empty file was read");
-	CHECK(strstr(err.text, "error: empty file"), "message: %s", err.text);
+	EXPECT(trace_read(path, &sink, &(struct seen){0}, &info, &err) == -1,
+	       "an empty file was read");
+	EXPECT(strstr(err.text, "error: empty file"), "message: %s", err.text);
 	trace_info_clear(&info);
 }
 
@@ -145,7 +145,7 @@ static void mutations(const char *fixture)
 	size_t len;
 	unsigned seed = 12345;
 
-	CHECK(f, "cannot open %s", fixture);
+	EXPECT(f, "cannot open %s", fixture);
 	if (!f)
 		return;
 	len = fread(orig, 1, sizeof(orig) - 1, f);
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
 		mutations(argv[1]);
 	}
 	unlink(path);
-	if (failures)
-		fprintf(stdout, "%d failures\n", failures);
-	return failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stdout, "%d check_failures\n", check_failures);
+	return check_failures ? 1 : 0;
 }
