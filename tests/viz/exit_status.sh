@@ -5,17 +5,17 @@
 #   exit_status.sh CLOSURETRACE FIXTURES
 set -u
 tool=$1 fixtures=$2
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+keep_going=1
+scratch
 cd "$fixtures" || exit 1
 # expect RC ARGS...: exit status RC; on 2, a message on standard error and no output.
 expect() {
 	local want=$1 rc out err
 	shift
-	out=$("$tool" "$@" 2>/tmp/exit_status.$$)
+	out=$("$tool" "$@" 2>"$tmp/err")
 	rc=$?
-	err=$(cat /tmp/exit_status.$$)
-	rm -f /tmp/exit_status.$$
+	err=$(cat "$tmp/err")
 	[ "$rc" = "$want" ] || fail "closuretrace $*: exit $rc, expected $want"
 	if [ "$want" = 2 ]; then
 		[ -n "$err" ] || fail "closuretrace $*: exit 2 without a message"

@@ -6,12 +6,10 @@
 #   outputs.sh CLOSURETRACE FIXTURES
 set -u
 tool=$1 fixtures=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+keep_going=1
+scratch
 trace=$fixtures/leak_under_children.json
-cd "$tmp" || exit 1
 
 full() { # full WANT_MESSAGE ARGS...: the command writes to /dev/full
 	local want=$1

@@ -3,9 +3,9 @@
 # output format comes out as what it claims to be.
 set -u
 tool=$1 fixtures=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+keep_going=1
+scratch
 for f in "$fixtures"/*.json; do
 	name=$(basename "$f" .json)
 	"$tool" graph -i "$f" -o "$tmp/$name.svg" 2>/dev/null

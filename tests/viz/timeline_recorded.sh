@@ -5,18 +5,13 @@
 # and the hops between threads are arrows of every kind, as many of each as the trace has hops
 # (timeline_check.py --hops counts them from the events).
 #   timeline_recorded.sh CLOSURETRACE BLOCKIO CHECKER
-# Exits 0 (pass), 1 (fail) or 77 (skip: not root; CLOSURETRACE_NO_SKIP=1 makes that a failure).
+# Exits 0 (pass), 1 (fail) or 77 (skip: common.sh's skip_without_bpf; CLOSURETRACE_NO_SKIP=1 fails instead).
 set -u
 tool=$1 blockio=$2 checker=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
-if [ "$(id -u)" != 0 ]; then
-	[ "${CLOSURETRACE_NO_SKIP:-}" = 1 ] && { echo "FAIL: would skip: needs root for BPF"; exit 1; }
-	echo "SKIP: needs root for BPF and uprobes"
-	exit 77
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+keep_going=1
+scratch
+skip_without_bpf
 
 "$tool" record -o "$tmp/t.json" -- "$blockio" --requests 20 --bios 3 --leak >"$tmp/out" 2>&1 ||
 	fail "record: exit $?: $(cat "$tmp/out")"

@@ -9,10 +9,9 @@
 #   timeline_test.sh CLOSURETRACE VIZ_TRACEGEN FIXTURES CHECKER
 set -u
 tool=$1 gen=$2 fixtures=$3 checker=$4
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-status=0
-fail() { echo "FAIL: $*"; status=1; }
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+keep_going=1
+scratch
 
 for f in hops leak_under_children stuck_sync lives two_processes truncated sync_timeout \
 	late_event fold hostile_names live_service kernel_patterns cut_short cycle2 cycle3 handoff; do
