@@ -7,18 +7,15 @@
 # planted line, each with its own SARIF file. Then REPLACE, and a closuretrace that is not there.
 set -u
 build=$(realpath "$1") src=$(realpath "$2") sanitize=${3:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
+# fail: as common.sh's, then the example's ctest output when there is one.
 fail() {
 	echo "FAIL: $*"
 	[ -f "$tmp/ctest.out" ] && cat "$tmp/ctest.out"
 	exit 1
 }
-if [ "$(id -u)" != 0 ] || [ ! -e /sys/kernel/btf/vmlinux ]; then
-	[ "${CLOSURETRACE_NO_SKIP:-0}" = 1 ] && fail "BPF unavailable and CLOSURETRACE_NO_SKIP=1"
-	echo "SKIP: the leak check needs root and BPF"
-	exit 77
-fi
+skip_without_bpf
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null || fail "install"
 flags=${sanitize:+-fsanitize=$sanitize}

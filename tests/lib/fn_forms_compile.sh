@@ -7,12 +7,8 @@
 #   fn_forms_compile.sh CC INCLUDE_DIR CONFIG_INCLUDE_DIR
 set -uo pipefail
 cc=$1 inc=$2 cfg=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 compile() { # compile NAME BODY: 0 when it compiles
 	printf '#include <stddef.h>\n#include <closure.h>\nstatic void old_fn(struct closure *cl) { (void)cl; }\nstatic CLOSURE_CALLBACK(new_fn) { closure_type(c, struct closure, work); (void)c; }\nvoid use(struct closure *cl, struct workqueue *own, struct workqueue_struct *prog);\nvoid use(struct closure *cl, struct workqueue *own, struct workqueue_struct *prog) { (void)old_fn; (void)new_fn; (void)own; (void)prog; %s; }\n' "$2" >"$tmp/$1.c"
 	"$cc" -std=gnu11 -Wall -Wextra -Werror -Werror=incompatible-pointer-types -Werror=int-conversion \

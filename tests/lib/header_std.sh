@@ -8,12 +8,8 @@ set -uo pipefail
 cc=$1 cxx=$2 inc=$3 cfg=$4 libdir=$5 src=$6 san=${7:-}
 sanitize=()
 [[ -n $san ]] && sanitize=(-fsanitize="$san")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+scratch
 n=0
 for probes in 1 0; do
 	for std in c11 c17 c2x gnu11 gnu17 gnu2x c++17 gnu++17; do
