@@ -15,21 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../check.h"
 #include "spool.h"
 
 #define RECORDS 200000u
-
-static int fails;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			fails++;                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* Record i: i, then (i % 61) bytes of i's low byte (sizes vary, as ring records do). */
 static size_t make(uint32_t i, unsigned char *buf)
@@ -90,13 +79,13 @@ static uint32_t consume(struct spool *q, pthread_t producer, bool *done)
 				*done = true; /* one more pass takes what it committed last */
 			continue;
 		}
-		CHECK(size == make(next, want) && !memcmp(rec, want, size), "record %u differs",
-		      next);
+		EXPECT(size == make(next, want) && !memcmp(rec, want, size), "record %u differs",
+		       next);
 		if (size != make(next, want))
 			break;
 		next++;
 	}
-	CHECK(lost == 0, "%llu lost", (unsigned long long)lost);
+	EXPECT(lost == 0, "%llu lost", (unsigned long long)lost);
 	return next;
 }
 
@@ -110,26 +99,27 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	setenv("TMPDIR", argv[1], 1);
-	CHECK(!spool_init(&q, 16 * SPOOL_CHUNK), "init");
+	EXPECT(!spool_init(&q, 16 * SPOOL_CHUNK), "init");
 	pthread_create(&producer, NULL, produce, &q);
 	usleep(100 * 1000);
-	CHECK(entries(argv[1]) == 0, "a named file in TMPDIR while spooling");
+	EXPECT(entries(argv[1]) == 0, "a named file in TMPDIR while spooling");
 	got = consume(&q, producer, &done);
-	CHECK(got == RECORDS, "%u of %u records", got, RECORDS);
-	CHECK(q.spooled > 0, "never spilled to the file");
+	EXPECT(got == RECORDS, "%u of %u records", got, RECORDS);
+	EXPECT(q.spooled > 0, "never spilled to the file");
 	printf("%u records in order, %llu bytes through the file\n", got,
 	       (unsigned long long)q.spooled);
 	spool_free(&q);
-	CHECK(entries(argv[1]) == 0, "files left in TMPDIR");
+	EXPECT(entries(argv[1]) == 0, "files left in TMPDIR");
 
-	/* An unusable TMPDIR: the spill fails, the records stay in memory, the error is kept. */
+	/* An unusable TMPDIR: the spill fails, the records stay in memory, the error is
+	 * kept. */
 	setenv("TMPDIR", "/nonexistent/closuretrace", 1);
-	CHECK(!spool_init(&q, 16 * SPOOL_CHUNK), "init");
+	EXPECT(!spool_init(&q, 16 * SPOOL_CHUNK), "init");
 	done = false;
 	pthread_create(&producer, NULL, produce, &q);
 	got = consume(&q, producer, &done);
-	CHECK(got == RECORDS, "%u of %u records without a file", got, RECORDS);
-	CHECK(q.err != 0, "no error kept for the failed spill");
+	EXPECT(got == RECORDS, "%u of %u records without a file", got, RECORDS);
+	EXPECT(q.err != 0, "no error kept for the failed spill");
 	spool_free(&q);
-	return fails ? 1 : 0;
+	return check_failures ? 1 : 0;
 }
