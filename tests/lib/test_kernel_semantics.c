@@ -2,7 +2,14 @@
  * libclosure against the kernel, behaviour by behaviour. Each case names the kernel source it
  * follows (repository, file, function, commit as stored in the reference index; see
  * ../shared/reference/closure-api.md) and asserts that libclosure does the same. Where the kernel
- * BUG()s or WARN()s, libclosure aborts: those cases run in a child and expect SIGABRT.
+ * BUG()s or WARN()s, libclosure aborts: those cases are test_death.c's, the one death harness
+ * (each in a child, with its message and call site): [LH] closure_queue()'s
+ * "BUG_ON(!queue_work(wq, &cl->work))" (die_queued_twice), [LC] closure_put_after_sub()'s guard
+ * bits BUG and [KC] closure_put_after_sub_checks()'s WARN (die_put_on_finished, die_val_guard),
+ * [LH] closure_get()'s "BUG_ON((atomic_inc_return(&cl->remaining) & MASK) <= 1)"
+ * (die_get_on_finished), [LC] closure_debug_create()'s "BUG_ON(cl->magic == CLOSURE_MAGIC_ALIVE)"
+ * (die_init_live), [KC] closure_debug_destroy()'s "BUG_ON(cl->magic != CLOSURE_MAGIC_ALIVE)"
+ * (die_destroy_finished).
  *
  * Sources:
  *   [LC] torvalds/linux lib/closure.c @03c11eb3            (6.8-era, CLOSURE_CALLBACK)
@@ -27,26 +34,6 @@ static int order[8], norder;
 static void note(int what)
 {
 	order[norder++] = what;
-}
-
-/* Runs fn in a child with stderr closed off; true when it died of SIGABRT. */
-static bool aborts(void (*fn)(void))
-{
-	struct rlimit no_core = {0, 0};
-	int status;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	CHECK(pid >= 0);
-	if (pid == 0) {
-		setrlimit(RLIMIT_CORE, &no_core);
-		dup2(open("/dev/null", O_WRONLY), STDERR_FILENO);
-		fn();
-		_exit(0);
-	}
-	CHECK_EQ(waitpid(pid, &status, 0), pid);
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
 }
 
 /*
@@ -135,78 +122,6 @@ static void nobarrier_and_set_fn_when_not_running(void)
 	CHECK_EQ(closure_nr_remaining(&cl), 0);
 	CHECK_EQ(closure_nr_remaining(&parent), 1); /* finished: the parent was put */
 	closure_sync(&parent);
-}
-
-/*
- * [LH] closure_queue(): "BUG_ON(!queue_work(wq, &cl->work))": queueing work still pending BUGs.
- * [LC] closure_put_after_sub(): guard bits BUG (6.8); [KC] closure_put_after_sub_checks() WARNs
- * "closure has guard bits set" (6.10+): libclosure aborts in both cases.
- */
-static struct closure victim;
-
-static void block_forever(struct closure *cl)
-{
-	(void)cl;
-	for (;;)
-		pause();
-}
-
-static void never_runs(struct closure *cl)
-{
-	(void)cl;
-}
-
-static void queue_while_queued(void)
-{
-	static struct closure blocker;
-	struct workqueue *wq = workqueue_create("sem", 1);
-
-	closure_init(&blocker, NULL);
-	continue_at_nobarrier(&blocker, block_forever, wq);
-	closure_init(&victim, NULL);
-	closure_get(&victim);
-	continue_at_nobarrier(&victim, never_runs, wq);
-	closure_queue(&victim);
-}
-
-static void put_too_many(void)
-{
-	closure_init(&victim, NULL);
-	closure_return(&victim);
-	closure_put(&victim);
-}
-
-/* [LC] closure_debug_create(): "BUG_ON(cl->magic == CLOSURE_MAGIC_ALIVE)" (CONFIG_DEBUG_CLOSURES)
- */
-static void init_live(void)
-{
-	closure_init(&victim, NULL);
-	closure_init(&victim, NULL);
-}
-
-/* [LH] closure_get(): "BUG_ON((atomic_inc_return(&cl->remaining) & MASK) <= 1)" (debug) */
-static void get_finished(void)
-{
-	closure_init(&victim, NULL);
-	closure_return(&victim);
-	closure_get(&victim);
-}
-
-/* [KC] closure_debug_destroy(): "BUG_ON(cl->magic != CLOSURE_MAGIC_ALIVE)" */
-static void destroy_finished(void)
-{
-	closure_init(&victim, NULL);
-	closure_return(&victim);
-	closure_debug_destroy(&victim);
-}
-
-static void bugs_abort(void)
-{
-	CHECK(aborts(queue_while_queued));
-	CHECK(aborts(put_too_many));
-	CHECK(aborts(get_finished)); /* libclosure checks in every build */
-	CHECK(aborts(destroy_finished));
-	CHECK_EQ(aborts(init_live), TEST_CLOSURE_DEBUG); /* the live list is CLOSURE_DEBUG's */
 }
 
 /*
@@ -335,10 +250,6 @@ int main(void)
 	printf("ok: closure_wake_up is FIFO\n");
 	nobarrier_and_set_fn_when_not_running();
 	printf("ok: set_closure_fn, continue_at_nobarrier, closure_set_stopped when not running\n");
-	bugs_abort();
-	printf("ok: queue while queued, underflow, get on finished, destroy of dead abort; "
-	       "init of live aborts %s\n",
-	       TEST_CLOSURE_DEBUG ? "(CLOSURE_DEBUG)" : "only with CLOSURE_DEBUG");
 	debug_destroy();
 	printf("ok: closure_debug_destroy\n");
 	return_sync();
