@@ -18,6 +18,7 @@
 #include "batch_proc.h"
 #include "event.h"
 #include "session.h"
+#include "drain.h"
 #include "session_batch.h"
 
 /*
@@ -411,9 +412,33 @@ static void poll_all(struct session *s, uint64_t now)
 		s->sweep_until = 0; /* no positions: the next complete read commits */
 }
 
+/*
+ * The sweep under way holds once every batch handed over before its poll is decoded: the ring
+ * buffer's consumer has passed where its producer was then (a batch still being written there
+ * holds the consumer back), and, with a drain thread, what that thread read by then has left its
+ * queue too: the ring's consumer is the drain thread's, ahead of the decoder (committing on the
+ * ring alone wrote a thread's late records after a newer life's init: cli_record_snapshot_busy).
+ */
+static bool sweep_read(struct session *s)
+{
+	uint64_t consumer, producer;
+
+	if (!ring_positions(s, &consumer, &producer))
+		return !s->read_behind;
+	if (consumer < s->sweep_until)
+		return false;
+	if (!s->drain)
+		return true;
+	if (s->read_behind) /* its queue is not empty: a later tick */
+		return false;
+	drain_sync(s->drain); /* a whole round of the drain thread: consumed is queued */
+	s->read_behind = drain_take(s);
+	return !s->read_behind;
+}
+
 void session_batch_tick(struct session *s)
 {
-	uint64_t now, consumer, producer;
+	uint64_t now;
 
 	if (!s->batch)
 		return;
@@ -439,14 +464,7 @@ void session_batch_tick(struct session *s)
 		s->batch_polled = now;
 		poll_all(s, now);
 	}
-	/*
-	 * The sweep under way holds once every batch handed over before its poll is read: the ring
-	 * buffer's consumer has passed where its producer was then (a batch still being written
-	 * there holds the consumer back). Last: a failed write of the trace leaves its errno.
-	 */
-	if (batch_decoder_sweeping(s->batch) &&
-	    (ring_positions(s, &consumer, &producer) ? consumer >= s->sweep_until
-						     : !s->read_behind))
+	if (batch_decoder_sweeping(s->batch) && sweep_read(s))
 		batch_decoder_commit(s->batch);
 }
 
