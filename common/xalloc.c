@@ -3,12 +3,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+void viz_oom(void)
+{
+	fputs("closuretrace: out of memory\n", stderr);
+	abort();
+}
+
 static void *checked(void *p)
 {
-	if (!p) {
-		fputs("closuretrace: out of memory\n", stderr);
-		abort();
-	}
+	if (!p)
+		viz_oom();
 	return p;
 }
 

@@ -10,6 +10,8 @@
  * which leaves a core that shows who asked.
  */
 void *viz_xcalloc(size_t n, size_t size);
+/* The same end, for memory another allocator could not find. */
+_Noreturn void viz_oom(void);
 void *viz_xrealloc(void *p, size_t size);
 
 #endif

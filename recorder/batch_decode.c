@@ -4,10 +4,17 @@
 
 #include "batch_decode.h"
 #include "hashmap.h"
-#include "time_merge.h"
+#include "time_order.h"
 
 _Static_assert(sizeof(struct closure_batch_record) == CT_BATCH_RECORD_SIZE, "record layout");
 _Static_assert(CLOSURE_BATCH_RECORDS == CT_BATCH_MAX, "buffer size");
+
+/* An event waiting for its turn in the time order. */
+struct held_event {
+	struct time_key key; /* the event's time, its arrival */
+	uint32_t pid;
+	struct ct_event e;
+};
 
 /* Sequence numbers received, [lo, hi), unwrapped to 64 bits. */
 struct span {
@@ -34,7 +41,7 @@ struct batch_decoder {
 	uint64_t not_before;
 	batch_emit_fn *emit;
 	void *ctx;
-	struct time_merge merge;
+	struct time_order merge;
 	uint64_t order;
 	struct hashmap threads; /* (pid, stream key) -> struct thread_seq */
 	uint64_t dups, forgotten, stale, refused, early;
@@ -51,6 +58,7 @@ struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *e
 	if (!d)
 		return NULL;
 	hashmap_init(&d->threads, sizeof(struct thread_seq));
+	time_order_init(&d->merge, sizeof(struct held_event));
 	d->not_before = not_before_ns;
 	d->emit = emit;
 	d->ctx = ctx;
@@ -60,19 +68,20 @@ struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *e
 /* The earliest event held leaves. */
 static void pop(struct batch_decoder *d)
 {
-	const struct merge_item *it = time_merge_first(&d->merge);
+	const struct held_event *it = time_order_first(&d->merge);
 
 	d->emit(d->ctx, &it->e, it->pid);
-	time_merge_pop(&d->merge);
+	time_order_pop(&d->merge);
 }
 
-static bool push(struct batch_decoder *d, uint32_t src, const struct merge_item *it)
+static bool push(struct batch_decoder *d, uint32_t src, struct held_event *it)
 {
 	if (d->merge.held == BATCH_HELD_MAX) {
 		d->early++;
 		pop(d);
 	}
-	return time_merge_push(&d->merge, src, it);
+	it->key.ts = it->e.ts;
+	return time_order_push(&d->merge, src, it);
 }
 
 /* The sequence slot of (pid, buf), added when new; NULL past the cap. The pointer holds until
@@ -86,7 +95,7 @@ static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint6
 		return t;
 	if (hashmap_count(&d->threads) >= BATCH_STREAMS_MAX)
 		return NULL; /* made up: more buffers than any process's threads have */
-	src = time_merge_source(&d->merge);
+	src = time_order_source(&d->merge);
 	if (src < 0)
 		return NULL;
 	t = hashmap_put(&d->threads, pid, buf, NULL);
@@ -208,7 +217,7 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 
 	for (uint32_t i = 0; t && i < n; i++) {
 		const struct closure_batch_record *r = &recs[i];
-		struct merge_item h = {.order = d->order++, .pid = pid};
+		struct held_event h = {.key.order = d->order++, .pid = pid};
 
 		if (!take(d, t, unwrap(t, r->seq))) {
 			d->dups++; /* seen already: handed over and also read by a poll or drain */
@@ -310,7 +319,7 @@ void batch_decoder_gone(struct batch_decoder *d, uint32_t pid, uint32_t image)
 void batch_decoder_commit(struct batch_decoder *d)
 {
 	uint64_t horizon = d->sweep_at;
-	const struct merge_item *it;
+	const struct held_event *it;
 	struct thread_seq *t;
 
 	if (!d->sweeping)
@@ -327,7 +336,7 @@ void batch_decoder_commit(struct batch_decoder *d)
 	}
 	d->committed = d->sweep_at;
 	horizon = horizon > BATCH_CLOCK_SLACK_NS ? horizon - BATCH_CLOCK_SLACK_NS : 0;
-	while ((it = time_merge_first(&d->merge)) && it->e.ts < horizon)
+	while ((it = time_order_first(&d->merge)) && it->e.ts < horizon)
 		pop(d);
 }
 
@@ -338,7 +347,7 @@ uint64_t batch_decoder_early(const struct batch_decoder *d)
 
 void batch_decoder_flush(struct batch_decoder *d)
 {
-	while (time_merge_first(&d->merge))
+	while (time_order_first(&d->merge))
 		pop(d);
 }
 
@@ -348,7 +357,7 @@ void batch_decoder_free(struct batch_decoder *d)
 
 	if (!d)
 		return;
-	time_merge_free(&d->merge);
+	time_order_free(&d->merge);
 	for (size_t pos = 0; (t = hashmap_next(&d->threads, &pos, NULL, NULL));)
 		free(t->spans);
 	hashmap_free(&d->threads);

@@ -8,9 +8,11 @@
 
 #include "hashmap.h"
 #include "model.h"
+#include "time_order.h"
 #include "xalloc.h"
 
-/* Events from different CPUs arrive slightly out of time order; this many are held back. */
+/* Events from different CPUs arrive slightly out of time order; this many are held back
+ * (model_window.c). */
 #define REORDER_WINDOW 4096
 
 /*
@@ -22,12 +24,6 @@ struct addr_slot {
 	struct model_life *life;
 	unsigned lives;
 	uint32_t peak; /* the highest count its latest life reached: tells late events apart */
-};
-
-struct pending {
-	int64_t ts;
-	uint64_t seq;
-	uint32_t slot;
 };
 
 struct watched {
@@ -46,11 +42,7 @@ struct model {
 	struct model_life *first, *last;
 	struct model_counts n;
 	int64_t max_seen_ts;
-	/* The reorder window: events in slots, their keys in a ring sorted by (ts, seq). */
-	struct trace_event *held;
-	uint32_t *free_slots, nfree;
-	struct pending *ring;
-	size_t head, pending;
+	struct time_order window; /* the reorder window's events (model_window.c) */
 	bool watching;
 	struct model_id watch_id; /* pid 0: at that address in every process */
 	struct watched *watched;

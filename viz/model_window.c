@@ -1,76 +1,69 @@
-/* The reorder window: see model.h. */
+/*
+ * The reorder window: a trace's lines are nearly in time order (per-operation records from
+ * different CPUs leave the ring buffer slightly out of it), so the model holds the latest
+ * REORDER_WINDOW events and applies the earliest of them when one more comes. The ordering itself
+ * is trace/time_order.c's, the recorder's too: one source, the file, whose late lines wait in its
+ * heap of late items.
+ */
 #include "model_internal.h"
 
-#include <stdlib.h>
+struct held_line {
+	struct time_key key; /* the event's time, its place in the file */
+	struct trace_event ev;
+};
 
 void model_window_init(struct model *m)
 {
-	m->held = viz_xcalloc(REORDER_WINDOW, sizeof(*m->held));
-	m->ring = viz_xcalloc(REORDER_WINDOW, sizeof(*m->ring));
-	m->free_slots = viz_xcalloc(REORDER_WINDOW, sizeof(*m->free_slots));
-	for (uint32_t i = 0; i < REORDER_WINDOW; i++)
-		m->free_slots[m->nfree++] = REORDER_WINDOW - 1 - i;
+	time_order_init(&m->window, sizeof(struct held_line));
+	if (time_order_source(&m->window) < 0)
+		viz_oom();
 }
 
 void model_window_free(struct model *m)
 {
-	free(m->held);
-	free(m->ring);
-	free(m->free_slots);
+	time_order_free(&m->window);
 }
 
-/*
- * ---- the reorder window ----
- * Events arrive nearly in time order, so each key is inserted from the newest end of a sorted
- * ring: in order, that is one step; an event a few places late moves a few keys (24 bytes each).
- */
-
-static bool before(const struct pending *a, const struct pending *b)
+static const struct trace_event *earliest(const struct model *m)
 {
-	return a->ts < b->ts || (a->ts == b->ts && a->seq < b->seq);
+	const struct held_line *h = time_order_first(&m->window);
+
+	return h ? &h->ev : NULL;
 }
 
-#define RING(i) m->ring[(m->head + (i)) & (REORDER_WINDOW - 1)]
-
+/* The earliest event is applied where it waits, then leaves (applying adds no event). */
 static void window_pop(struct model *m)
 {
-	struct pending oldest = RING(0);
-
-	m->head = (m->head + 1) & (REORDER_WINDOW - 1);
-	m->pending--;
-	model_apply(m, &m->held[oldest.slot]);
-	m->free_slots[m->nfree++] = oldest.slot;
+	model_apply(m, earliest(m));
+	time_order_pop(&m->window);
 }
 
 void model_on_event(void *ctx, const struct trace_event *ev)
 {
 	struct model *m = ctx;
-	struct pending key = {.ts = ev->ts, .seq = ev->seq};
-	size_t i;
+	struct held_line h = {.key = {.ts = time_key_signed(ev->ts), .order = ev->seq}, .ev = *ev};
 
 	if (ev->ts < m->max_seen_ts)
 		m->n.reordered++;
 	else
 		m->max_seen_ts = ev->ts;
-	if (m->pending == REORDER_WINDOW)
+	if (m->window.held == REORDER_WINDOW)
 		window_pop(m);
-	key.slot = m->free_slots[--m->nfree];
-	m->held[key.slot] = *ev;
-	for (i = m->pending; i > 0 && before(&key, &RING(i - 1)); i--)
-		RING(i) = RING(i - 1);
-	RING(i) = key;
-	m->pending++;
+	if (!time_order_push(&m->window, 0, &h))
+		viz_oom();
 }
 
 void model_flush(struct model *m, int64_t before_ts)
 {
-	while (m->pending && RING(0).ts < before_ts)
+	const struct trace_event *ev;
+
+	while ((ev = earliest(m)) && ev->ts < before_ts)
 		window_pop(m);
 }
 
 void model_window_drain(struct model *m)
 {
-	while (m->pending)
+	while (earliest(m))
 		window_pop(m);
 }
 
