@@ -43,7 +43,7 @@ unsigned short *const closure_batch_active = &closure_batch_semaphore;
  * recorder reads the buffers in place: polled_by_recorder).
  */
 #define BATCH_MAX_AGE_NS (2 * 1000 * 1000ull)
-/* Lossless mode: the longest a handover waits for the recorder to catch up. */
+/* Lossless mode: the longest a handover waits for a recorder that consumes nothing. */
 #define BATCH_MAX_WAIT_NS (1000 * 1000 * 1000ull)
 
 struct closure_batch_registry closure_batch_registry = {
@@ -121,24 +121,29 @@ static inline uint32_t reserve_slot(uint32_t *p)
 #endif
 }
 
+/*
+ * Lossless mode: wait while the recorder is more than wait_limit records behind. A recorder that
+ * consumes, however slowly (a loaded machine, a sanitizer build), is waited for; one that has
+ * consumed nothing for BATCH_MAX_WAIT_NS is gone or stuck: hand over, it counts what it loses.
+ */
 static void wait_for_recorder(uint32_t n)
 {
 	struct closure_batch_registry *g = &closure_batch_registry;
-	uint64_t limit = __atomic_load_n(&g->wait_limit, __ATOMIC_RELAXED), start = 0;
+	uint64_t limit = __atomic_load_n(&g->wait_limit, __ATOMIC_RELAXED), since = 0, seen = 0;
 	struct timespec pause = {0, 100 * 1000};
 
 	if (!limit)
 		return;
-	while (__atomic_load_n(&g->handed, __ATOMIC_RELAXED) + n -
-		       __atomic_load_n(&g->consumed, __ATOMIC_RELAXED) >
-	       limit) {
-		uint64_t t = closure_clock_ns();
+	for (;;) {
+		uint64_t consumed = __atomic_load_n(&g->consumed, __ATOMIC_RELAXED), t;
 
-		if (!start)
-			start = t;
-		else if (t - start > BATCH_MAX_WAIT_NS)
-			break; /* the recorder is gone or stuck: hand over, it counts what it loses
-				*/
+		if (__atomic_load_n(&g->handed, __ATOMIC_RELAXED) + n - consumed <= limit)
+			return;
+		t = closure_clock_ns();
+		if (!since || consumed != seen)
+			since = t, seen = consumed; /* progress: the wait starts again */
+		else if (t - since > BATCH_MAX_WAIT_NS)
+			return;
 		nanosleep(&pause, NULL);
 	}
 }

@@ -215,7 +215,8 @@ exec_buffered)
 	"$ct" record -o t.json -- setarch -R "$prog" exec 100 >/dev/null 2>err ||
 		fail "record: $(cat err)"
 	check counts t.json >got.txt
-	diff -u want.txt got.txt || fail "records buffered at exec"
+	diff -u want.txt got.txt ||
+		fail "records buffered at exec ($(check end t.json | paste -sd" "); $(cat err))"
 	check end t.json | grep -x "lost=0" >/dev/null || fail "lost: $(check end t.json | paste -sd" ")"
 	# An exec that fails: the drained records are handed over again later, and written once.
 	pairs_counts 200 1 >want.txt
