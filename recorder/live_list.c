@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hashmap.h"
 #include "live_list.h"
 #include "object_open.h"
 #include "proc_mem.h"
@@ -425,6 +426,49 @@ enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live
 	if (st != LIVE_OK)
 		live_list_free(out);
 	return st;
+}
+
+/*
+ * The parents the list names but does not hold, read from the process's memory: a stack closure
+ * is listed only while it sleeps in closure_sync, and one whose children are in flight is not
+ * there yet. Each is read where its child points, kept only with a live magic (the parent may
+ * have finished since, or the pointer lie), and its own parent followed in turn: at most
+ * LIVE_PARENTS_MAX in all, every address read once.
+ */
+size_t live_list_add_parents(pid_t pid, struct live_list *l)
+{
+	unsigned char *node = malloc(l->info.closure_size);
+	struct live_closure *v;
+	struct hashmap known;
+	size_t added = 0;
+
+	if (!node || !(v = realloc(l->v, (l->n + LIVE_PARENTS_MAX) * sizeof(*v)))) {
+		free(node);
+		return 0;
+	}
+	l->v = v;
+	hashmap_init(&known, 0);
+	for (size_t i = 0; i < l->n; i++)
+		hashmap_put(&known, l->v[i].addr, 0, NULL);
+	/* l->n grows as parents are added: theirs are looked at in the same loop. */
+	for (size_t i = 0; i < l->n && added < LIVE_PARENTS_MAX; i++) {
+		uint64_t parent = l->v[i].stack ? 0 : l->v[i].parent;
+		bool is_new = false;
+
+		if (!parent)
+			continue;
+		hashmap_put(&known, parent, 0, &is_new);
+		if (!is_new || proc_mem_read(pid, parent, node, l->info.closure_size) ||
+		    !live_magic(l, node))
+			continue;
+		decode(l, node, parent, &l->v[l->n]);
+		l->v[l->n].seq = l->n;
+		l->n++;
+		added++;
+	}
+	hashmap_free(&known);
+	free(node);
+	return added;
 }
 
 void live_list_free(struct live_list *l)

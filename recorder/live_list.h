@@ -66,6 +66,16 @@ enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live
 				    size_t max);
 void live_list_free(struct live_list *l);
 
+/* Parents read beside the list at most (live_list_add_parents). */
+#define LIVE_PARENTS_MAX 4096
+
+/*
+ * Adds to l the closures its closures name as parents that it does not hold (a stack closure
+ * outside closure_sync is not listed), read from pid's memory and validated as listed nodes are,
+ * and their parents in turn: at most LIVE_PARENTS_MAX. Returns how many were added.
+ */
+size_t live_list_add_parents(pid_t pid, struct live_list *l);
+
 /* The count and the flags of remaining, with the masks of the descriptor. */
 static inline uint32_t live_count(const struct live_list *l, const struct live_closure *c)
 {

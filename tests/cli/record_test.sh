@@ -722,6 +722,51 @@ PY
 	grep -q "ct_leak_first.c:$leak_line" r.txt || fail "the leak's init line $leak_line: $(cat r.txt)"
 	echo "ok: $(grep ^closures r.txt)"
 	;;
+snapshot_stack_parent)
+	# A closure alive at attach whose parent is a stack closure outside closure_sync (not in the
+	# live list): the snapshot reads the parent from the process's memory, so both have their
+	# init, the child's finish puts a reference of a closure the trace began, and nothing leaks.
+	needs_bpf
+	mkfifo in.fifo
+	"$wdir/ct_stack_parent" <in.fifo >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	exec 3>in.fifo
+	wait_for w.out "^ready " "$wpid"
+	read -r _ top child <w.out
+	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err.txt "recording process $wpid" "$rpid"
+	grep -q "^closuretrace: 2 closures alive at attach" err.txt || fail "not 2 in the snapshot: $(cat err.txt)"
+	echo go >&3
+	exec 3>&-
+	wait "$rpid" || fail "record exited $?: $(cat err.txt)"
+	python3 - t.json "$top" "$child" <<'PY' || fail "the snapshot in the trace"
+import json, sys
+path, top, child = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3], 16)
+snap, inits, noinit = {}, set(), 0
+for line in open(path):
+    d = json.loads(line)
+    if d["type"] != "event":
+        continue
+    cl = int(d["cl"], 16)
+    if d["ev"] == "init":
+        inits.add(cl)
+        if d.get("snapshot"):
+            snap[cl] = d
+    elif cl not in inits:
+        noinit += 1
+assert set(snap) == {top, child}, [hex(c) for c in snap]
+assert snap[top].get("stack") is True and snap[top]["remaining"] == 2, snap[top]
+assert int(snap[child]["parent"], 16) == top, snap[child]
+assert noinit == 0, noinit
+PY
+	"$ct" report -i t.json >r.txt || fail "report: $(cat r.txt)"
+	grep -q "^closures: .* 0 leaked" r.txt || fail "a leak: $(cat r.txt)"
+	if grep -q "no init" r.txt; then fail "a closure without its init: $(cat r.txt)"; fi
+	echo "ok: $(grep ^closures r.txt)"
+	;;
 churn)
 	# record -p of two threads making 440,000 closure operations as fast as they can (issue 26
 	# item 2): the drain thread keeps the ring buffer empty, so nothing is lost; every operation
