@@ -474,7 +474,8 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 	}
 }
 
-void model_apply(struct model *m, const struct trace_event *ev)
+/* One event, in time order (the reorder window below applies them). */
+static void model_apply(struct model *m, const struct trace_event *ev)
 {
 	struct addr_slot *slot = slot_of(m, ev->pid, ev->cl);
 	struct model_life *l;
@@ -501,6 +502,78 @@ void model_apply(struct model *m, const struct trace_event *ev)
 		maybe_free(m, l);
 }
 
+/*
+ * ---- the reorder window ----
+ * A trace's lines are nearly in time order (per-operation records from different CPUs leave the
+ * ring buffer slightly out of it), so the model holds the latest REORDER_WINDOW events and applies
+ * the earliest of them when one more comes. The ordering itself is trace/time_order.c's, the
+ * recorder's too: one source, the file, whose late lines wait in its heap of late items.
+ */
+#define REORDER_WINDOW 4096
+
+struct held_line {
+	struct time_key key; /* the event's time, its place in the file */
+	struct trace_event ev;
+};
+
+static void window_init(struct model *m)
+{
+	time_order_init(&m->window, sizeof(struct held_line));
+	if (time_order_source(&m->window) < 0)
+		viz_oom();
+}
+
+static void window_free(struct model *m)
+{
+	time_order_free(&m->window);
+}
+
+static const struct trace_event *earliest(const struct model *m)
+{
+	const struct held_line *h = time_order_first(&m->window);
+
+	return h ? &h->ev : NULL;
+}
+
+/* The earliest event is applied where it waits, then leaves (applying adds no event). */
+static void window_pop(struct model *m)
+{
+	model_apply(m, earliest(m));
+	time_order_pop(&m->window);
+}
+
+static void model_on_event(void *ctx, const struct trace_event *ev)
+{
+	struct model *m = ctx;
+	struct held_line h = {.key = {.ts = time_key_signed(ev->ts), .order = ev->seq}, .ev = *ev};
+
+	if (ev->ts < m->max_seen_ts)
+		m->n.reordered++;
+	else
+		m->max_seen_ts = ev->ts;
+	if (m->window.held == REORDER_WINDOW)
+		window_pop(m);
+	if (!time_order_push(&m->window, 0, &h))
+		viz_oom();
+}
+
+void model_flush(struct model *m, int64_t before_ts)
+{
+	const struct trace_event *ev;
+
+	while ((ev = earliest(m)) && ev->ts < before_ts)
+		window_pop(m);
+}
+
+static void window_drain(struct model *m)
+{
+	while (earliest(m))
+		window_pop(m);
+}
+
+const struct trace_sink model_sink = {
+	.event = model_on_event, .sym = model_on_sym, .name = model_on_name};
+
 bool model_exited(const struct model *m)
 {
 	return m->exited;
@@ -508,7 +581,7 @@ bool model_exited(const struct model *m)
 
 void model_end(struct model *m, bool exited)
 {
-	model_window_drain(m);
+	window_drain(m);
 	m->n.last_ts = m->n.events ? m->max_seen_ts : 0;
 	m->exited = exited;
 	for (struct model_life *l = m->first; exited && l; l = l->next) {
@@ -538,7 +611,7 @@ struct model *model_new(bool keep_finished)
 		hashmap_init(&m->names[k], TRACE_NAME_MAX * 4 + 1);
 	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
 	m->max_seen_ts = INT64_MIN;
-	model_window_init(m);
+	window_init(m);
 	return m;
 }
 
@@ -574,7 +647,7 @@ void model_free(struct model *m)
 		hashmap_free(&m->names[k]);
 	hashmap_free(&m->slots);
 	hashmap_free(&m->kind_index);
-	model_window_free(m);
+	window_free(m);
 	free(m->watched);
 	free(m->watch_out);
 	free(m);

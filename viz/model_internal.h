@@ -1,6 +1,6 @@
 /*
- * The model's insides, shared by its files (model.c: lives and events; model_window.c: the reorder
- * window; model_kinds.c: kinds and lifetimes; model_text.c: symbols and text). Not for the
+ * The model's insides, shared by its files (model.c: lives and events, and the reorder window they
+ * arrive through; model_kinds.c: kinds and lifetimes; model_text.c: symbols and text). Not for the
  * presentations: they use model.h.
  */
 #ifndef CLOSURETRACE_MODEL_INTERNAL_H
@@ -10,10 +10,6 @@
 #include "model.h"
 #include "time_order.h"
 #include "xalloc.h"
-
-/* Events from different CPUs arrive slightly out of time order; this many are held back
- * (model_window.c). */
-#define REORDER_WINDOW 4096
 
 /*
  * One slot per address of one process (key: address, pid): its current life and how many lives it
@@ -42,7 +38,7 @@ struct model {
 	struct model_life *first, *last;
 	struct model_counts n;
 	int64_t max_seen_ts;
-	struct time_order window; /* the reorder window's events (model_window.c) */
+	struct time_order window; /* the reorder window's events (model.c) */
 	bool watching;
 	struct model_id watch_id; /* pid 0: at that address in every process */
 	struct watched *watched;
@@ -53,20 +49,11 @@ struct model {
 	void *obs_ctx;
 };
 
-/* Apply one event, in time order (the reorder window calls it). */
-void model_apply(struct model *m, const struct trace_event *ev);
-/* The reorder window's memory (model_window.c). */
-void model_window_init(struct model *m);
-void model_window_free(struct model *m);
-/* Drain the reorder window. */
-void model_window_drain(struct model *m);
 /* The sym record sink (model_text.c). */
 void model_on_sym(void *ctx, const struct trace_sym *sym);
 /* Frees the symbols' strings and their table (model_text.c). */
 void model_syms_free(struct model *m);
 void model_on_name(void *ctx, const struct trace_name *name);
-/* The event sink: into the reorder window (model_window.c). */
-void model_on_event(void *ctx, const struct trace_event *ev);
 
 /* The kind (init site, first continuation), made on first use. */
 struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn);

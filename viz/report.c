@@ -11,36 +11,6 @@
 #include "report_internal.h"
 #include "viz.h"
 
-static int cmp_kinds(const void *a, const void *b)
-{
-	const struct model_kind *x = *(const struct model_kind *const *)a;
-	const struct model_kind *y = *(const struct model_kind *const *)b;
-
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	if (x->init_ip != y->init_ip)
-		return x->init_ip < y->init_ip ? -1 : 1;
-	return x->fn < y->fn ? -1 : x->fn > y->fn;
-}
-
-struct model_kind **report_sorted_kinds(struct model *m, size_t *n)
-{
-	struct model_kind **v, *k;
-	size_t count = 0;
-
-	for (k = model_kinds(m); k; k = k->next)
-		count++;
-	v = calloc(count + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	count = 0;
-	for (k = model_kinds(m); k; k = k->next)
-		v[count++] = k;
-	qsort(v, count, sizeof(*v), cmp_kinds);
-	*n = count;
-	return v;
-}
-
 static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_t len)
 {
 	char site[TXT], func[TXT];
@@ -54,44 +24,7 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 	return buf;
 }
 
-/* An unfinished life's age at the end of the recording (leaks.c measures it); a finished one's
- * lifetime. */
-uint64_t report_age_at_end(struct model *m, const struct model_life *l)
-{
-	(void)m;
-	if (l->finished)
-		return l->end_ts > l->start_ts ? (uint64_t)l->end_ts - (uint64_t)l->start_ts : 0;
-	return l->age_ns;
-}
-
 /* ---- text ---- */
-
-/*
- * Whole trees or nothing: what share of the root closures' trees the trace holds, or "" when it
- * holds them all. Nothing is scaled: the counts are of the trees recorded.
- */
-const char *report_sampled_text(const struct trace_info *info, char *buf, size_t len)
-{
-	long long kept = info->trees - info->trees_left_out;
-
-	buf[0] = 0;
-	if (!info->has_trees || (!info->trees_left_out && !info->sample))
-		return buf;
-	snprintf(buf, len,
-		 "%s%lld of %lld trees recorded (%.1f%%), %lld left out whole%s: every closure "
-		 "here has its whole life; the counts are of the recorded trees, not scaled",
-		 info->sample ? "sampled, " : "", kept, info->trees,
-		 info->trees ? 100.0 * (double)kept / (double)info->trees : 100.0,
-		 info->trees_left_out,
-		 info->sample ? "" : " (the recorder fell behind: no new tree was recorded)");
-	if (info->sample) {
-		char every[48];
-
-		snprintf(every, sizeof(every), " (one root in %lld asked)", info->sample);
-		strncat(buf, every, len - strlen(buf) - 1);
-	}
-	return buf;
-}
 
 static void text_header(struct viz_input *in, FILE *out)
 {

@@ -1,4 +1,5 @@
-/* What the text report (report.c) and the JSON report (report_json.c) share; private to them. */
+/* What the text report (report.c) and the JSON report (report_json.c) share, in report_facts.c;
+ * private to them. */
 #ifndef CLOSURETRACE_REPORT_INTERNAL_H
 #define CLOSURETRACE_REPORT_INTERNAL_H
 
