@@ -33,7 +33,7 @@ enum ct_probe {
  * The ring-buffer records. Every record begins with its kind (one byte, enum ct_probe), so that
  * the consumer switches on the first byte, never on the size (as retsnoop does). A new transport
  * (a batch of operations in one record) is one more kind here and one more case in the
- * recorder's switch on it (take_record in recorder/session.c).
+ * recorder's switch on it (session_take_record in recorder/session_life.c).
  */
 
 /*

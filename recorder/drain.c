@@ -40,6 +40,7 @@ struct flow {
 
 struct drain {
 	struct ring_buffer *rb;
+	drain_take_fn *take;
 	pthread_t thread;
 	bool running; /* the thread runs: the ring buffer's callback is on it */
 	int efd;
@@ -190,7 +191,7 @@ static void *run(void *arg)
 	}
 }
 
-int drain_start(struct session *s)
+int drain_start(struct session *s, drain_take_fn *take)
 {
 	struct drain *d = calloc(1, sizeof(*d));
 	int err;
@@ -207,6 +208,7 @@ int drain_start(struct session *s)
 	    (err = spool_init(&d->urgent, URGENT_MEM)))
 		return err;
 	d->rb = s->rb;
+	d->take = take;
 	d->launched = s->launched;
 	d->follow = s->follow && s->init_pidns;
 	d->root = s->pid;
@@ -225,14 +227,14 @@ int drain_start(struct session *s)
 }
 
 /* Decodes what q holds; false when out of time with records left. */
-static bool take_from(struct session *s, struct spool *q, uint64_t *lost)
+static bool take_from(struct session *s, struct drain *d, struct spool *q, uint64_t *lost)
 {
 	uint32_t bytes = 0;
 	const void *rec;
 	size_t size;
 
 	while ((rec = spool_get(q, &size, lost))) {
-		session_take_record(s, rec, size);
+		d->take(s, rec, size);
 		bytes += (uint32_t)size;
 		if (s->read_until_ns && bytes >= READ_CLOCK_BYTES) {
 			bytes = 0;
@@ -249,7 +251,8 @@ bool drain_take(struct session *s)
 	uint64_t v;
 
 	(void)!read(d->efd, &v, sizeof(v)); /* nothing signalled (EAGAIN): read the queue anyway */
-	return !take_from(s, &d->urgent, &d->unreadable) || !take_from(s, &d->q, &d->unreadable);
+	return !take_from(s, d, &d->urgent, &d->unreadable) ||
+	       !take_from(s, d, &d->q, &d->unreadable);
 }
 
 void drain_sync(struct drain *d)

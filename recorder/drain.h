@@ -20,14 +20,18 @@
 struct session;
 struct drain;
 
-/* Starts the thread on s's ring buffer (after touch_ring). 0 or -errno. */
-int drain_start(struct session *s);
+/* What takes each record the thread queued, on the recorder's loop (session_take_record). */
+typedef void drain_take_fn(struct session *s, const void *data, size_t size);
+
+/* Starts the thread on s's ring buffer (after touch_ring); drain_take hands its records to take.
+ * 0 or -errno. */
+int drain_start(struct session *s, drain_take_fn *take);
 
 /* In the ring buffer's callback while the thread runs: takes the record. False: not running. */
 bool drain_record(struct drain *d, const void *data, size_t size);
 
 /*
- * The recorder's loop: decodes what the drain thread queued (session_take_record), until the
+ * The recorder's loop: decodes what the drain thread queued (drain_start's take), until the
  * queue is empty or s->read_until_ns has passed. Whether records are left.
  */
 bool drain_take(struct session *s);

@@ -18,64 +18,17 @@
 
 #include <bpf/libbpf.h>
 
-#include "batch_decode.h"
 #include "drain.h"
 #include "event.h"
 #include "launch.h"
 #include "session.h"
 #include "session_batch.h"
-#include "snapshot.h"
-#include "trace_args.h"
-#include "trace_writer.h"
 
 #define RESCAN_NS      (100 * 1000 * 1000ull) /* how often the maps are read again (dlopen) */
 #define STATUS_NS      (1000 * 1000 * 1000ull)
 #define READ_BUDGET_NS (50 * 1000 * 1000ull) /* reading the ring buffer, per session_poll */
 /* How often the trace is flushed: a killed recorder leaves it whole up to this long before. */
 #define FLUSH_NS (100 * 1000 * 1000ull)
-
-void session_emit(struct session *s, const struct ct_event *e)
-{
-	session_emit_pid(s, e, procset_process_of(s, e->tid));
-}
-
-void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
-{
-	if (e->kind == CT_NAME) { /* not an event: a name for the trace's readers */
-		char name[CLOSURE_BATCH_NAME_MAX + 1];
-
-		ct_name_text(e, name);
-		if (s->out)
-			trace_write_name(s->out, e->x6, pid, ct_name_id(e), name);
-		if (s->consumer && s->consumer->name)
-			s->consumer->name(s->consumer_ctx, e->x6, pid, ct_name_id(e), name);
-		return;
-	}
-	if (s->cut_ns && e->ts > s->cut_ns) {
-		s->after_cut++; /* made after the stop: see session.h */
-		return;
-	}
-	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e))
-		return; /* the snapshot wrote this closure's init already */
-	if (s->out)
-		trace_write_event(s->out, e, s->start_ns, pid);
-	if (s->consumer && s->consumer->event)
-		s->consumer->event(s->consumer_ctx, e, pid);
-	s->events++;
-	session_note_address(s, e->ip);
-	if (e->kind == CT_INIT)
-		s->live += !e->x5;
-	else if (e->kind == CT_FINISH)
-		s->live--;
-	/* Code addresses get their sym records, as call sites do: the contract types them (FN). */
-	if (e->kind < CT_NR_OPS) {
-		const uint64_t raw[3] = {e->x4, e->x5, e->x6};
-
-		for (size_t i = 0; i < 3; i++)
-			if (trace_op_args[e->kind][i].type == TRACE_ARG_FN)
-				session_note_address(s, raw[i]);
-	}
-}
 
 static int watch(struct session *s, int fd)
 {
@@ -103,7 +56,7 @@ int session_start(struct session *s, uint64_t start_ns)
 	if (!err)
 		err = watch(s, s->sigfd);
 	if (!err)
-		err = drain_start(s);
+		err = drain_start(s, session_take_record);
 	if (!err)
 		err = watch(s, drain_fd(s->drain));
 	return err;

@@ -1,11 +1,17 @@
 /*
  * The recorder's inside (recorder.h is its outside): the state its parts share, and each part's
- * functions. One file per concern:
- *   session.c     load the BPF programs, finish, close
- *   attach.c      probe discovery and attachment (uprobe_multi, or libbpf's per-site way)
- *   addresses.c   the process's objects and the call-site addresses written as sym records
- *   procset.c     the set of processes a launched command became (fork and exec following)
- *   event_loop.c  the ring buffer's records, the wait for the end, signals, timeouts
+ * functions. One file per concern, each calling only those below it (no circle):
+ *   session_life.c  load the BPF programs, take each ring-buffer record (the dispatch), finish,
+ *                   close: the top, which drives the rest
+ *   event_loop.c    the wait for records and the end, signals, timeouts
+ *   session_batch.c, batch_proc.c, batch_decode.c: batches; drain.c, spool.c: the drain thread
+ *   snapshot.c      the closures alive at attach, written as inits
+ *   emit.c          one event into the trace and to the consumer (every path ends there)
+ *   snapshot_keep.c the snapshot's closures, and the later inits they keep out
+ *   addresses.c     the process's objects and the call-site addresses written as sym records
+ *   procset.c       the set of processes a launched command became (fork and exec following)
+ *   attach.c        probe discovery and attachment (uprobe_multi, or libbpf's per-site way)
+ *   session.c       the session's clock and BPF statistics, below them all
  */
 #ifndef CLOSURETRACE_SESSION_H
 #define CLOSURETRACE_SESSION_H
@@ -131,6 +137,10 @@ struct session {
 };
 
 /* session.c */
+uint64_t session_now_ns(void);
+uint64_t session_read_stat(struct session *s, uint32_t slot);
+
+/* session_life.c */
 int session_init(struct session *s, pid_t pid);
 /* Opens and loads the BPF programs with a ring buffer of buffer_size bytes. 0 or -errno. */
 int session_load(struct session *s, size_t buffer_size);
@@ -138,8 +148,6 @@ int session_load(struct session *s, size_t buffer_size);
  * hand over (and warns when module records were lost too). */
 uint64_t session_finish(struct session *s);
 void session_close(struct session *s);
-uint64_t session_now_ns(void);
-uint64_t session_read_stat(struct session *s, uint32_t slot);
 /* A record of the ring buffer, by its kind (the drain thread queued it, or read directly). */
 void session_take_record(struct session *s, const void *data, size_t size);
 
@@ -201,6 +209,8 @@ int session_start(struct session *s, uint64_t start_ns);
 int session_poll(struct session *s, int timeout_ms);
 /* A stop as a signal would make it (recorder_request_stop). */
 void session_request_stop(struct session *s);
+
+/* emit.c */
 /* The single way into the trace of a decoded operation (any transport). */
 void session_emit(struct session *s, const struct ct_event *e);
 /* The same, the process known (the in-process sink, which has no BPF map of threads). */

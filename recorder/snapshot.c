@@ -6,6 +6,7 @@
 #include "live_list.h"
 #include "session.h"
 #include "snapshot.h"
+#include "snapshot_keep.h"
 
 /*
  * Closures alive at attach written as inits, at most. The list is read while the process runs;
@@ -19,14 +20,6 @@ static int by_init_ns(const void *a, const void *b)
 	const struct live_closure *x = a, *y = b;
 
 	return x->init_ns < y->init_ns ? -1 : x->init_ns > y->init_ns;
-}
-
-static int by_addr(const void *a, const void *b)
-{
-	uint64_t x = ((const struct snapshot_closure *)a)->addr,
-		 y = ((const struct snapshot_closure *)b)->addr;
-
-	return x < y ? -1 : x > y;
 }
 
 size_t snapshot_write(struct session *s, uint64_t on_ns)
@@ -79,35 +72,7 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 			(struct snapshot_closure){.addr = c->addr, .init_ns = c->init_ns};
 	}
 	s->n_snapshot = n;
-	qsort(s->snapshot, n, sizeof(*s->snapshot), by_addr);
+	snapshot_index(s);
 	live_list_free(&l);
 	return n;
-}
-
-/*
- * A closure of the snapshot was alive when the list was read, initialised before on_ns: the
- * first init of its address from its init time on is its own (a live closure is never
- * initialised again), and its first finish ends what the snapshot began. Either way the address
- * is done with. Events of the address from before its init time are an earlier life's (one that
- * finished while the probes were being attached): they are kept and change nothing, or that
- * life's finish would let this one's own init through (initialised twice).
- */
-bool snapshot_keep(struct session *s, const struct ct_event *e)
-{
-	struct snapshot_closure key = {.addr = e->cl}, *at;
-
-	if (!s->n_snapshot || (e->kind != CT_INIT && e->kind != CT_FINISH))
-		return true;
-	at = bsearch(&key, s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
-	if (!at || at->done || e->ts < at->init_ns)
-		return true;
-	at->done = true;
-	return e->kind != CT_INIT;
-}
-
-void snapshot_free(struct session *s)
-{
-	free(s->snapshot);
-	s->snapshot = NULL;
-	s->n_snapshot = 0;
 }

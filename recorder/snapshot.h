@@ -2,7 +2,8 @@
  * record -p and top begin with the closures alive at attach (docs/trace-format.md, "snapshot"):
  * read from the process's live list (CLOSURE_DEBUG builds, what ps reads) once the probes are
  * attached, each written as a synthetic init, so that a closure made before the recording (a
- * leak among them) is judged like any other.
+ * leak among them) is judged like any other. What the snapshot keeps out of the events that
+ * follow: snapshot_keep.h.
  */
 #ifndef CLOSURETRACE_SNAPSHOT_H
 #define CLOSURETRACE_SNAPSHOT_H
@@ -18,14 +19,5 @@ struct session;
  * live list (not a CLOSURE_DEBUG build), nothing. Returns the closures written.
  */
 size_t snapshot_write(struct session *s, uint64_t on_ns);
-
-/*
- * For each event before it is written: false when it is to be left out, the init of a closure
- * the snapshot already wrote (one initialised while the probes were being attached).
- */
-struct ct_event;
-bool snapshot_keep(struct session *s, const struct ct_event *e);
-
-void snapshot_free(struct session *s);
 
 #endif

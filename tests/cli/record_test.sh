@@ -75,6 +75,20 @@ syms_case() {
 }
 
 # A held workload: started, a closure taken to count 3, then "go" on a fifo.
+# A program held on standard input (in.fifo, open as fd 3) until it says "ready", then
+# record -v -p of it to t.json: wpid, rpid. The caller lets it go (echo go >&3; exec 3>&-).
+record_after_ready() {
+	mkfifo in.fifo
+	"$@" <in.fifo >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	exec 3>in.fifo
+	wait_for w.out "^ready" "$wpid"
+	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
+	rpid=$!
+	pids+=("$rpid")
+	wait_for err.txt "recording process $wpid" "$rpid"
+}
 start_held() {
 	mkfifo in.fifo
 	"$workload" "$@" <in.fifo >w.out 2>&1 &
@@ -678,17 +692,8 @@ snapshot)
 	# closure leaked before the attach is leaked at its init line; one made before and finished
 	# after is not; no closure lacks its init, none is initialised twice (issue 26 item 5).
 	needs_bpf
-	mkfifo in.fifo
-	"$wdir/ct_leak_first" <in.fifo >w.out 2>&1 &
-	wpid=$!
-	pids+=("$wpid")
-	exec 3>in.fifo
-	wait_for w.out "^ready " "$wpid"
+	record_after_ready "$wdir/ct_leak_first"
 	read -r _ leaked early <w.out
-	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
-	rpid=$!
-	pids+=("$rpid")
-	wait_for err.txt "recording process $wpid" "$rpid"
 	grep -q "closures alive at attach" err.txt || fail "no snapshot: $(cat err.txt)"
 	echo go >&3
 	exec 3>&-
@@ -727,17 +732,8 @@ snapshot_stack_parent)
 	# live list): the snapshot reads the parent from the process's memory, so both have their
 	# init, the child's finish puts a reference of a closure the trace began, and nothing leaks.
 	needs_bpf
-	mkfifo in.fifo
-	"$wdir/ct_stack_parent" <in.fifo >w.out 2>&1 &
-	wpid=$!
-	pids+=("$wpid")
-	exec 3>in.fifo
-	wait_for w.out "^ready " "$wpid"
+	record_after_ready "$wdir/ct_stack_parent"
 	read -r _ top child <w.out
-	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
-	rpid=$!
-	pids+=("$rpid")
-	wait_for err.txt "recording process $wpid" "$rpid"
 	grep -q "^closuretrace: 2 closures alive at attach" err.txt || fail "not 2 in the snapshot: $(cat err.txt)"
 	echo go >&3
 	exec 3>&-
@@ -772,16 +768,7 @@ churn)
 	# item 2): the drain thread keeps the ring buffer empty, so nothing is lost; every operation
 	# is in the trace, and the report finds the 7 leaks at their init line.
 	needs_bpf
-	mkfifo in.fifo
-	"$wdir/ct_churn" <in.fifo >w.out 2>&1 &
-	wpid=$!
-	pids+=("$wpid")
-	exec 3>in.fifo
-	wait_for w.out "^ready" "$wpid"
-	"$ct" record -v -p "$wpid" -o t.json 2>err.txt &
-	rpid=$!
-	pids+=("$rpid")
-	wait_for err.txt "recording process $wpid" "$rpid"
+	record_after_ready "$wdir/ct_churn"
 	echo go >&3
 	exec 3>&-
 	wait "$wpid" || fail "ct_churn exited $?: $(cat w.out)"

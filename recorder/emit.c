@@ -1,0 +1,53 @@
+/*
+ * One event into the trace and to the consumer (check's and top's model): every path an event
+ * takes (a ring-buffer record, a decoded batch, the snapshot) ends here. See session.h.
+ */
+#include "batch_decode.h"
+#include "event.h"
+#include "session.h"
+#include "snapshot_keep.h"
+#include "trace_args.h"
+#include "trace_writer.h"
+
+void session_emit(struct session *s, const struct ct_event *e)
+{
+	session_emit_pid(s, e, procset_process_of(s, e->tid));
+}
+
+void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
+{
+	if (e->kind == CT_NAME) { /* not an event: a name for the trace's readers */
+		char name[CLOSURE_BATCH_NAME_MAX + 1];
+
+		ct_name_text(e, name);
+		if (s->out)
+			trace_write_name(s->out, e->x6, pid, ct_name_id(e), name);
+		if (s->consumer && s->consumer->name)
+			s->consumer->name(s->consumer_ctx, e->x6, pid, ct_name_id(e), name);
+		return;
+	}
+	if (s->cut_ns && e->ts > s->cut_ns) {
+		s->after_cut++; /* made after the stop: see session.h */
+		return;
+	}
+	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e))
+		return; /* the snapshot wrote this closure's init already */
+	if (s->out)
+		trace_write_event(s->out, e, s->start_ns, pid);
+	if (s->consumer && s->consumer->event)
+		s->consumer->event(s->consumer_ctx, e, pid);
+	s->events++;
+	session_note_address(s, e->ip);
+	if (e->kind == CT_INIT)
+		s->live += !e->x5;
+	else if (e->kind == CT_FINISH)
+		s->live--;
+	/* Code addresses get their sym records, as call sites do: the contract types them (FN). */
+	if (e->kind < CT_NR_OPS) {
+		const uint64_t raw[3] = {e->x4, e->x5, e->x6};
+
+		for (size_t i = 0; i < 3; i++)
+			if (trace_op_args[e->kind][i].type == TRACE_ARG_FN)
+				session_note_address(s, raw[i]);
+	}
+}

@@ -1,0 +1,338 @@
+/*
+ * A session from start to end: load the BPF programs, take each ring-buffer record (the dispatch),
+ * finish and close. See session.h. The parts it drives (the drain thread, the batches, the
+ * process set, addresses, the snapshot) each have their file; the session's state and clock are
+ * session.c's, below them all.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "closuretrace.skel.h"
+#include "drain.h"
+#include "event.h"
+#include "session.h"
+#include "session_batch.h"
+#include "snapshot_keep.h"
+#include "symbols.h"
+
+#define USDT_MAX_SPECS 4096 /* distinct (probe, argument registers) pairs */
+
+int session_init(struct session *s, pid_t pid)
+{
+	memset(s, 0, sizeof(*s));
+	hashmap_init(&s->seen, 0);
+	hashmap_init(&s->tid_pid, sizeof(uint32_t));
+	s->pid = pid;
+	objects_set_process(&s->objects, pid);
+	s->pidfd = s->sigfd = s->epfd = -1;
+	s->syms = symbols_new();
+	return s->syms && !session_batch_init(s, session_now_ns()) ? 0 : -1;
+}
+
+static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
+/* Opens and loads the skeleton; without the uprobe_multi programs when s->use_libbpf. */
+static int open_and_load(struct session *s, size_t buffer_size)
+{
+	struct closuretrace_bpf *skel = closuretrace_bpf__open();
+	struct bpf_program *multi[4];
+	int err;
+
+	if (!skel)
+		return -errno;
+	s->skel = skel;
+	multi[0] = skel->progs.on_op_multi;
+	multi[1] = skel->progs.on_module_multi;
+	multi[2] = skel->progs.on_batch_multi;
+	multi[3] = skel->progs.on_loader;
+	skel->rodata->wakeup_bytes = buffer_size / 8;
+	skel->rodata->stop_on_load = s->stop_on_load;
+	err = procset_setup(s);
+	session_batch_setup(s);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
+	for (int i = 0; i < 3 && !err; i++)
+		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
+				    : bpf_program__set_expected_attach_type(
+					      multi[i], USDT_ATTACH_UPROBE_MULTI);
+	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17): else the pages stay cold. */
+	if (!err && libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1)
+		err = bpf_program__set_autoload(skel->progs.touch_ring, false);
+	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
+		err = bpf_program__set_expected_attach_type(multi[3], USDT_ATTACH_UPROBE_MULTI);
+	if (!err)
+		err = closuretrace_bpf__load(skel);
+	return err < 0 ? err : -err;
+}
+
+static int on_record(void *ctx, void *data, size_t size);
+
+/* One event a cache line with the ring buffer's 8-byte header; the kind first in every record. */
+_Static_assert(sizeof(struct ct_event) == 56, "struct ct_event is 56 bytes");
+_Static_assert(offsetof(struct ct_event, kind) == 0 &&
+		       offsetof(struct ct_module_event, kind) == 0 &&
+		       offsetof(struct ct_loader_event, kind) == 0 &&
+		       offsetof(struct ct_exec_event, kind) == 0,
+	       "every ring-buffer record starts with its kind");
+
+/*
+ * Writes into every page of the ring buffer once, before anything is attached (touch_ring says
+ * why): runs touch_ring until its records have covered the whole ring, reading them (they are
+ * discarded: libbpf skips them) whenever it is full. Best effort.
+ */
+static void touch_ring(struct session *s)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd = bpf_program__fd(s->skel->progs.touch_ring);
+	uint64_t covered = 0;
+
+	for (int i = 0; fd >= 0 && covered < s->buffer_size && i < 4; i++) {
+		if (bpf_prog_test_run_opts(fd, &opts) || !opts.retval)
+			break;
+		covered += (uint64_t)opts.retval * (CT_TOUCH_RECORD_SIZE + 8);
+		ring_buffer__consume(s->rb);
+	}
+	if (s->verbose)
+		fprintf(stderr,
+			"closuretrace: %llu KiB of the ring buffer written before recording\n",
+			(unsigned long long)(covered < s->buffer_size ? covered : s->buffer_size) >>
+				10);
+}
+
+int session_load(struct session *s, size_t buffer_size)
+{
+	int err;
+
+	libbpf_set_print(s->verbose ? verbose_print : silent_print);
+	s->buffer_size = buffer_size;
+	err = open_and_load(s, buffer_size);
+	if (err == -EINVAL && !s->use_libbpf) {
+		/* A kernel before 6.6 may refuse the uprobe_multi attach type: libbpf's way. */
+		closuretrace_bpf__destroy(s->skel);
+		s->skel = NULL;
+		s->use_libbpf = true;
+		err = open_and_load(s, buffer_size);
+	}
+	if (!err)
+		err = procset_attach(s);
+	if (err)
+		return err;
+	session_batch_attach(s);
+	if (bpf_map__value_size(s->skel->maps.__bpf_usdt_specs) != sizeof(struct usdt_spec))
+		return -EPROTO; /* libbpf's usdt.bpf.h changed its layout */
+	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
+	s->multi.max_specs = USDT_MAX_SPECS;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
+	if (!s->rb)
+		return -errno;
+	touch_ring(s);
+	return 0;
+}
+
+/*
+ * Every ring-buffer record, by its first byte. The seam for another transport: a record that
+ * carries several operations is one more case, decoding each into session_emit.
+ */
+void session_take_record(struct session *s, const void *data, size_t size)
+{
+	__u8 kind = size ? *(const __u8 *)data : CT_NR_OPS;
+
+	if (kind == CT_EXEC && size >= sizeof(struct ct_exec_event)) {
+		procset_on_exec(s, ((const struct ct_exec_event *)data)->pid);
+		return;
+	}
+	if (kind == CT_BATCH) {
+		session_batch_record(s, data, size);
+		return;
+	}
+	if (s->closing)
+		return; /* the trace is complete */
+	if (kind < CT_NR_OPS && size >= sizeof(struct ct_event)) {
+		session_emit(s, data);
+	} else if (kind == CT_MODULE && size >= sizeof(struct ct_module_event)) {
+		const struct ct_module_event *m = data;
+		char path[CT_PATH_MAX + 1];
+
+		memcpy(path, m->path, CT_PATH_MAX);
+		path[m->path_len < CT_PATH_MAX ? m->path_len : CT_PATH_MAX] = '\0';
+		session_on_module(s, &(struct session_module){.path = path,
+							      .base = m->base,
+							      .ts = m->ts,
+							      .tid = m->tid,
+							      .uid = m->uid});
+	} else if (kind == CT_LOADER) {
+		session_scan(s);
+		if (s->stop_on_load)
+			procset_continue(s); /* the BPF side stopped it for this */
+	}
+}
+
+/*
+ * One ring-buffer record. A negative return makes libbpf stop reading (this record is taken):
+ * session_poll's time for reading is up and the rest waits for its next call.
+ */
+/* How much is read between two looks at the clock (about 1,000 events, or 4 batches). */
+#define READ_CLOCK_BYTES (64 * 1024u)
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	if (drain_record(s->drain, data, size))
+		return 0; /* on the drain thread: decoded behind it, by the loop */
+	session_take_record(s, data, size);
+	/* By bytes, not records: one batch record carries up to 256 events. */
+	s->read_since_clock += (uint32_t)size;
+	if (s->read_until_ns && s->read_since_clock >= READ_CLOCK_BYTES) {
+		s->read_since_clock = 0;
+		if (session_now_ns() >= s->read_until_ns)
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+uint64_t session_finish(struct session *s)
+{
+	uint64_t lost_modules;
+
+	/* What the drain thread queued, then what came after it stopped. */
+	drain_stop(s->drain);
+	s->read_until_ns = 0;
+	if (s->drain)
+		drain_take(s);
+	ring_buffer__consume(s->rb);
+	if (s->verbose && s->drain)
+		fprintf(stderr,
+			"closuretrace: %.1f MiB of records queued at most behind the ring buffer, "
+			"%.1f MiB of them through the spool's file, %llu operations lost there\n",
+			drain_backlog_max(s->drain) / 1048576.0,
+			drain_spooled(s->drain) / 1048576.0,
+			(unsigned long long)drain_lost(s->drain));
+	session_batch_stop(s); /* what the processes still hold, then every event held back */
+	if (s->n_pending)
+		session_scan(s); /* still alive after a signal or --duration: maps are there */
+	session_retry_pending(s);
+	lost_modules = session_read_stat(s, CT_STAT_LOST_MODULES);
+	if (lost_modules)
+		fprintf(stderr,
+			"closuretrace: warning: %llu module records lost (ring buffer full); some "
+			"call sites may lack file:line: try a larger --buffer-size\n",
+			(unsigned long long)lost_modules);
+	if (s->modules_refused)
+		fprintf(stderr,
+			"closuretrace: warning: %llu module records refused: they named no regular "
+			"file that the process maps (docs/probes.md, \"Trust boundary\")\n",
+			(unsigned long long)s->modules_refused);
+	return session_read_stat(s, CT_STAT_LOST) + session_read_stat(s, CT_STAT_LOST_BATCHED) +
+	       session_batch_lost(s) + (s->drain ? drain_lost(s->drain) : 0);
+}
+
+/* One link let go: link_fds[i], or past them libbpf's links[i - n_link_fds]. */
+struct detach {
+	struct session *s;
+	size_t i;
+};
+
+static void *detach_one(void *arg)
+{
+	const struct detach *d = arg;
+
+	if (d->i < d->s->n_link_fds)
+		close(d->s->link_fds[d->i]);
+	else
+		bpf_link__destroy(d->s->links[d->i - d->s->n_link_fds]);
+	return NULL;
+}
+
+/*
+ * Every link let go. Each detach waits for an RCU grace period (20-250 ms measured here, a fixed
+ * cost of every check): one thread each, so that the waits overlap. Inline where a thread cannot
+ * be made.
+ */
+static void detach_all(struct session *s)
+{
+	size_t n = s->n_link_fds + s->n_links;
+	struct detach *d = calloc(n, sizeof(*d));
+	pthread_t *t = calloc(n, sizeof(*t));
+	bool *threaded = calloc(n, sizeof(*threaded));
+
+	for (size_t i = 0; i < n; i++) {
+		struct detach inline_one = {s, i};
+
+		if (d && t && threaded) {
+			d[i] = inline_one;
+			threaded[i] = !pthread_create(&t[i], NULL, detach_one, &d[i]);
+		}
+		if (!threaded || !threaded[i])
+			detach_one(&inline_one);
+	}
+	for (size_t i = 0; threaded && i < n; i++)
+		if (threaded[i])
+			pthread_join(t[i], NULL);
+	free(d);
+	free(t);
+	free(threaded);
+}
+
+void session_close(struct session *s)
+{
+	detach_all(s);
+	free(s->link_fds);
+	usdt_multi_free(&s->multi);
+	if (s->stop_on_load)
+		procset_continue(s); /* never leave it stopped at a loader change */
+	free(s->links);
+	snapshot_free(s);
+	/*
+	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
+	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.
+	 */
+	drain_stop(s->drain);
+	if (s->follow && s->rb) {
+		s->closing = true;
+		s->read_until_ns = 0;
+		if (s->drain)
+			drain_take(s);
+		ring_buffer__consume(s->rb);
+	}
+	drain_free(s->drain);
+	s->drain = NULL;
+	free(s->attached);
+	ring_buffer__free(s->rb);
+	closuretrace_bpf__destroy(s->skel);
+	symbols_free(s->syms);
+	objects_free(&s->objects);
+	maps_snapshot_free(&s->module_maps);
+	hashmap_free(&s->seen);
+	free(s->pending);
+	hashmap_free(&s->tid_pid);
+	session_batch_free(s);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+}

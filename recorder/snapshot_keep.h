@@ -1,0 +1,25 @@
+/*
+ * The closures of the snapshot at attach (snapshot.h) by address, and what they keep out of the
+ * events written after them: below the dispatch of events (emit.c asks for every event), above
+ * nothing but the session's state.
+ */
+#ifndef CLOSURETRACE_SNAPSHOT_KEEP_H
+#define CLOSURETRACE_SNAPSHOT_KEEP_H
+
+#include <stdbool.h>
+
+struct session;
+struct ct_event;
+
+/* Sorts s->snapshot (s->n_snapshot closures) by address, for snapshot_keep. */
+void snapshot_index(struct session *s);
+
+/*
+ * For each event before it is written: false when it is to be left out, the init of a closure
+ * the snapshot already wrote (one initialised while the probes were being attached).
+ */
+bool snapshot_keep(struct session *s, const struct ct_event *e);
+
+void snapshot_free(struct session *s);
+
+#endif
