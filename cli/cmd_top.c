@@ -129,6 +129,12 @@ int cmd_top(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	/* Before attaching: a refusal costs nothing, and leaves the process untouched. */
+	if (!o.batch && !term_available()) {
+		fprintf(stderr, "closuretrace top: standard input and output are not a terminal; "
+				"use -b for plain text\n");
+		return EXIT_USAGE;
+	}
 	v = top_view_new(o.pid, session_now_ns());
 	if (!v) {
 		fprintf(stderr, "closuretrace: out of memory\n");
@@ -162,6 +168,7 @@ int cmd_top(int argc, char **argv)
 				status = EXIT_USAGE;
 		}
 	}
+	recorder_abandon(r); /* no frame comes after: quit without decoding the backlog */
 	recorder_request_stop(r);
 	recorder_stop(r, &res);
 	recorder_free(r);

@@ -36,6 +36,11 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
+bool term_available(void)
+{
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
 int term_enter(void)
 {
 	static const int fatal[] = {SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS,
@@ -43,7 +48,7 @@ int term_enter(void)
 	struct sigaction sa;
 	struct termios raw;
 
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO) || tcgetattr(STDIN_FILENO, &saved))
+	if (!term_available() || tcgetattr(STDIN_FILENO, &saved))
 		return -1;
 	raw = saved;
 	/* No line editing, no echo, no signals from keys: Ctrl-C arrives as a key (3). */

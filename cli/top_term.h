@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+/* Whether standard input and output are a terminal (term_enter can take them over). */
+bool term_available(void);
 /* Takes over the terminal on standard input and output. 0, or -1 (not a terminal). */
 int term_enter(void);
 

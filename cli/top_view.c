@@ -234,7 +234,10 @@ static void take_kinds(struct top_view *v)
 					model_kind_percentile(k, 99)};
 		r->finished += k->finished;
 		r->nkinds++;
-		if (!r->kind || k->finished > r->kind->finished) {
+		/* Named by the kind with a continuation (closures alive at attach have none known),
+		 * the one with most finished among those. */
+		if (!r->kind || (k->fn && !r->kind->fn) ||
+		    (!k->fn == !r->kind->fn && k->finished > r->kind->finished)) {
 			r->kind = k;
 			r->p50 = s->p50;
 			r->p99 = s->p99;
@@ -379,7 +382,7 @@ static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size)
 /* The continuation of a row's kind: " -> fn", " -> fn +N" with other kinds, "" with none (yet). */
 static void kind_text(struct top_view *v, const struct site_row *r, char *buf, size_t size)
 {
-	uint64_t fn = r->kind ? r->kind->fn : r->live_fn;
+	uint64_t fn = r->kind && r->kind->fn ? r->kind->fn : r->live_fn;
 	struct sym_info s;
 
 	buf[0] = '\0';

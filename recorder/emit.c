@@ -16,6 +16,8 @@ void session_emit(struct session *s, const struct ct_event *e)
 
 void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 {
+	if (s->abandoned)
+		return; /* what the processes' buffers still held at the stop */
 	if (e->kind == CT_NAME) { /* not an event: a name for the trace's readers */
 		char name[CLOSURE_BATCH_NAME_MAX + 1];
 

@@ -11,6 +11,7 @@
 
 #include "hashmap.h"
 #include "live_list.h"
+#include "mem_window.h"
 #include "object_open.h"
 #include "proc_mem.h"
 
@@ -215,21 +216,52 @@ static uint64_t list_at(const struct live_list *l, uint64_t base, uint32_t i)
 	return base + (uint64_t)i * l->info.list_stride;
 }
 
-/* How far one pass over the lists may resynchronise, whatever the lists. */
-struct walk_budget {
+/* One pass over the lists: how far it may resynchronise, whatever the lists, and its reads. */
+struct walk_pass {
 	unsigned resyncs;
 	bool resynced;
+	size_t cap, max;	 /* l->v's room, and how far it may grow */
+	struct mem_windows *mem; /* the nodes, a window at a time */
 };
+
+/* Room for one more node in l->v: grown (doubled, up to w->max) when full. */
+static bool room(struct live_list *l, struct walk_pass *w)
+{
+	struct live_closure *v;
+	size_t cap = w->cap * 2 < w->max ? w->cap * 2 : w->max;
+
+	if (l->n < w->cap)
+		return true;
+	if (cap <= w->cap || !(v = realloc(l->v, cap * sizeof(*v))))
+		return false;
+	l->v = v;
+	w->cap = cap;
+	return true;
+}
+
+/* The node at cur, listed on list i after prev: from its window, or read afresh when the window
+ * is older than the node (allocated or linked since the window was read). */
+static bool read_node(struct live_list *l, struct walk_pass *w, unsigned char *node, uint64_t cur,
+		      uint64_t prev, uint32_t i)
+{
+	size_t size = l->info.closure_size;
+
+	if (!cur)
+		return false;
+	if (!mem_windows_read(w->mem, cur, node, size, false) && node_ok(l, node, prev, i))
+		return true;
+	return !mem_windows_read(w->mem, cur, node, size, true) && node_ok(l, node, prev, i);
+}
 
 /*
  * One walk of list i from its sentinel, appending to l->v. A node that fails node_ok was
  * unlinked (or reused) after the node before it was read: the walk reads that node again and
  * follows its new link (or starts again when that one is gone too), up to MAX_RESYNCS times in a
  * pass, then it is cut short. Returns 0 when the walk reached the sentinel again (or the list was
- * never used), 1 when it was cut short, 2 when l->v (cap entries) is full, -errno.
+ * never used), 1 when it was cut short, 2 when l->v is full (w->max entries), -errno.
  */
-static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, size_t cap, uint32_t i,
-		     struct walk_budget *b)
+static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, uint32_t i,
+		     struct walk_pass *w)
 {
 	const struct closure_debug_info *d = &l->info;
 	uint64_t head = list_at(l, d->list_head, i), prev = head, cur;
@@ -240,18 +272,17 @@ static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, size_t
 	if (!(cur = field_ptr(l, node, d->off_next)))
 		return 0; /* a list no thread has used yet */
 	while (cur != head) {
-		if (l->n == cap)
+		if (!room(l, w))
 			return 2;
-		if (!cur || proc_mem_read(pid, cur, node, d->closure_size) ||
-		    !node_ok(l, node, prev, i)) {
+		if (!read_node(l, w, node, cur, prev, i)) {
 			/*
 			 * Read the node before again: still listed, it links to what follows
 			 * now. Gone too: start again from the sentinel (drop_duplicates() then
 			 * removes what is met twice).
 			 */
-			if (b->resyncs++ == MAX_RESYNCS)
+			if (w->resyncs++ == MAX_RESYNCS)
 				return 1;
-			b->resynced = true;
+			w->resynced = true;
 			if (proc_mem_read(pid, prev, node, d->closure_size) ||
 			    (prev != head && !live_magic(l, node))) {
 				prev = head;
@@ -271,15 +302,16 @@ static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, size_t
 }
 
 /* One pass over every list: 0, 1, 2 or -errno as walk_list, for the first list not 0. */
-static int walk(pid_t pid, struct live_list *l, unsigned char *node, size_t cap, bool *resynced)
+static int walk(pid_t pid, struct live_list *l, unsigned char *node, struct walk_pass *w)
 {
-	struct walk_budget b = {0};
 	int cut = 0;
 
 	l->n = 0;
+	w->resyncs = 0;
+	w->resynced = false;
+	mem_windows_forget(w->mem);
 	for (uint32_t i = 0; i < l->info.list_count && !cut; i++)
-		cut = walk_list(pid, l, node, cap, i, &b);
-	*resynced = b.resynced;
+		cut = walk_list(pid, l, node, i, w);
 	return cut;
 }
 
@@ -350,54 +382,35 @@ static void merge_lists(struct live_list *l)
 		l->v[i].seq = i;
 }
 
-/* One pass, l->v grown (up to max) until the lists fit: 0, 1, 2 or -errno as walk. */
-static int walk_grown(pid_t pid, struct live_list *l, unsigned char *node, size_t *cap, size_t max,
-		      bool *resynced)
-{
-	int cut = walk(pid, l, node, *cap, resynced);
-
-	/* Room for every node (the lists may have grown meanwhile too). */
-	while (cut == 2 && *cap < max) {
-		struct live_closure *v = realloc(l->v, 2 * *cap * sizeof(*v));
-
-		if (!v)
-			break;
-		l->v = v;
-		*cap *= 2;
-		cut = walk(pid, l, node, *cap, resynced);
-	}
-	return cut;
-}
-
 /* Walks until a walk is consistent, at most twice; keeps the last walk. */
 static enum live_status copy_list(pid_t pid, struct live_list *l, size_t max)
 {
 	unsigned char *node = malloc(l->info.closure_size);
 	uint64_t *before = calloc(l->info.list_count, sizeof(*before));
 	uint64_t *after = calloc(l->info.list_count, sizeof(*after));
+	struct walk_pass w = {.cap = 1024, .max = max, .mem = mem_windows_new(pid)};
 	int err = -ENOMEM, cut;
-	size_t cap = 1024;
-	bool resynced = false;
 
-	l->v = malloc(cap * sizeof(*l->v));
-	for (l->walks = 1; node && before && after && l->v && l->walks <= 2; l->walks++) {
+	l->v = malloc(w.cap * sizeof(*l->v));
+	for (l->walks = 1; node && before && after && l->v && w.mem && l->walks <= 2; l->walks++) {
 		if ((err = read_generations(pid, l, before)))
 			break;
-		cut = walk_grown(pid, l, node, &cap, max, &resynced);
+		cut = walk(pid, l, node, &w);
 		if (cut < 0 || (err = read_generations(pid, l, after))) {
 			err = cut < 0 ? cut : err;
 			break;
 		}
 		l->complete = cut == 0;
 		l->too_long = cut == 2;
-		l->consistent = l->complete && !resynced && unchanged(l, before, after);
+		l->consistent = l->complete && !w.resynced && unchanged(l, before, after);
 		if (l->consistent || l->walks == 2)
 			break;
 	}
-	if (l->v && node && before && after) {
+	if (l->v && node && before && after && w.mem) {
 		drop_duplicates(l);
 		merge_lists(l);
 	}
+	mem_windows_free(w.mem);
 	free(node);
 	free(before);
 	free(after);

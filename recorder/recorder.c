@@ -315,6 +315,11 @@ void recorder_request_stop(struct recorder *r)
 	session_request_stop(&r->s);
 }
 
+void recorder_abandon(struct recorder *r)
+{
+	r->s.abandoned = true;
+}
+
 /* The launched command's exit status or killing signal, once it has exited. */
 static void child_status(pid_t pid, struct recorder_result *res, bool block)
 {

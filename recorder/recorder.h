@@ -109,6 +109,13 @@ int recorder_poll(struct recorder *r, int timeout_ms);
 /* Ends the recording as a stop signal would (a launched command gets SIGTERM). */
 void recorder_request_stop(struct recorder *r);
 
+/*
+ * Nothing read from now on is wanted (top has quit): the stop still leaves the processes as it
+ * found them, but decodes and hands over nothing more, so that quitting a view of a busy process
+ * does not wait for the backlog it was behind by.
+ */
+void recorder_abandon(struct recorder *r);
+
 /* Reads what is left, writes the trailer, fills *res. */
 void recorder_stop(struct recorder *r, struct recorder_result *res);
 

@@ -72,6 +72,7 @@ struct session {
 	bool quiet;	   /* no live status line, even on a terminal */
 	unsigned probes;   /* probe names attached, over every object */
 	bool closing;	   /* session_close: only exec records are still handled */
+	bool abandoned;	   /* recorder_abandon: nothing more is decoded or emitted */
 	struct hashmap tid_pid; /* follow mode: tid -> pid (uint32_t), a cache of the BPF map */
 	int pidfd, sigfd, epfd;
 	bool root_exited; /* the launched command's first process has exited */

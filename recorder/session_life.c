@@ -163,6 +163,8 @@ void session_take_record(struct session *s, const void *data, size_t size)
 		procset_on_exec(s, ((const struct ct_exec_event *)data)->pid);
 		return;
 	}
+	if (s->abandoned && kind != CT_LOADER)
+		return; /* nobody wants it: only a process stopped at a loader change waits on us */
 	if (kind == CT_BATCH) {
 		session_batch_record(s, data, size);
 		return;

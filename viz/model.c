@@ -330,7 +330,7 @@ static void apply_continue_at(struct model_life *l, const struct trace_event *ev
 	} else {
 		l->fn = ev->fn;
 		l->wq = ev->wq;
-		if (!l->first_fn)
+		if (!l->first_fn && !l->snapshot)
 			l->first_fn = ev->fn;
 	}
 	l->how = ev->how;
@@ -433,7 +433,7 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->fn = ev->fn;
 		l->wq = ev->wq;
 		l->running_from = ev->fn;
-		if (!l->first_fn)
+		if (!l->first_fn && !l->snapshot)
 			l->first_fn = ev->fn;
 		if (latest)
 			l->state = MODEL_RUNNING;

@@ -78,7 +78,9 @@ struct model_life {
 	int64_t remaining;
 	unsigned flags; /* TRACE_FLAG_* after the last event */
 	enum model_state state;
-	uint64_t fn, wq, first_fn; /* current continuation; the first one names the kind */
+	/* current continuation; the first one names the kind (0 for a snapshot's life: its first
+	 * continuation came before the recording, and a later one would name a kind it is not) */
+	uint64_t fn, wq, first_fn;
 	enum trace_how how;
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
 	bool on_waitlist;
