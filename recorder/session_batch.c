@@ -533,10 +533,23 @@ static uint64_t lost_in_ring(struct session *s)
 
 uint64_t session_batch_lost(struct session *s)
 {
+	uint64_t ring, forgotten, refused;
+
 	if (!s->batch)
 		return s->batch_dropped;
-	return s->batch_dropped + lost_in_ring(s) + batch_decoder_forgotten(s->batch) +
-	       batch_decoder_refused(s->batch);
+	ring = lost_in_ring(s);
+	forgotten = batch_decoder_forgotten(s->batch);
+	refused = batch_decoder_refused(s->batch);
+	/* Where they went, for whoever must make it lose nothing next time. */
+	if (s->verbose && s->batch_dropped + ring + forgotten + refused)
+		fprintf(stderr,
+			"closuretrace: batched records lost: %llu dropped by the library (a buffer "
+			"full under a nested call), %llu in batches the ring buffer could not "
+			"take, "
+			"%llu in sequence gaps given up, %llu refused\n",
+			(unsigned long long)s->batch_dropped, (unsigned long long)ring,
+			(unsigned long long)forgotten, (unsigned long long)refused);
+	return s->batch_dropped + ring + forgotten + refused;
 }
 
 void session_batch_free(struct session *s)

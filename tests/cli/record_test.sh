@@ -840,7 +840,7 @@ blockio_pid)
 	"$ct" record -v -p "$bpid" -d 3 -o b.json 2>err.txt || fail "record -p: $(cat err.txt)"
 	kill "$bpid" 2>/dev/null
 	tail -1 b.json >end.json
-	grep -q '"lost":0,' end.json || fail "lost: $(cat end.json); $(grep MiB err.txt)"
+	grep -q '"lost":0,' end.json || fail "lost: $(cat end.json); $(grep -E 'MiB|lost' err.txt)"
 	grep -q '"reason":"duration"' end.json || fail "reason: $(cat end.json)"
 	# The closures alive at attach (hundreds of thousands) begin the trace as inits.
 	grep -Eq "^closuretrace: [0-9]+ closures alive at attach$" err.txt || fail "no snapshot: $(cat err.txt)"
