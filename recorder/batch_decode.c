@@ -45,7 +45,8 @@ struct batch_decoder {
 	uint64_t order;
 	struct hashmap threads; /* (pid, stream key) -> struct thread_seq */
 	uint64_t dups, forgotten, stale, refused, early;
-	size_t spans; /* the spans' room over every stream (BATCH_SPANS_TOTAL_MAX) */
+	size_t spans;	  /* the spans' room over every stream (BATCH_SPANS_TOTAL_MAX) */
+	int64_t injected; /* the source of batch_decoder_inject, -1 until its first event */
 	bool sweeping;
 	uint64_t sweep_at;  /* the clock of the sweep under way */
 	uint64_t committed; /* the clock of the last committed sweep: a new stream's frontier */
@@ -59,6 +60,7 @@ struct batch_decoder *batch_decoder_new(uint64_t not_before_ns, batch_emit_fn *e
 		return NULL;
 	hashmap_init(&d->threads, sizeof(struct thread_seq));
 	time_order_init(&d->merge, sizeof(struct held_event));
+	d->injected = -1;
 	d->not_before = not_before_ns;
 	d->emit = emit;
 	d->ctx = ctx;
@@ -236,6 +238,17 @@ size_t batch_decoder_feed(struct batch_decoder *d, uint32_t pid, uint32_t tid, u
 		added += push(d, t->src, &h);
 	}
 	return added;
+}
+
+bool batch_decoder_inject(struct batch_decoder *d, const struct ct_event *e, uint32_t pid)
+{
+	struct held_event h = {.key.order = d->order++, .pid = pid, .e = *e};
+
+	if (e->ts < d->not_before)
+		return false;
+	if (d->injected < 0 && (d->injected = time_order_source(&d->merge)) < 0)
+		return false;
+	return push(d, (uint32_t)d->injected, &h);
 }
 
 uint64_t batch_decoder_refused(const struct batch_decoder *d)

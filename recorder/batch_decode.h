@@ -96,6 +96,12 @@ uint32_t batch_decoder_received(struct batch_decoder *d, uint32_t pid, uint64_t 
 				uint32_t n);
 
 /* Records refused: their stream would have been past BATCH_STREAMS_MAX. */
+/*
+ * An event made by the recorder (a snapshot's init) that is to leave in time order with the
+ * batches' records: one at or after not_before, pushed in time order. False when it is older
+ * (the caller writes it at once: nothing decoded precedes it) or out of memory.
+ */
+bool batch_decoder_inject(struct batch_decoder *d, const struct ct_event *e, uint32_t pid);
 uint64_t batch_decoder_refused(const struct batch_decoder *d);
 
 /* Sequence numbers given up as lost past BATCH_SPANS_MAX gaps (never received). */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "batch_decode.h"
 #include "event.h"
 #include "live_list.h"
 #include "session.h"
@@ -67,7 +68,11 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 		e.x5 = c->stack;
 		e.count = live_count(&l, c);
 		e.flags = c->remaining & ~l.info.remaining_mask;
-		session_emit(s, &e); /* written as the other events of the process are */
+		/* Initialised after the recording began: records of that time may still be on their
+		 * way, so it waits for its turn among them; an older one leads the trace. */
+		if (!s->batching || !s->batch ||
+		    !batch_decoder_inject(s->batch, &e, (uint32_t)s->pid))
+			session_emit(s, &e);
 		s->snapshot[n++] =
 			(struct snapshot_closure){.addr = c->addr, .init_ns = c->init_ns};
 	}
