@@ -64,6 +64,19 @@ extern struct closure_batch_registry closure_batch_registry_public
 
 const unsigned char *const closure_batch_session = &closure_batch_registry.session;
 
+/*
+ * A recorder that never makes us wait (registry.behind_limit, version 4) is more than its limit
+ * behind: records handed over and not consumed. Then new trees are left out, so that what it
+ * still has to read is the end of the trees it records, not the start of new ones.
+ */
+static bool recorder_behind(const struct closure_batch_registry *g)
+{
+	uint64_t limit = __atomic_load_n(&g->behind_limit, __ATOMIC_RELAXED);
+
+	return limit && __atomic_load_n(&g->handed, __ATOMIC_RELAXED) >
+				__atomic_load_n(&g->consumed, __ATOMIC_RELAXED) + limit;
+}
+
 uint8_t closure_batch_left_out(bool root, uint8_t parent_left_out)
 {
 	struct closure_batch_registry *g = &closure_batch_registry;
@@ -77,7 +90,7 @@ uint8_t closure_batch_left_out(bool root, uint8_t parent_left_out)
 		return parent_left_out == session ? session : 0;
 	every = __atomic_load_n(&g->sample_every, __ATOMIC_RELAXED);
 	n = __atomic_fetch_add(&g->trees, 1, __ATOMIC_RELAXED);
-	if (every <= 1 || (every != CLOSURE_SAMPLE_NONE && n % every == 0))
+	if ((every <= 1 || (every != CLOSURE_SAMPLE_NONE && n % every == 0)) && !recorder_behind(g))
 		return 0;
 	__atomic_add_fetch(&g->trees_left_out, 1, __ATOMIC_RELAXED);
 	return session;
@@ -489,6 +502,7 @@ static void in_child(void)
 	if (my_buf)
 		my_buf->tid = (uint32_t)syscall(SYS_gettid);
 	g->handed = g->consumed = 0;
+	g->behind_limit = 0; /* the parent's recorder does not read this process's batches */
 	g->trees = g->trees_left_out = 0; /* the parent's were counted in the parent */
 }
 

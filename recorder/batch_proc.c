@@ -42,7 +42,7 @@ static int poke(pid_t pid, uint64_t addr, const void *buf, size_t len)
 	return n < 0 ? -errno : -EFAULT;
 }
 
-/* A registry of version 1 or 2 (2 added polled_until at the end; nothing else moved). */
+/* A registry up to polled_until (version 2 added it at the end; later versions append after it). */
 static int read_registry(pid_t pid, uint64_t registry, struct closure_batch_registry *reg)
 {
 	size_t v1 = offsetof(struct closure_batch_registry, polled_until);
@@ -305,7 +305,8 @@ int batch_ack(pid_t pid, uint64_t registry, uint64_t handed)
 }
 
 #define SAMPLING_OFF offsetof(struct closure_batch_registry, sample_every)
-#define SAMPLING_LEN (sizeof(struct closure_batch_registry) - SAMPLING_OFF)
+/* Up to trees_left_out: version 3's end (version 4 appended behind_limit). */
+#define SAMPLING_LEN (offsetof(struct closure_batch_registry, trees_left_out) + 8 - SAMPLING_OFF)
 
 int batch_sampling_read(pid_t pid, uint64_t registry, struct batch_sampling *out)
 {
@@ -340,4 +341,22 @@ int batch_set_wait_limit(pid_t pid, uint64_t registry, uint64_t limit)
 {
 	return poke(pid, registry + offsetof(struct closure_batch_registry, wait_limit), &limit,
 		    sizeof(limit));
+}
+
+int batch_set_behind_limit(pid_t pid, uint64_t registry, uint64_t limit)
+{
+	struct closure_batch_registry reg;
+	int err = read_registry(pid, registry, &reg);
+
+	if (!err && reg.version < 4)
+		err = -EPROTO;
+	return err ? err
+		   : poke(pid, registry + offsetof(struct closure_batch_registry, behind_limit),
+			  &limit, sizeof(limit));
+}
+
+int batch_handed(pid_t pid, uint64_t registry, uint64_t *handed)
+{
+	return peek(pid, registry + offsetof(struct closure_batch_registry, handed), handed,
+		    sizeof(*handed));
 }

@@ -66,8 +66,8 @@ int batch_stop_polling(pid_t pid, uint64_t registry);
 void batch_poll_free(struct batch_poll *p);
 
 /*
- * Whether a struct closure_batch_registry of version 1 or 2 is at registry in pid: 0, -EPROTO (not
- * one: another version, or no registry there), or -errno.
+ * Whether a struct closure_batch_registry (version 1 to CLOSURE_BATCH_VERSION) is at registry in
+ * pid: 0, -EPROTO (not one: another version, or no registry there), or -errno.
  */
 int batch_registry_check(pid_t pid, uint64_t registry);
 
@@ -76,6 +76,15 @@ int batch_ack(pid_t pid, uint64_t registry, uint64_t handed);
 
 /* Lossless mode: the library waits when more than limit records are handed and not acked. */
 int batch_set_wait_limit(pid_t pid, uint64_t registry, uint64_t limit);
+
+/*
+ * A recorder that never makes the process wait (-p): past limit records handed and not acked,
+ * the library leaves new trees out (version 4; -EPROTO before). 0 or -errno.
+ */
+int batch_set_behind_limit(pid_t pid, uint64_t registry, uint64_t limit);
+
+/* The registry's handed total (every version). 0 or -errno. */
+int batch_handed(pid_t pid, uint64_t registry, uint64_t *handed);
 
 /* A registry's sampling (version 3, lib/include/closure_batch.h; docs/probes.md). */
 struct batch_sampling {

@@ -24,6 +24,8 @@
 #define DRAIN_NICE -10
 /* How long the thread waits for the ring buffer's wake-up before it reads anyway (ms). */
 #define POLL_MS 5
+/* How often, under -p, an empty ring buffer lets it acknowledge what a registry handed over. */
+#define CATCH_UP_NS (20 * 1000 * 1000ull)
 /* The processes (images, registries) whose handovers it acknowledges, at most. */
 #define FLOW_MAX 4096
 /* Memory for the records the loop handles first (module, loader, exec: never many). */
@@ -31,7 +33,7 @@
 /* How much the loop decodes between two looks at the clock (about 1,000 events). */
 #define READ_CLOCK_BYTES (64 * 1024u)
 
-/* A launched command's registry, as the drain thread acknowledges its handovers. */
+/* A registry, as the drain thread acknowledges its handovers. */
 struct flow {
 	uint32_t pid, image;
 	uint64_t registry, handed, acked;
@@ -48,17 +50,24 @@ struct drain {
 	struct spool urgent; /* module, loader and exec records: handled before the events */
 	uint64_t put_lost;   /* operations of records the queue could not keep (no memory) */
 	uint64_t unreadable; /* operations of chunks its file could not give back */
+	uint64_t cut_ns;     /* the stop's cut, 0 before (drain_cut): written by the loop */
+	uint64_t after_cut;  /* operations dropped for being made after it */
 
 	pthread_mutex_t lock; /* the fields below */
 	pthread_cond_t done;
 	bool stop;
 	uint64_t sync_req, sync_done;
 
-	/* Launched (lossless): acknowledgements, wait limits. Read-only copies of the session. */
+	/*
+	 * Acknowledgements, and a limit per registry: a launched command's library waits past it
+	 * (lossless); under -p it leaves new trees out past it (whole trees or nothing). Read-only
+	 * copies of the session.
+	 */
 	bool launched, follow;
 	pid_t root;
 	int pidfd, traced_fd;
-	uint64_t wait_limit; /* 0: the ring buffer is too small to wait for */
+	uint64_t limit; /* 0: the ring buffer is too small for one */
+	uint64_t caught_up_ns;
 	struct flow *flows;
 	size_t n_flows;
 };
@@ -99,12 +108,19 @@ static struct flow *flow_of(struct drain *d, const struct ct_batch_event *h)
 	}
 	f = &d->flows[d->n_flows++];
 	*f = (struct flow){.pid = h->pid, .image = h->image, .registry = h->registry};
-	if (d->wait_limit && still_traced(d, h->pid))
-		batch_set_wait_limit((pid_t)h->pid, h->registry, d->wait_limit);
+	if (!d->limit || !still_traced(d, h->pid))
+		return f;
+	if (d->launched) {
+		batch_set_wait_limit((pid_t)h->pid, h->registry, d->limit);
+	} else if (!batch_ack((pid_t)h->pid, h->registry, h->handed)) {
+		/* Acknowledged first: what an earlier recording left in consumed means nothing. */
+		f->handed = f->acked = h->handed;
+		batch_set_behind_limit((pid_t)h->pid, h->registry, d->limit);
+	}
 	return f;
 }
 
-/* A launched command's batch: what its registry has handed over. */
+/* A batch: what its registry has handed over. */
 static void flow_note(struct drain *d, const void *data, size_t size)
 {
 	const struct ct_batch_event *h = data;
@@ -135,17 +151,69 @@ static void flow_ack(struct drain *d)
 	}
 }
 
+/*
+ * Under -p, with the ring buffer found empty: everything a registry handed over is read, or
+ * was lost in a full ring buffer and will never come. Acknowledged from the registry itself:
+ * a process that stopped starting trees while we were behind may hand nothing over for long,
+ * and would otherwise go on leaving its new trees out.
+ */
+static void flow_catch_up(struct drain *d)
+{
+	uint64_t now = session_now_ns();
+
+	if (d->launched || now - d->caught_up_ns < CATCH_UP_NS)
+		return;
+	d->caught_up_ns = now;
+	for (size_t i = 0; i < d->n_flows; i++) {
+		struct flow *f = &d->flows[i];
+		uint64_t handed;
+
+		if (f->gone || !still_traced(d, f->pid) ||
+		    batch_handed((pid_t)f->pid, f->registry, &handed) || handed <= f->acked)
+			continue;
+		f->handed = handed;
+		if (!batch_ack((pid_t)f->pid, f->registry, handed))
+			f->acked = handed;
+	}
+}
+
+/*
+ * Made after the stop's cut: an event, or a batch the library handed over whose every record
+ * is. Batches drained at a thread's exit or exec stay: they tell the loop that a process image
+ * is gone (whose memory it must then never write).
+ */
+static bool made_after(const void *data, size_t size, uint64_t cut)
+{
+	const struct ct_batch_event *h = data;
+	const struct closure_batch_record *r = (const void *)(h + 1);
+
+	if (*(const uint8_t *)data < CT_NR_OPS)
+		return size >= sizeof(struct ct_event) && ((const struct ct_event *)data)->ts > cut;
+	if (h->kind != CT_BATCH || h->why != CT_BATCH_HANDED || !h->n ||
+	    size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
+		return false;
+	for (uint32_t i = 0; i < h->n; i++)
+		if (r[i].ts <= cut)
+			return false;
+	return true;
+}
+
 bool drain_record(struct drain *d, const void *data, size_t size)
 {
 	uint8_t kind = size ? *(const uint8_t *)data : CT_NR_OPS;
 	uint32_t events = kind < CT_NR_OPS ? 1 : 0;
+	uint64_t cut;
 
 	if (!d || !d->running)
 		return false;
 	if (kind == CT_BATCH && size >= sizeof(struct ct_batch_event)) {
 		events = ((const struct ct_batch_event *)data)->n;
-		if (d->launched)
-			flow_note(d, data, size);
+		flow_note(d, data, size);
+	}
+	if ((cut = __atomic_load_n(&d->cut_ns, __ATOMIC_ACQUIRE)) && size &&
+	    made_after(data, size, cut)) {
+		d->after_cut += events;
+		return true;
 	}
 	if (kind == CT_MODULE || kind == CT_LOADER || kind == CT_EXEC) {
 		if (!spool_put(&d->urgent, data, size, 0) && !spool_put(&d->q, data, size, 0))
@@ -169,19 +237,21 @@ static void *run(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE);
 	for (;;) {
 		uint64_t req, one = 1;
-		bool stop, queued;
+		bool stop, queued, empty;
 
 		pthread_mutex_lock(&d->lock);
 		req = d->sync_req;
 		stop = d->stop;
 		pthread_mutex_unlock(&d->lock);
 		ring_buffer__poll(d->rb, stop || req != d->sync_done ? 0 : POLL_MS);
-		ring_buffer__consume(d->rb);
+		empty = ring_buffer__consume(d->rb) == 0;
 		queued = spool_commit(&d->urgent);
 		queued |= spool_commit(&d->q);
 		if (queued) /* a full counter (EAGAIN) has woken the loop already */
 			(void)!write(d->efd, &one, sizeof(one));
 		flow_ack(d);
+		if (empty)
+			flow_catch_up(d);
 		pthread_mutex_lock(&d->lock);
 		d->sync_done = req;
 		pthread_cond_broadcast(&d->done);
@@ -214,8 +284,13 @@ int drain_start(struct session *s, drain_take_fn *take)
 	d->root = s->pid;
 	d->pidfd = s->pidfd;
 	d->traced_fd = s->skel ? bpf_map__fd(s->skel->maps.traced) : -1;
+	/*
+	 * A launched command waits past half the ring buffer in records. Under -p, new trees are
+	 * left out past a quarter: the trees already recorded go on, and their records need the
+	 * rest. At least two full batches, else no limit at all.
+	 */
 	if (s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
-		d->wait_limit = s->buffer_size / 2 / CT_BATCH_RECORD_SIZE;
+		d->limit = s->buffer_size / (s->launched ? 2 : 4) / CT_BATCH_RECORD_SIZE;
 	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->efd < 0)
 		return -errno;
@@ -253,6 +328,17 @@ bool drain_take(struct session *s)
 	(void)!read(d->efd, &v, sizeof(v)); /* nothing signalled (EAGAIN): read the queue anyway */
 	return !take_from(s, d, &d->urgent, &d->unreadable) ||
 	       !take_from(s, d, &d->q, &d->unreadable);
+}
+
+void drain_cut(struct drain *d, uint64_t cut_ns)
+{
+	if (d)
+		__atomic_store_n(&d->cut_ns, cut_ns, __ATOMIC_RELEASE);
+}
+
+uint64_t drain_after_cut(const struct drain *d)
+{
+	return d ? d->after_cut : 0;
 }
 
 void drain_sync(struct drain *d)

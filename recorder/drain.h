@@ -36,6 +36,17 @@ bool drain_record(struct drain *d, const void *data, size_t size);
  */
 bool drain_take(struct session *s);
 
+/*
+ * The stop's cut (CLOCK_MONOTONIC ns): from now on the thread drops what was made after it (an
+ * event, a batch all of whose records were) instead of queueing it. A process that runs on after
+ * the stop then grows the queue no more while the loop writes what came before, and the ring
+ * buffer, still read, loses nothing of it.
+ */
+void drain_cut(struct drain *d, uint64_t cut_ns);
+
+/* Operations dropped for the cut (read after drain_stop). */
+uint64_t drain_after_cut(const struct drain *d);
+
 /* Waits until the drain thread has read everything the ring buffer held at the call. */
 void drain_sync(struct drain *d);
 

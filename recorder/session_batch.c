@@ -229,28 +229,19 @@ static uint64_t polled_until(const struct session *s, uint64_t now)
 static void start_sampling(struct session *s, struct batch_process *p)
 {
 	struct batch_sampling now;
+	uint64_t handed;
 
 	if (p->session_set || batch_sampling_read((pid_t)p->pid, p->registry, &now))
 		return; /* older than version 3: no sampling, every tree recorded */
 	p->trees = p->trees_base = now.trees;
 	p->trees_left_out = p->left_out_base = now.trees_left_out;
+	/* What a killed recorder left in consumed would make its behind_limit leave trees out. */
+	if (!batch_handed((pid_t)p->pid, p->registry, &handed))
+		batch_ack((pid_t)p->pid, p->registry, handed);
 	/* Another session than any the closures alive may carry from an earlier recording. */
 	if (!batch_sampling_write((pid_t)p->pid, p->registry, s->sample_every,
 				  (uint8_t)(now.session + 1) ? (uint8_t)(now.session + 1) : 1))
 		p->sampling = p->session_set = true;
-}
-
-void session_batch_sample(struct session *s, uint32_t every)
-{
-	s->sample_every = every;
-	for (size_t i = 0; i < s->n_batch_procs; i++) {
-		struct batch_process *p = &s->batch_procs[i];
-		struct batch_sampling now;
-
-		if (p->session_set && !p->gone &&
-		    !batch_sampling_read((pid_t)p->pid, p->registry, &now))
-			batch_sampling_write((pid_t)p->pid, p->registry, every, now.session);
-	}
 }
 
 /* At the stop: the counters of the processes still there, and this recording's session ended
@@ -472,17 +463,20 @@ void session_batch_stop(struct session *s)
 {
 	if (!s->batch)
 		return;
-	s->cut_ns = session_now_ns(); /* before the first buffer is read: see session.h */
+	if (!s->cut_ns) /* the stop's (session_finish): before the first buffer is read */
+		s->cut_ns = session_now_ns();
 	learn_registries(s);
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
 
 		if (p->gone || !still_traced(s, p->pid))
 			continue;
-		if (s->launched) /* never wait for us again */
+		if (s->launched) { /* never wait for us again */
 			batch_set_wait_limit((pid_t)p->pid, p->registry, 0);
-		else /* hand over by age again: for whoever traces the process next */
+		} else { /* hand over by age again, start every tree: for whoever traces it next */
 			batch_stop_polling((pid_t)p->pid, p->registry);
+			batch_set_behind_limit((pid_t)p->pid, p->registry, 0);
+		}
 		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->stream);
 	}
 	/* A thread may have handed a full buffer over (into the ring) while the others were read:
@@ -492,8 +486,8 @@ void session_batch_stop(struct session *s)
 	batch_decoder_flush(s->batch);
 	if (s->verbose && s->after_cut)
 		fprintf(stderr,
-			"closuretrace: %llu records made after the stop left out (the threads were "
-			"read one after another)\n",
+			"closuretrace: %llu records made after the stop left out (the process "
+			"ran on while the recorder finished)\n",
 			(unsigned long long)s->after_cut);
 	if (s->verbose && batch_decoder_stale(s->batch))
 		fprintf(stderr,

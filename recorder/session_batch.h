@@ -60,13 +60,6 @@ struct batch_process {
 	uint64_t trees_base, left_out_base;
 };
 
-/*
- * Under -p: the sampling of every libclosure of the process from now on (0 or 1: every tree, N:
- * one root in N, CLOSURE_SAMPLE_NONE: no new tree; trees already recorded stay complete). The
- * recorder that falls behind degrades so. The trailer counts the trees left out.
- */
-void session_batch_sample(struct session *s, uint32_t every);
-
 /* Prepares s for batches (events not before not_before_ns). 0, or -ENOMEM. */
 int session_batch_init(struct session *s, uint64_t not_before_ns);
 

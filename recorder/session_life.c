@@ -219,12 +219,22 @@ uint64_t session_finish(struct session *s)
 {
 	uint64_t lost_modules;
 
-	/* What the drain thread queued, then what came after it stopped. */
-	drain_stop(s->drain);
+	/*
+	 * The cut is the stop: a process left running (-p) is recorded no further than that, and
+	 * the drain thread reads the ring buffer on while the loop writes the queue (dropping what
+	 * came after), so that nothing before the stop overflows it meanwhile. Then what the
+	 * thread queued last, and what came after it stopped.
+	 */
+	s->cut_ns = s->stopped_ns ? s->stopped_ns : session_now_ns();
+	drain_cut(s->drain, s->cut_ns);
 	s->read_until_ns = 0;
 	if (s->drain)
 		drain_take(s);
+	drain_stop(s->drain);
+	if (s->drain)
+		drain_take(s);
 	ring_buffer__consume(s->rb);
+	s->after_cut += drain_after_cut(s->drain);
 	if (s->verbose && s->drain)
 		fprintf(stderr,
 			"closuretrace: %.1f MiB of records queued at most behind the ring buffer, "

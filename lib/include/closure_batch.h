@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The batched event format (version 2): what libclosure hands over in one closure:batch probe
+ * The batched event format (version 4): what libclosure hands over in one closure:batch probe
  * hit, what it writes to an in-process sink, and the registry a recorder reads at stop to drain
  * what is still buffered. docs/probes.md ("Batched events") is the reference; a change to any
  * layout here is a new version (the in-process sink's files have a version of their own).
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define CLOSURE_BATCH_MAGIC   0xc1b47c00u
-#define CLOSURE_BATCH_VERSION 3u
+#define CLOSURE_BATCH_VERSION 4u
 #define CLOSURE_BATCH_RECORDS 256 /* records per thread buffer */
 
 /* One operation: 56 bytes. op is the probe's index in CLOSURE_PROBE_LIST (closure_probes.h: init 0
@@ -95,6 +95,14 @@ struct closure_batch_registry {
 	uint8_t pad3[3];
 	uint64_t trees;
 	uint64_t trees_left_out;
+	/*
+	 * Version 4: written by a recorder that never makes the process wait (record -p, top):
+	 * while more than behind_limit records are handed over and not consumed (the recorder
+	 * writes consumed as it receives batches), the init of a root leaves its tree out as
+	 * sampling does, counted in trees_left_out. 0: never. A recorder that falls behind so
+	 * loses whole new trees, never records of a tree it records.
+	 */
+	uint64_t behind_limit;
 };
 
 #define CLOSURE_SAMPLE_NONE 0xffffffffu /* sample_every: start no new recorded tree */
