@@ -15,6 +15,7 @@
 #include "batch_proc.h"
 #include "closuretrace.skel.h"
 #include "drain.h"
+#include "ring_pos.h"
 #include "event.h"
 #include "session.h"
 #include "session_batch.h"
@@ -68,6 +69,7 @@ struct drain {
 	int pidfd, traced_fd;
 	uint64_t limit; /* 0: the ring buffer is too small for one */
 	uint64_t caught_up_ns;
+	const volatile uint64_t *ring_pos; /* NULL: never caught up from the registries */
 	struct flow *flows;
 	size_t n_flows;
 };
@@ -134,6 +136,10 @@ static void flow_note(struct drain *d, const void *data, size_t size)
 		f->handed = h->handed;
 	if (h->why != CT_BATCH_THREAD_EXIT)
 		f->gone = h->why == CT_BATCH_EXEC;
+	/* A long read of a full ring buffer acknowledges as it goes: the limit counts from here. */
+	if (!f->gone && d->limit && f->handed - f->acked >= d->limit / 8 &&
+	    !batch_ack((pid_t)f->pid, f->registry, f->handed))
+		f->acked = f->handed;
 }
 
 /* Tells each waiting registry what left the ring buffer. */
@@ -152,16 +158,19 @@ static void flow_ack(struct drain *d)
 }
 
 /*
- * Under -p, with the ring buffer found empty: everything a registry handed over is read, or
- * was lost in a full ring buffer and will never come. Acknowledged from the registry itself:
+ * Under -p, with the ring buffer empty: everything a registry handed over is read, or was lost
+ * in a full ring buffer and will never come. Acknowledged from the registry itself:
  * a process that stopped starting trees while we were behind may hand nothing over for long,
  * and would otherwise go on leaving its new trees out.
  */
 static void flow_catch_up(struct drain *d)
 {
-	uint64_t now = session_now_ns();
+	uint64_t now = session_now_ns(), consumer, producer;
 
-	if (d->launched || now - d->caught_up_ns < CATCH_UP_NS)
+	if (d->launched || !d->ring_pos || now - d->caught_up_ns < CATCH_UP_NS)
+		return;
+	ring_pos_read(d->ring_pos, &consumer, &producer);
+	if (consumer != producer) /* records to read yet, or one being written */
 		return;
 	d->caught_up_ns = now;
 	for (size_t i = 0; i < d->n_flows; i++) {
@@ -237,21 +246,20 @@ static void *run(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), DRAIN_NICE);
 	for (;;) {
 		uint64_t req, one = 1;
-		bool stop, queued, empty;
+		bool stop, queued;
 
 		pthread_mutex_lock(&d->lock);
 		req = d->sync_req;
 		stop = d->stop;
 		pthread_mutex_unlock(&d->lock);
 		ring_buffer__poll(d->rb, stop || req != d->sync_done ? 0 : POLL_MS);
-		empty = ring_buffer__consume(d->rb) == 0;
+		ring_buffer__consume(d->rb);
 		queued = spool_commit(&d->urgent);
 		queued |= spool_commit(&d->q);
 		if (queued) /* a full counter (EAGAIN) has woken the loop already */
 			(void)!write(d->efd, &one, sizeof(one));
 		flow_ack(d);
-		if (empty)
-			flow_catch_up(d);
+		flow_catch_up(d);
 		pthread_mutex_lock(&d->lock);
 		d->sync_done = req;
 		pthread_cond_broadcast(&d->done);
@@ -284,13 +292,14 @@ int drain_start(struct session *s, drain_take_fn *take)
 	d->root = s->pid;
 	d->pidfd = s->pidfd;
 	d->traced_fd = s->skel ? bpf_map__fd(s->skel->maps.traced) : -1;
+	d->ring_pos = s->skel ? ring_pos_map(bpf_map__fd(s->skel->maps.events)) : NULL;
 	/*
-	 * A launched command waits past half the ring buffer in records. Under -p, new trees are
-	 * left out past a quarter: the trees already recorded go on, and their records need the
-	 * rest. At least two full batches, else no limit at all.
+	 * Half the ring buffer in records: a launched command waits past it; under -p new trees are
+	 * left out past it, and the other half holds the rest of the trees already recorded. At
+	 * least two full batches, else no limit at all.
 	 */
 	if (s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
-		d->limit = s->buffer_size / (s->launched ? 2 : 4) / CT_BATCH_RECORD_SIZE;
+		d->limit = s->buffer_size / 2 / CT_BATCH_RECORD_SIZE;
 	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->efd < 0)
 		return -errno;
@@ -377,6 +386,7 @@ void drain_free(struct drain *d)
 	pthread_mutex_destroy(&d->lock);
 	pthread_cond_destroy(&d->done);
 	free(d->flows);
+	ring_pos_unmap(d->ring_pos);
 	free(d);
 }
 

@@ -4,7 +4,8 @@
  *   session_life.c  load the BPF programs, take each ring-buffer record (the dispatch), finish,
  *                   close: the top, which drives the rest
  *   event_loop.c    the wait for records and the end, signals, timeouts
- *   session_batch.c, batch_proc.c, batch_decode.c: batches; drain.c, spool.c: the drain thread
+ *   session_batch.c, batch_proc.c, batch_decode.c: batches; drain.c, spool.c: the drain thread;
+ *                   ring_pos.c: how far behind the ring buffer's reader is
  *   snapshot.c      the closures alive at attach, written as inits
  *   emit.c          one event into the trace and to the consumer (every path ends there)
  *   snapshot_keep.c the snapshot's closures, and the later inits they keep out

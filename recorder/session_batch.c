@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "event.h"
 #include "session.h"
 #include "drain.h"
+#include "ring_pos.h"
 #include "session_batch.h"
 
 /*
@@ -350,26 +350,14 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	return true;
 }
 
-/*
- * The ring buffer's consumer and producer positions, from a read-only mapping of its first two
- * pages (libbpf 1.1 has no accessor). False when it cannot be mapped.
- */
+/* The ring buffer's positions (ring_pos.h), mapped at the first call. False when it cannot be. */
 static bool ring_positions(struct session *s, uint64_t *consumer, uint64_t *producer)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!s->ring_pos && s->skel) {
-		void *at = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED,
-				bpf_map__fd(s->skel->maps.events), 0);
-
-		if (at == MAP_FAILED)
-			return false;
-		s->ring_pos = at;
-	}
+	if (!s->ring_pos && s->skel)
+		s->ring_pos = ring_pos_map(bpf_map__fd(s->skel->maps.events));
 	if (!s->ring_pos)
 		return false;
-	*consumer = __atomic_load_n(&s->ring_pos[0], __ATOMIC_ACQUIRE);
-	*producer = __atomic_load_n(&s->ring_pos[page / sizeof(uint64_t)], __ATOMIC_ACQUIRE);
+	ring_pos_read(s->ring_pos, consumer, producer);
 	return true;
 }
 
@@ -530,8 +518,9 @@ uint64_t session_batch_lost(struct session *s)
 	uint64_t ring, forgotten, refused;
 
 	if (!s->batch)
-		return s->batch_dropped;
-	ring = lost_in_ring(s);
+		return s->batch_dropped + session_read_stat(s, CT_STAT_LOST_BATCHED);
+	/* With those BPF could not list (its map full, or the library's drops in them). */
+	ring = lost_in_ring(s) + session_read_stat(s, CT_STAT_LOST_BATCHED);
 	forgotten = batch_decoder_forgotten(s->batch);
 	refused = batch_decoder_refused(s->batch);
 	/* Where they went, for whoever must make it lose nothing next time. */
@@ -550,8 +539,7 @@ void session_batch_free(struct session *s)
 {
 	batch_decoder_free(s->batch);
 	s->batch = NULL;
-	if (s->ring_pos)
-		munmap((void *)s->ring_pos, 2 * sysconf(_SC_PAGESIZE));
+	ring_pos_unmap(s->ring_pos);
 	s->ring_pos = NULL;
 	for (size_t i = 0; i < s->n_batch_procs; i++)
 		batch_poll_free(&s->batch_procs[i].poll);

@@ -257,8 +257,8 @@ uint64_t session_finish(struct session *s)
 			"closuretrace: warning: %llu module records refused: they named no regular "
 			"file that the process maps (docs/probes.md, \"Trust boundary\")\n",
 			(unsigned long long)s->modules_refused);
-	return session_read_stat(s, CT_STAT_LOST) + session_read_stat(s, CT_STAT_LOST_BATCHED) +
-	       session_batch_lost(s) + (s->drain ? drain_lost(s->drain) : 0);
+	return session_read_stat(s, CT_STAT_LOST) + session_batch_lost(s) +
+	       (s->drain ? drain_lost(s->drain) : 0);
 }
 
 /* One link let go: link_fds[i], or past them libbpf's links[i - n_link_fds]. */
