@@ -88,6 +88,16 @@ static bool still_traced(struct drain *d, uint32_t pid)
 	return d->follow && d->traced_fd >= 0 && !bpf_map_lookup_elem(d->traced_fd, &pid, &yes);
 }
 
+/* Tells f's registry that everything up to handed left the ring buffer. A process gone (or the
+ * write refused: ESRCH) is never written again: its pid could be reused. */
+static void flow_ack_to(struct drain *d, struct flow *f, uint64_t handed)
+{
+	if (!still_traced(d, f->pid) || batch_ack((pid_t)f->pid, f->registry, handed))
+		f->gone = true;
+	else
+		f->acked = handed;
+}
+
 static struct flow *flow_of(struct drain *d, const struct ct_batch_event *h)
 {
 	struct flow *f;
@@ -114,10 +124,11 @@ static struct flow *flow_of(struct drain *d, const struct ct_batch_event *h)
 		return f;
 	if (d->launched) {
 		batch_set_wait_limit((pid_t)h->pid, h->registry, d->limit);
-	} else if (!batch_ack((pid_t)h->pid, h->registry, h->handed)) {
+	} else {
 		/* Acknowledged first: what an earlier recording left in consumed means nothing. */
-		f->handed = f->acked = h->handed;
-		batch_set_behind_limit((pid_t)h->pid, h->registry, d->limit);
+		flow_ack_to(d, f, f->handed = h->handed);
+		if (!f->gone)
+			batch_set_behind_limit((pid_t)h->pid, h->registry, d->limit);
 	}
 	return f;
 }
@@ -137,9 +148,8 @@ static void flow_note(struct drain *d, const void *data, size_t size)
 	if (h->why != CT_BATCH_THREAD_EXIT)
 		f->gone = h->why == CT_BATCH_EXEC;
 	/* A long read of a full ring buffer acknowledges as it goes: the limit counts from here. */
-	if (!f->gone && d->limit && f->handed - f->acked >= d->limit / 8 &&
-	    !batch_ack((pid_t)f->pid, f->registry, f->handed))
-		f->acked = f->handed;
+	if (!f->gone && d->limit && f->handed - f->acked >= d->limit / 8)
+		flow_ack_to(d, f, f->handed);
 }
 
 /* Tells each waiting registry what left the ring buffer. */
@@ -148,12 +158,8 @@ static void flow_ack(struct drain *d)
 	for (size_t i = 0; i < d->n_flows; i++) {
 		struct flow *f = &d->flows[i];
 
-		if (f->gone || f->handed == f->acked)
-			continue;
-		if (!still_traced(d, f->pid) || batch_ack((pid_t)f->pid, f->registry, f->handed))
-			f->gone = true; /* gone (ESRCH): never again, its pid could be reused */
-		else
-			f->acked = f->handed;
+		if (!f->gone && f->handed != f->acked)
+			flow_ack_to(d, f, f->handed);
 	}
 }
 
@@ -180,9 +186,7 @@ static void flow_catch_up(struct drain *d)
 		if (f->gone || !still_traced(d, f->pid) ||
 		    batch_handed((pid_t)f->pid, f->registry, &handed) || handed <= f->acked)
 			continue;
-		f->handed = handed;
-		if (!batch_ack((pid_t)f->pid, f->registry, handed))
-			f->acked = handed;
+		flow_ack_to(d, f, f->handed = handed);
 	}
 }
 

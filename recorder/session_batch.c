@@ -451,8 +451,7 @@ void session_batch_stop(struct session *s)
 {
 	if (!s->batch)
 		return;
-	if (!s->cut_ns) /* the stop's (session_finish): before the first buffer is read */
-		s->cut_ns = session_now_ns();
+	/* s->cut_ns is the stop's (session_finish), set before the first buffer is read. */
 	learn_registries(s);
 	for (size_t i = 0; i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];
