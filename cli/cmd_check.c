@@ -303,6 +303,9 @@ static int run_command(const struct check_options *o, struct check_out *out,
 						       .quiet = true,
 						       .no_bpf = o->no_bpf,
 						       .per_op = o->per_op,
+						       /* a check is timed whole: pages the command
+							  never reaches are not worth touching */
+						       .cold_ring = true,
 						       .consumer = &check_live_consumer,
 						       .consumer_ctx = live},
 			       file ? open_trace : NULL, out, run);

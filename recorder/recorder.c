@@ -232,6 +232,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 		s->verbose = o->verbose;
 		s->per_op = o->per_op;
 		s->sample_every = o->sample_every;
+		s->cold_ring = o->cold_ring;
 		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
 			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
@@ -242,9 +243,10 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 		s->timeout_ns = o->timeout_ns;
 		s->grace_ns = r->o.grace_ns;
 		s->stop_wait_ns = o->stop_wait_ns;
-		/* libbpf's per-site perf events even where uprobe_multi works: to test that path.
-		 */
+		/* To test the fallbacks: libbpf's per-site perf events even where uprobe_multi
+		 * works; the exec drain at the syscalls even where sched_prepare_exec is. */
 		s->use_libbpf = attach && !strcmp(attach, "perf");
+		s->exec_syscalls = attach && !strcmp(attach, "exec-syscalls");
 		ret = load_and_attach(r);
 	}
 	if (ret >= 0) {

@@ -68,6 +68,7 @@ struct recorder_opts {
 	bool stdout_to_stderr; /* the command's standard output goes to our standard error */
 	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
+	bool cold_ring; /* leave the ring buffer's pages to their first use (a run timed whole) */
 	uint32_t sample_every; /* --sample N: one root closure in N, whole (0: every one) */
 	const struct recorder_consumer *consumer; /* NULL: none */
 	void *consumer_ctx;

@@ -95,6 +95,8 @@ struct session {
 	bool per_op;
 	bool batching; /* a libclosure of the process batches: its batch probe is attached */
 	size_t buffer_size;
+	bool cold_ring;	    /* recorder_opts.cold_ring: touch_ring skipped */
+	bool exec_syscalls; /* no sched_prepare_exec (Linux 6.10): exec drained at the syscalls */
 	struct batch_decoder *batch;
 	struct batch_process *batch_procs;
 	size_t n_batch_procs;
@@ -109,7 +111,7 @@ struct session {
 	struct snapshot_closure {
 		uint64_t addr;
 		uint64_t init_ns; /* when it was initialised: events before are earlier lives' */
-		bool done; /* its own init or its finish came: later ones are other lives' */
+		bool done;	  /* its own init or its finish came: later ones are other lives' */
 	} * snapshot;
 	size_t n_snapshot;
 	/*

@@ -41,19 +41,20 @@ int session_batch_init(struct session *s, uint64_t not_before_ns)
 	return s->batch ? 0 : -ENOMEM;
 }
 
-/* The entry of (pid, image); a new image of a process ends its earlier ones. */
 void session_batch_setup(struct session *s)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		bpf_program__set_autoload(s->skel->progs.on_thread_exit, false);
-		bpf_program__set_autoload(s->skel->progs.on_execve, false);
-		bpf_program__set_autoload(s->skel->progs.on_execveat, false);
-	}
+	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);
+
+	bpf_program__set_autoload(s->skel->progs.on_thread_exit, btf);
+	bpf_program__set_autoload(s->skel->progs.on_prepare_exec, btf && !s->exec_syscalls);
+	bpf_program__set_autoload(s->skel->progs.on_execve, btf && s->exec_syscalls);
+	bpf_program__set_autoload(s->skel->progs.on_execveat, btf && s->exec_syscalls);
 }
 
 void session_batch_attach(struct session *s)
 {
-	struct bpf_program *progs[] = {s->skel->progs.on_thread_exit, s->skel->progs.on_execve,
+	struct bpf_program *progs[] = {s->skel->progs.on_thread_exit,
+				       s->skel->progs.on_prepare_exec, s->skel->progs.on_execve,
 				       s->skel->progs.on_execveat};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
@@ -62,9 +63,13 @@ void session_batch_attach(struct session *s)
 		if (!bpf_program__autoload(progs[i]))
 			continue;
 		link = bpf_program__attach(progs[i]);
-		if ((!link || session_add_link(s, link)) && s->verbose) /* add_link frees it */
-			fprintf(stderr, "closuretrace: %s not attached: %s\n",
-				bpf_program__name(progs[i]), strerror(errno));
+		if (!link || session_add_link(s, link)) { /* add_link frees it */
+			if (s->verbose)
+				fprintf(stderr, "closuretrace: %s not attached: %s\n",
+					bpf_program__name(progs[i]), strerror(errno));
+		} else if (s->verbose) {
+			fprintf(stderr, "closuretrace: %s attached\n", bpf_program__name(progs[i]));
+		}
 	}
 }
 

@@ -65,7 +65,8 @@ int session_batch_init(struct session *s, uint64_t not_before_ns);
 
 /*
  * Before the programs load: the drains at thread exit and exec need the kernel's BTF (CO-RE);
- * without it they are left out (records a killed thread holds are then lost).
+ * without it they are left out (records a killed thread holds are then lost). The exec drain is
+ * at sched_prepare_exec, or at the exec syscalls' entry when s->exec_syscalls (before 6.10).
  */
 void session_batch_setup(struct session *s);
 

@@ -77,8 +77,10 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
 				    : bpf_program__set_expected_attach_type(
 					      multi[i], USDT_ATTACH_UPROBE_MULTI);
-	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17): else the pages stay cold. */
-	if (!err && libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1)
+	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17): else, or cold, the pages
+	 * stay cold. */
+	if (!err && (s->cold_ring ||
+		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1))
 		err = bpf_program__set_autoload(skel->progs.touch_ring, false);
 	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
 		err = bpf_program__set_expected_attach_type(multi[3], USDT_ATTACH_UPROBE_MULTI);
@@ -127,13 +129,18 @@ int session_load(struct session *s, size_t buffer_size)
 
 	libbpf_set_print(s->verbose ? verbose_print : silent_print);
 	s->buffer_size = buffer_size;
-	err = open_and_load(s, buffer_size);
-	if (err == -EINVAL && !s->use_libbpf) {
-		/* A kernel before 6.6 may refuse the uprobe_multi attach type: libbpf's way. */
+	for (;;) {
+		err = open_and_load(s, buffer_size);
+		if (err == -ESRCH && !s->exec_syscalls)
+			s->exec_syscalls =
+				true; /* libbpf found no sched_prepare_exec (before 6.10) */
+		else if (err == -EINVAL && !s->use_libbpf)
+			s->use_libbpf =
+				true; /* before 6.6, the uprobe_multi attach type: libbpf's way */
+		else
+			break;
 		closuretrace_bpf__destroy(s->skel);
 		s->skel = NULL;
-		s->use_libbpf = true;
-		err = open_and_load(s, buffer_size);
 	}
 	if (!err)
 		err = procset_attach(s);
@@ -147,7 +154,8 @@ int session_load(struct session *s, size_t buffer_size)
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
 	if (!s->rb)
 		return -errno;
-	touch_ring(s);
+	if (bpf_program__autoload(s->skel->progs.touch_ring))
+		touch_ring(s);
 	return 0;
 }
 

@@ -206,14 +206,21 @@ killed)
 	check ordered t.json || fail "events out of order"
 	echo "ok: $(paste -sd' ' end.txt)"
 	;;
-exec_buffered)
-	# 100 pairs still buffered when the process execs: drained by BPF as the exec starts. Address
+exec_buffered | exec_buffered_syscalls)
+	# 100 pairs still buffered when the process execs: drained by BPF as the exec starts (at
+	# sched_prepare_exec; _syscalls: at the exec syscalls' entry, as before Linux 6.10). Address
 	# randomisation off, so the new image's buffer sits where the old one did and its sequence
 	# numbers start again at 0: the old image's records must not hide the new image's.
+	drain=on_prepare_exec
+	if [ "$case_name" = exec_buffered_syscalls ]; then
+		export CLOSURETRACE_ATTACH=exec-syscalls
+		drain=on_execve
+	fi
 	pairs_counts 100 1 | sed -e 's/^init 1$/init 2/' -e 's/^get 100$/get 200/' \
 		-e 's/^put 100$/put 200/' >want.txt
-	"$ct" record -o t.json -- setarch -R "$prog" exec 100 >/dev/null 2>err ||
+	"$ct" record -v -o t.json -- setarch -R "$prog" exec 100 >/dev/null 2>err ||
 		fail "record: $(cat err)"
+	grep -qx "closuretrace: $drain attached" err || fail "$drain not attached: $(cat err)"
 	check counts t.json >got.txt
 	diff -u want.txt got.txt ||
 		fail "records buffered at exec ($(check end t.json | paste -sd" "); $(cat err))"
