@@ -380,7 +380,8 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .sample_every = s->sample_every,
 				 .trees_counted = s->trees_counted,
 				 .trees = s->trees,
-				 .trees_left_out = s->trees_left_out};
+				 .trees_left_out = s->trees_left_out,
+				 .snapshot_missed = s->snapshot_missed};
 	end.complete_ns = session_now_ns() - r->start_ns;
 	if (s->out)
 		trace_write_end(s->out, &end);

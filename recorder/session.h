@@ -115,6 +115,14 @@ struct session {
 	} * snapshot;
 	size_t n_snapshot;
 	/*
+	 * When the live list had been read (0: no snapshot), and what snapshot_keep learned of the
+	 * addresses before then: inited since the attach, or a closure from before it that the
+	 * snapshot did not see (left out, counted in snapshot_missed).
+	 */
+	uint64_t snapshot_ns;
+	struct hashmap snapshot_window;
+	uint64_t snapshot_missed;
+	/*
 	 * The stop's cut (CLOCK_MONOTONIC ns; 0 until the stop): the threads of a process still
 	 * running are drained one after another, so a record made after the cut by a thread read
 	 * late would come without the earlier records of a thread read early (a new life's init

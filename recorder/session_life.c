@@ -30,6 +30,7 @@ int session_init(struct session *s, pid_t pid)
 {
 	memset(s, 0, sizeof(*s));
 	hashmap_init(&s->seen, 0);
+	hashmap_init(&s->snapshot_window, 1);
 	hashmap_init(&s->tid_pid, sizeof(uint32_t));
 	s->pid = pid;
 	objects_set_process(&s->objects, pid);

@@ -18,29 +18,72 @@ void snapshot_index(struct session *s)
 	qsort(s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
 }
 
+/* What snapshot_window says of an address. */
+enum { WINDOW_INITED = 1, WINDOW_MISSED = 2 };
+
+/*
+ * An event of an address the snapshot did not begin (or of an earlier life there): kept when its
+ * closure was initialised since the attach. Until the list had been read, a closure with no init
+ * since the attach was alive at the attach and gone from the list when it was read (it finished
+ * meanwhile): the snapshot missed it, and its events are left out, then and later, until its
+ * address is initialised again; the trace holds no closure without its init. Past that time an
+ * address never seen is a closure the list does not show (a stack closure outside closure_sync):
+ * kept, as without a snapshot. The map holds what the attach's window made, so it is bounded.
+ */
+static bool window_keep(struct session *s, const struct ct_event *e)
+{
+	unsigned char *state = hashmap_get(&s->snapshot_window, e->cl, 0);
+
+	if (e->kind == CT_INIT) {
+		if (state && *state == WINDOW_MISSED)
+			hashmap_del(&s->snapshot_window, e->cl, 0); /* a new life */
+		if (e->ts <= s->snapshot_ns)
+			*(unsigned char *)hashmap_put(&s->snapshot_window, e->cl, 0, NULL) =
+				WINDOW_INITED;
+		return true;
+	}
+	if (state)
+		return *state == WINDOW_INITED;
+	if (e->ts > s->snapshot_ns)
+		return true;
+	*(unsigned char *)hashmap_put(&s->snapshot_window, e->cl, 0, NULL) = WINDOW_MISSED;
+	s->snapshot_missed++;
+	return false;
+}
+
 /*
  * A closure of the snapshot was alive when the list was read, initialised before on_ns: the
  * first init of its address from its init time on is its own (a live closure is never
  * initialised again), and its first finish ends what the snapshot began. Either way the address
  * is done with. Events of the address from before its init time are an earlier life's (one that
- * finished while the probes were being attached): they are kept and change nothing, or that
- * life's finish would let this one's own init through (initialised twice).
+ * finished while the probes were being attached): window_keep judges them.
  */
 bool snapshot_keep(struct session *s, const struct ct_event *e)
 {
-	struct snapshot_closure key = {.addr = e->cl}, *at;
+	struct snapshot_closure key = {.addr = e->cl}, *at = NULL;
 
-	if (!s->n_snapshot || (e->kind != CT_INIT && e->kind != CT_FINISH))
+	if (!s->snapshot_ns || e->kind >= CT_NR_OPS || !e->cl)
 		return true;
-	at = bsearch(&key, s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
-	if (!at || at->done || e->ts < at->init_ns)
+	/* Most events: an operation past the window on an address the window did not see. */
+	if (e->ts > s->snapshot_ns && e->kind != CT_INIT && e->kind != CT_FINISH &&
+	    !hashmap_get(&s->snapshot_window, e->cl, 0))
 		return true;
-	at->done = true;
-	return e->kind != CT_INIT;
+	if (s->n_snapshot)
+		at = bsearch(&key, s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
+	if (at && e->ts >= at->init_ns) {
+		if (!at->done && (e->kind == CT_INIT || e->kind == CT_FINISH)) {
+			at->done = true;
+			return e->kind != CT_INIT;
+		}
+		return true;
+	}
+	return window_keep(s, e);
 }
 
 void snapshot_free(struct session *s)
 {
+	hashmap_free(&s->snapshot_window);
+	s->snapshot_ns = 0;
 	free(s->snapshot);
 	s->snapshot = NULL;
 	s->n_snapshot = 0;

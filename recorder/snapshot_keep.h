@@ -16,7 +16,9 @@ void snapshot_index(struct session *s);
 
 /*
  * For each event before it is written: false when it is to be left out, the init of a closure
- * the snapshot already wrote (one initialised while the probes were being attached).
+ * the snapshot already wrote (one initialised while the probes were being attached), or an event
+ * of a closure from before the recording that the snapshot missed (it finished while the list was
+ * being read: counted once in s->snapshot_missed).
  */
 bool snapshot_keep(struct session *s, const struct ct_event *e);
 

@@ -420,6 +420,13 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 				    info->trees_left_out, info->trees);
 		info->has_trees = true;
 	}
+	if ((f = find(fields, n, "snapshot_missed"))) {
+		if (want_int(r, f, &info->snapshot_missed))
+			return -1;
+		if (info->snapshot_missed < 0)
+			return fail(r, "\"snapshot_missed\" (%lld) must be 0 or more",
+				    info->snapshot_missed);
+	}
 	return 0;
 }
 

@@ -93,6 +93,7 @@ struct trace_info {
 	long long sample;
 	bool has_trees;
 	long long trees, trees_left_out;
+	long long snapshot_missed; /* closures from before the recording left out (0: none) */
 	uint64_t events_read;
 	uint64_t lines;
 };

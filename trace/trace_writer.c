@@ -316,5 +316,7 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 	if (end->trees_counted)
 		fprintf(f, ",\"trees\":%" PRIu64 ",\"trees_left_out\":%" PRIu64, end->trees,
 			end->trees_left_out);
+	if (end->snapshot_missed)
+		fprintf(f, ",\"snapshot_missed\":%" PRIu64, end->snapshot_missed);
 	fputs("}\n", f);
 }

@@ -31,6 +31,8 @@ struct trace_end {
 	uint32_t sample_every;
 	bool trees_counted;
 	uint64_t trees, trees_left_out;
+	/* record -p: closures from before the recording that its snapshot did not see, left out */
+	uint64_t snapshot_missed;
 };
 
 /* Whether the end record gives the launched command's exit_code or signal. */

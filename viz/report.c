@@ -50,6 +50,8 @@ static void text_header(struct viz_input *in, FILE *out)
 			info->lost, info->lost == 1 ? " was" : "s were");
 	if (*report_sampled_text(info, sampled, sizeof(sampled)))
 		fprintf(out, "# note: %s\n", sampled);
+	if (*report_missed_text(info, sampled, sizeof(sampled)))
+		fprintf(out, "# note: %s\n", sampled);
 	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
 			"# note: %s: unfinished closures are in flight, not leaks%s; a suspect "

@@ -50,6 +50,17 @@ uint64_t report_age_at_end(struct model *m, const struct model_life *l)
  * Whole trees or nothing: what share of the root closures' trees the trace holds, or "" when it
  * holds them all. Nothing is scaled: the counts are of the trees recorded.
  */
+const char *report_missed_text(const struct trace_info *info, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (info->snapshot_missed > 0)
+		snprintf(buf, len,
+			 "%lld closure%s from before the recording ended while the closures alive "
+			 "at attach were being read: left out (their init is not known)",
+			 info->snapshot_missed, info->snapshot_missed == 1 ? "" : "s");
+	return buf;
+}
+
 const char *report_sampled_text(const struct trace_info *info, char *buf, size_t len)
 {
 	long long kept = info->trees - info->trees_left_out;

@@ -16,6 +16,8 @@ struct model_kind **report_sorted_kinds(struct model *m, size_t *n);
 uint64_t report_age_at_end(struct model *m, const struct model_life *l);
 /* What share of the trees the trace holds when it was sampled, else "" (buf). */
 const char *report_sampled_text(const struct trace_info *info, char *buf, size_t len);
+/* The closures from before the recording its snapshot missed, left out; "" when none. */
+const char *report_missed_text(const struct trace_info *info, char *buf, size_t len);
 /* report --json: one JSON document, written as it is made. */
 int report_json(struct viz_input *in, FILE *out);
 

@@ -386,6 +386,8 @@ static json_t *warnings(struct viz_input *in)
 	}
 	if (in->info.has_trees && *report_sampled_text(&in->info, buf, sizeof(buf)))
 		json_array_append_new(w, json_text(buf));
+	if (*report_missed_text(&in->info, buf, sizeof(buf)))
+		json_array_append_new(w, json_text(buf));
 	if (!in->leaks.exited) {
 		char end[256];
 

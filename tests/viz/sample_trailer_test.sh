@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The trailer of a sampled recording (issue 26 item 4): report says what share of the trees it saw
-# and scales nothing, in text and JSON; a trailer whose counts make no sense is FILE:LINE: error:
-# and exit 2.
+# and scales nothing, in text and JSON; so for the closures record -p's snapshot missed; a
+# trailer whose counts make no sense is FILE:LINE: error: and exit 2.
 #   sample_trailer_test.sh CLOSURETRACE
 set -uo pipefail
 ct=$1
@@ -34,6 +34,16 @@ grep -qx '# note: 7 of 10 trees recorded (70.0%), 3 left out whole (the recorder
 trace all.json ',"trees":10,"trees_left_out":0'
 "$ct" report -i all.json >a.txt 2>&1 || fail "report: $(cat a.txt)"
 grep -q "trees recorded" a.txt && fail "a note for a trace with every tree: $(head -3 a.txt)"
+# record -p's snapshot missed closures that ended while it was read (issue 26 item 5): a note,
+# in text and in JSON's warnings; none when it missed none.
+trace missed.json ',"snapshot_missed":3'
+"$ct" report -i missed.json >m.txt 2>&1 || fail "report: $(cat m.txt)"
+grep -qx '# note: 3 closures from before the recording ended while the closures alive at attach were being read: left out (their init is not known)' m.txt ||
+	fail "missed: $(head -3 m.txt)"
+"$ct" report --json -i missed.json >m.json || fail "report --json"
+python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["warnings"]; assert any(x.startswith("3 closures from before the recording") for x in w), w' m.json ||
+	fail "report --json's warnings: $(cat m.json)"
+grep -q "from before the recording ended" a.txt && fail "a missed note for a trace without: $(head -3 a.txt)"
 
 # Hostile trailers.
 n=0
@@ -47,5 +57,7 @@ done <<'EOF2'
 ,"trees":5,"trees_left_out":6|"trees_left_out" (6) must be from 0 to "trees" (5)
 ,"trees":-1,"trees_left_out":0|"trees_left_out" (0) must be from 0 to "trees" (-1)
 ,"trees":5,"trees_left_out":"x"|"trees_left_out" must be an integer
+,"snapshot_missed":-1|"snapshot_missed" (-1) must be 0 or more
+,"snapshot_missed":"x"|"snapshot_missed" must be an integer
 EOF2
 exit $status
