@@ -59,17 +59,16 @@ void session_batch_attach(struct session *s)
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_link *link;
+		bool attached;
 
 		if (!bpf_program__autoload(progs[i]))
 			continue;
 		link = bpf_program__attach(progs[i]);
-		if (!link || session_add_link(s, link)) { /* add_link frees it */
-			if (s->verbose)
-				fprintf(stderr, "closuretrace: %s not attached: %s\n",
-					bpf_program__name(progs[i]), strerror(errno));
-		} else if (s->verbose) {
-			fprintf(stderr, "closuretrace: %s attached\n", bpf_program__name(progs[i]));
-		}
+		attached = link && !session_add_link(s, link); /* add_link frees it */
+		if (s->verbose)
+			fprintf(stderr, "closuretrace: %s %s%s\n", bpf_program__name(progs[i]),
+				attached ? "attached" : "not attached: ",
+				attached ? "" : strerror(errno));
 	}
 }
 

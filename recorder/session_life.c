@@ -78,8 +78,8 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
 				    : bpf_program__set_expected_attach_type(
 					      multi[i], USDT_ATTACH_UPROBE_MULTI);
-	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17): else, or cold, the pages
-	 * stay cold. */
+	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17); without it, or asked for a
+	 * cold ring, it is not loaded. */
 	if (!err && (s->cold_ring ||
 		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1))
 		err = bpf_program__set_autoload(skel->progs.touch_ring, false);
@@ -130,14 +130,15 @@ int session_load(struct session *s, size_t buffer_size)
 
 	libbpf_set_print(s->verbose ? verbose_print : silent_print);
 	s->buffer_size = buffer_size;
+	/* Older kernels, each refusal once: libbpf finds no sched_prepare_exec before 6.10
+	 * (-ESRCH: the syscalls' drain); before 6.6 the uprobe_multi attach type may be refused
+	 * (-EINVAL: libbpf's way). */
 	for (;;) {
 		err = open_and_load(s, buffer_size);
 		if (err == -ESRCH && !s->exec_syscalls)
-			s->exec_syscalls =
-				true; /* libbpf found no sched_prepare_exec (before 6.10) */
+			s->exec_syscalls = true;
 		else if (err == -EINVAL && !s->use_libbpf)
-			s->use_libbpf =
-				true; /* before 6.6, the uprobe_multi attach type: libbpf's way */
+			s->use_libbpf = true;
 		else
 			break;
 		closuretrace_bpf__destroy(s->skel);

@@ -18,31 +18,31 @@ trace() { # trace FILE END_FIELDS: a header, one finished root, the end record w
 		"$2" >"$1"
 }
 
-trace sampled.json ',"sample":4,"trees":8,"trees_left_out":6'
-"$ct" report -i sampled.json >r.txt 2>&1 || fail "report of a sampled trace: $(cat r.txt)"
-grep -qx '# note: sampled, 2 of 8 trees recorded (25.0%), 6 left out whole: every closure here has its whole life; the counts are of the recorded trees, not scaled (one root in 4 asked)' r.txt ||
-	fail "the share: $(head -3 r.txt)"
-"$ct" report --json -i sampled.json >r.json || fail "report --json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["trees"] == {"sample": 4, "trees": 8, "trees_left_out": 6}, d["trees"]' r.json ||
-	fail "report --json's trees"
+# noted NAME FIELDS NOTE: report of a trace whose trailer has FIELDS says "# note: NOTE".
+noted() {
+	trace "$1.json" "$2"
+	"$ct" report -i "$1.json" >"$1.txt" 2>&1 || fail "report of $1.json: $(cat "$1.txt")"
+	grep -qxF "# note: $3" "$1.txt" || fail "$1: $(head -3 "$1.txt")"
+}
+# json_holds NAME PYTHON: report --json of NAME.json, d its document, makes PYTHON true.
+json_holds() {
+	"$ct" report --json -i "$1.json" >"$1.out.json" || fail "report --json of $1.json"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2, d" "$1.out.json" ||
+		fail "report --json of $1.json: $2"
+}
+
+noted sampled ',"sample":4,"trees":8,"trees_left_out":6' 'sampled, 2 of 8 trees recorded (25.0%), 6 left out whole: every closure here has its whole life; the counts are of the recorded trees, not scaled (one root in 4 asked)'
+json_holds sampled 'd["trees"] == {"sample": 4, "trees": 8, "trees_left_out": 6}'
 # A recorder that fell behind (no sample asked): said so.
-trace behind.json ',"trees":10,"trees_left_out":3'
-"$ct" report -i behind.json >b.txt 2>&1 || fail "report: $(cat b.txt)"
-grep -qx '# note: 7 of 10 trees recorded (70.0%), 3 left out whole (the recorder fell behind: no new tree was recorded): every closure here has its whole life; the counts are of the recorded trees, not scaled' b.txt ||
-	fail "behind: $(head -3 b.txt)"
+noted behind ',"trees":10,"trees_left_out":3' '7 of 10 trees recorded (70.0%), 3 left out whole (the recorder fell behind: no new tree was recorded): every closure here has its whole life; the counts are of the recorded trees, not scaled'
 # Every tree recorded (record -p without --sample counts them): no note.
 trace all.json ',"trees":10,"trees_left_out":0'
 "$ct" report -i all.json >a.txt 2>&1 || fail "report: $(cat a.txt)"
 grep -q "trees recorded" a.txt && fail "a note for a trace with every tree: $(head -3 a.txt)"
 # record -p's snapshot missed closures that ended while it was read (issue 26 item 5): a note,
 # in text and in JSON's warnings; none when it missed none.
-trace missed.json ',"snapshot_missed":3'
-"$ct" report -i missed.json >m.txt 2>&1 || fail "report: $(cat m.txt)"
-grep -qx '# note: 3 closures from before the recording ended while the closures alive at attach were being read: left out (their init is not known)' m.txt ||
-	fail "missed: $(head -3 m.txt)"
-"$ct" report --json -i missed.json >m.json || fail "report --json"
-python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["warnings"]; assert any(x.startswith("3 closures from before the recording") for x in w), w' m.json ||
-	fail "report --json's warnings: $(cat m.json)"
+noted missed ',"snapshot_missed":3' '3 closures from before the recording ended while the closures alive at attach were being read: left out (their init is not known)'
+json_holds missed 'any(x.startswith("3 closures from before the recording") for x in d["warnings"])'
 grep -q "from before the recording ended" a.txt && fail "a missed note for a trace without: $(head -3 a.txt)"
 
 # Hostile trailers.
