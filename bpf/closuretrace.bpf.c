@@ -459,46 +459,37 @@ int on_execveat(void *ctx)
 }
 
 /*
- * Two attachments of the same code. The *_multi programs are attached with one uprobe_multi link
- * per object (the recorder sets their attach type before load): attaching and detaching then
- * cost one RCU grace period per object, where libbpf 1.1's one perf event per call site costs one
- * per site (80-250 ms each, measured). The plain ones are libbpf's attach_usdt, for kernels
- * without uprobe_multi (before 6.6).
+ * Every closure probe, whichever it is: the attachment's usdt cookie names it (enum ct_kind). One
+ * program, so that an object takes one uprobe_multi link: each link's detach waits for an
+ * RCU-tasks grace period (30-40 ms measured here), and links let go together share one only if
+ * their waits start together.
+ */
+static __always_inline int record_probe(struct pt_regs *ctx)
+{
+	long kind = bpf_usdt_cookie(ctx);
+
+	return kind == CT_MODULE  ? record_module(ctx)
+	       : kind == CT_BATCH ? record_batch(ctx)
+				  : record_op(ctx);
+}
+
+/*
+ * Two attachments of the same code. on_probe_multi is attached with one uprobe_multi link per
+ * object (the recorder sets its attach type before load): attaching and detaching then cost one
+ * RCU grace period per object, where libbpf 1.1's one perf event per call site costs one per
+ * site (80-250 ms each, measured). on_probe is libbpf's attach_usdt, for kernels without
+ * uprobe_multi (before 6.6).
  */
 SEC("usdt")
-int on_op(struct pt_regs *ctx)
+int on_probe(struct pt_regs *ctx)
 {
-	return record_op(ctx);
+	return record_probe(ctx);
 }
 
 SEC("usdt")
-int on_module(struct pt_regs *ctx)
+int on_probe_multi(struct pt_regs *ctx)
 {
-	return record_module(ctx);
-}
-
-SEC("usdt")
-int on_batch(struct pt_regs *ctx)
-{
-	return record_batch(ctx);
-}
-
-SEC("usdt")
-int on_batch_multi(struct pt_regs *ctx)
-{
-	return record_batch(ctx);
-}
-
-SEC("usdt")
-int on_op_multi(struct pt_regs *ctx)
-{
-	return record_op(ctx);
-}
-
-SEC("usdt")
-int on_module_multi(struct pt_regs *ctx)
-{
-	return record_module(ctx);
+	return record_probe(ctx);
 }
 
 /* The dynamic loader's _dl_debug_state: objects were added or removed. */

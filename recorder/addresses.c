@@ -114,6 +114,14 @@ void session_scan(struct session *s)
 #define OBJECTS_MAX 4096
 /* The maps are read again for module records at most this often (a flood of them). */
 #define MODULE_MAPS_GAP_NS 1000000ull
+/*
+ * Module records refused at the cost of a realpath and a stat each (about 125 us here); past this
+ * many, one that names no known object is refused without them. A process that fires new paths
+ * as fast as it can (2 million distinct ones, tests/trust) queued minutes of them before the
+ * recorder's end, which waited for them all; a real program's records name its objects, each
+ * known after its first.
+ */
+#define MODULES_EXAMINED_REFUSED 4096
 
 /* Whether the file (its name, or its identity) is a known object at bias. */
 static bool known_object(const struct objects *o, const char *path, struct file_id id,
@@ -169,6 +177,11 @@ void session_on_module(struct session *s, const struct session_module *m)
 
 	if (path[0] != '/')
 		return;
+	if (s->modules_refused >= MODULES_EXAMINED_REFUSED &&
+	    !known_object(&s->objects, path, (struct file_id){0, 0}, m->base)) {
+		s->modules_refused++;
+		return;
+	}
 	/*
 	 * The loader's name may be a symlink (libclosure.so.0): the trace names the file, as the
 	 * maps do. Another mount namespace's path cannot be resolved here; objects_add still

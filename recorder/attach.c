@@ -107,51 +107,13 @@ static int add_link_fd(struct session *s, int fd)
 	return 0;
 }
 
-/* The groups of probes, each attached with a program of its own. */
-enum probe_group { GROUP_OPS, GROUP_MODULE, GROUP_BATCH };
-
-static enum probe_group group_of(int kind)
+/*
+ * Whether this recording attaches the probe kind: module always; then either batch (the library
+ * hands its records over in batches) or the per-operation probes, never both.
+ */
+static bool attaches(const struct session *s, int kind)
 {
-	return kind == CT_MODULE ? GROUP_MODULE : kind == CT_BATCH ? GROUP_BATCH : GROUP_OPS;
-}
-
-/* Attaches the group's program to the sites of path whose probe is in the group. */
-static int attach_multi_prog(struct session *s, const char *path, struct elf_site *sites, long n,
-			     enum probe_group group, int *names)
-{
-	struct bpf_program *progs[] = {s->skel->progs.on_op_multi, s->skel->progs.on_module_multi,
-				       s->skel->progs.on_batch_multi};
-	struct elf_site *mine = calloc(n, sizeof(*mine));
-	uint64_t *cookies = calloc(n, sizeof(*cookies));
-	bool seen_kind[CT_BATCH + 1] = {false};
-	size_t k = 0;
-	int fd = 0;
-
-	if (!mine || !cookies) {
-		fd = -ENOMEM;
-		goto out;
-	}
-	for (long i = 0; i < n; i++) {
-		int kind = probe_kind(sites[i].name);
-
-		if (kind < 0 || group_of(kind) != group)
-			continue; /* a newer library's probe: not ours to interpret */
-		mine[k] = sites[i];
-		cookies[k++] = (uint64_t)kind;
-		*names += !seen_kind[kind];
-		seen_kind[kind] = true;
-	}
-	if (!k)
-		goto out;
-	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
-	fd = usdt_multi_attach(&s->multi, bpf_program__fd(progs[group]), s->follow ? 0 : s->pid,
-			       path, mine, cookies, k);
-	if (fd >= 0)
-		fd = add_link_fd(s, fd);
-out:
-	free(mine);
-	free(cookies);
-	return fd;
+	return kind == CT_MODULE || (kind == CT_BATCH) == s->batching;
 }
 
 /*
@@ -174,23 +136,49 @@ void session_detect_batch(struct session *s, const char *path)
 		free(sites);
 }
 
-/* Every closure probe of path with uprobe_multi links. Probe names attached, or -errno. */
+/*
+ * Every closure probe of path that this recording attaches, with one uprobe_multi link of
+ * on_probe_multi, each site's kind its cookie. Probe names attached, or -errno.
+ */
 static int attach_multi(struct session *s, const char *path)
 {
-	struct elf_site *sites;
+	struct elf_site *sites, *mine = NULL;
 	long n = elf_probe_sites(path, &sites);
-	int count = 0, err = 0;
+	uint64_t *cookies = NULL;
+	bool seen_kind[CT_BATCH + 1] = {false};
+	int names = 0, fd = 0;
+	size_t k = 0;
 
 	if (n <= 0)
 		return 0;
-	if (!s->batching)
-		err = attach_multi_prog(s, path, sites, n, GROUP_OPS, &count);
-	if (!err)
-		err = attach_multi_prog(s, path, sites, n, GROUP_MODULE, &count);
-	if (!err && s->batching)
-		err = attach_multi_prog(s, path, sites, n, GROUP_BATCH, &count);
+	mine = calloc(n, sizeof(*mine));
+	cookies = calloc(n, sizeof(*cookies));
+	if (!mine || !cookies) {
+		fd = -ENOMEM;
+		goto out;
+	}
+	for (long i = 0; i < n; i++) {
+		int kind = probe_kind(sites[i].name);
+
+		if (kind < 0 || !attaches(s, kind))
+			continue; /* a newer library's probe: not ours to interpret */
+		mine[k] = sites[i];
+		cookies[k++] = (uint64_t)kind;
+		names += !seen_kind[kind];
+		seen_kind[kind] = true;
+	}
+	if (!k)
+		goto out;
+	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
+	fd = usdt_multi_attach(&s->multi, bpf_program__fd(s->skel->progs.on_probe_multi),
+			       s->follow ? 0 : s->pid, path, mine, cookies, k);
+	if (fd >= 0)
+		fd = add_link_fd(s, fd);
+out:
+	free(mine);
+	free(cookies);
 	free(sites);
-	return err ? err : count;
+	return fd < 0 ? fd : names;
 }
 
 /* file: the object as opened (/proc/self/fd/N); path: its name in messages. */
@@ -204,18 +192,12 @@ static int attach_libbpf(struct session *s, const char *file, const char *path)
 	for (size_t i = 0; i < probes.n; i++) {
 		int kind = probe_kind(probes.probes[i].name);
 		LIBBPF_OPTS(bpf_usdt_opts, opts, .usdt_cookie = kind);
-		struct bpf_program *prog = kind == CT_MODULE  ? s->skel->progs.on_module
-					   : kind == CT_BATCH ? s->skel->progs.on_batch
-							      : s->skel->progs.on_op;
 		struct bpf_link *link;
 
-		if (kind < 0)
+		if (kind < 0 || !attaches(s, kind))
 			continue; /* a newer library's probe: not ours to interpret */
-		if (group_of(kind) != GROUP_MODULE &&
-		    (group_of(kind) == GROUP_BATCH) != s->batching)
-			continue;
-		link = bpf_program__attach_usdt(prog, s->follow ? -1 : s->pid, file, "closure",
-						probes.probes[i].name, &opts);
+		link = bpf_program__attach_usdt(s->skel->progs.on_probe, s->follow ? -1 : s->pid,
+						file, "closure", probes.probes[i].name, &opts);
 		if (!link) {
 			err = -errno;
 			if (!attach_error_to_say(s, err))

@@ -1,10 +1,12 @@
 /*
- * The guard process of check_guard.h. Its socket carries 'u' PATH '\0' (the file to remove) and
- * 'r' (released); end of file without 'r' means the recorder died.
+ * The guard process of check_guard.h. Its socket carries 'u' PATH '\0' (the file to remove), 'l'
+ * with link descriptors attached (SCM_RIGHTS) and 'r' (released); end of file without 'r' means
+ * the recorder died.
  */
 #define _GNU_SOURCE
 #include "check_guard.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,40 +17,98 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static bool read_byte(int fd, char *c)
+/* Descriptors per 'l' message, and held at most (more are the recorder's to let go). */
+#define LINKS_PER_MESSAGE 64
+#define LINKS_HELD	  1024
+
+struct held {
+	int fd[LINKS_HELD];
+	size_t n;
+};
+
+/* One byte from the recorder, and the descriptors it carries, kept in h. */
+static bool read_byte(int fd, char *c, struct held *h)
 {
+	union {
+		char buf[CMSG_SPACE(LINKS_PER_MESSAGE * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = {c, 1};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
 
-	do
-		n = read(fd, c, 1);
-	while (n < 0);
+	do {
+		msg.msg_control = control.buf;
+		msg.msg_controllen = sizeof(control.buf);
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+	} while (n < 0 && errno == EINTR);
+	for (struct cmsghdr *m = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL; m; m = CMSG_NXTHDR(&msg, m)) {
+		size_t count = (m->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int got[LINKS_PER_MESSAGE];
+
+		if (m->cmsg_level != SOL_SOCKET || m->cmsg_type != SCM_RIGHTS ||
+		    count > LINKS_PER_MESSAGE)
+			continue;
+		memcpy(got, CMSG_DATA(m), count * sizeof(int));
+		for (size_t i = 0; i < count; i++)
+			if (h->n < LINKS_HELD)
+				h->fd[h->n++] = got[i];
+			else
+				close(got[i]);
+	}
 	return n == 1;
+}
+
+/* Each link's release waits for its grace period: in a guard, nobody waits for it. */
+static void let_go(struct held *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		close(h->fd[i]);
+	h->n = 0;
 }
 
 /* In the guard: wait for the recorder's end; continue the job unless it said all is well. */
 static void guard(int fd, pid_t pgrp)
 {
+	static struct held links;
 	char path[PATH_MAX] = "", c;
 	int null = open("/dev/null", O_RDWR);
 	size_t n;
 
-	/* Hold none of the command's files: a reader downstream must see EOF when we end. */
+	/*
+	 * Hold none of the command's files, nor any the recorder was given: a reader downstream
+	 * must see EOF when the recorder ends, though the guard may outlive it (its links).
+	 */
+	if (fd <= 2) { /* started with a standard descriptor closed: keep the socket apart */
+		int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+		fd = moved >= 0 ? moved : fd;
+	}
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
 		dup2(null, 2);
 	}
+	if (fd > 3)
+		close_range(3, (unsigned int)fd - 1, 0);
+	close_range((unsigned int)fd + 1, ~0U, 0);
 	prctl(PR_SET_NAME, "closuretrace-gd");
-	while (read_byte(fd, &c)) {
-		if (c == 'r')
+	while (read_byte(fd, &c, &links)) {
+		if (c == 'r') {
+			let_go(&links);
 			_exit(0);
+		}
 		if (c != 'u')
 			continue;
-		for (n = 0; read_byte(fd, &c) && c && n + 1 < sizeof(path); n++)
+		for (n = 0; read_byte(fd, &c, &links) && c && n + 1 < sizeof(path); n++)
 			path[n] = c;
 		path[n] = '\0';
 	}
-	/* SIGCONT leaves running processes running: only those held at an exec change. */
+	/*
+	 * The links first: none may stop a process again once it runs on. SIGCONT leaves running
+	 * processes running: only those held at an exec change.
+	 */
+	let_go(&links);
 	kill(-pgrp, SIGCONT);
 	if (path[0])
 		unlink(path);
@@ -84,6 +144,31 @@ void check_guard_unlink(int fd, const char *path)
 		return;
 	(void)!send(fd, "u", 1, MSG_NOSIGNAL);
 	(void)!send(fd, path, strlen(path) + 1, MSG_NOSIGNAL);
+}
+
+bool check_guard_hand_links(int fd, const int *links, size_t n)
+{
+	for (size_t i = 0; fd >= 0 && i < n; i += LINKS_PER_MESSAGE) {
+		size_t count = n - i < LINKS_PER_MESSAGE ? n - i : LINKS_PER_MESSAGE;
+		union {
+			char buf[CMSG_SPACE(LINKS_PER_MESSAGE * sizeof(int))];
+			struct cmsghdr align;
+		} control = {0};
+		struct iovec iov = {"l", 1};
+		struct msghdr msg = {.msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = control.buf,
+				     .msg_controllen = CMSG_SPACE(count * sizeof(int))};
+		struct cmsghdr *m = CMSG_FIRSTHDR(&msg);
+
+		m->cmsg_level = SOL_SOCKET;
+		m->cmsg_type = SCM_RIGHTS;
+		m->cmsg_len = CMSG_LEN(count * sizeof(int));
+		memcpy(CMSG_DATA(m), links + i, count * sizeof(int));
+		if (sendmsg(fd, &msg, MSG_NOSIGNAL) != 1)
+			return false;
+	}
+	return fd >= 0;
 }
 
 void check_guard_release(int fd)

@@ -5,9 +5,16 @@
  * guard is a small process forked before the command starts that waits on a pipe: when the
  * recorder ends without releasing it, it continues the job (the recorder's process group, where
  * the command runs) and removes the unfinished trace.
+ *
+ * It also lets go the uprobe links handed to it once no process of the command is left: each
+ * link's release waits for an RCU-tasks grace period (30-40 ms here, 20-250 ms elsewhere), which
+ * nobody then needs to wait for (recorder/detach.c).
  */
 #ifndef CLOSURETRACE_CHECK_GUARD_H
 #define CLOSURETRACE_CHECK_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 /* Starts the guard. Returns the pipe to talk to it through, or -1 (unguarded). */
 int check_guard_start(void);
@@ -15,7 +22,13 @@ int check_guard_start(void);
 /* The file the guard removes should the recorder die (NULL or "": none). */
 void check_guard_unlink(int fd, const char *path);
 
-/* The recorder let every process go: the guard leaves without doing anything. */
+/*
+ * Hands the guard a copy of links[0..n): it closes them when released (or when the recorder
+ * dies, before it continues the job). True when it holds them all.
+ */
+bool check_guard_hand_links(int fd, const int *links, size_t n);
+
+/* The recorder let every process go: the guard lets go its links and leaves. */
 void check_guard_release(int fd);
 
 #endif

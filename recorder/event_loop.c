@@ -178,6 +178,8 @@ int session_poll(struct session *s, int timeout_ms)
 		enter(s, PHASE_DONE);
 	}
 	if (s->phase != PHASE_DONE && !procset_alive(s)) {
+		/* Nothing is left to fire the probes: nobody need wait for their detach. */
+		session_detach_behind(s);
 		drain_sync(s->drain); /* what the last process wrote before it went */
 		enter(s, PHASE_DONE);
 	}

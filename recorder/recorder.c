@@ -236,6 +236,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
 			   shares_terminal(o->pid ? o->pid : r->child.pid);
 		s->launched = s->follow = s->stop_on_load = !o->pid;
+		s->guard = r->guard;
 		s->exe = r->exe;
 		s->consumer = o->consumer;
 		s->consumer_ctx = o->consumer_ctx;

@@ -12,6 +12,7 @@
  *   addresses.c     the process's objects and the call-site addresses written as sym records
  *   procset.c       the set of processes a launched command became (fork and exec following)
  *   attach.c        probe discovery and attachment (uprobe_multi, or libbpf's per-site way)
+ *   detach.c        the links let go together, in the background
  *   session.c       the session's clock and BPF statistics, below them all
  */
 #ifndef CLOSURETRACE_SESSION_H
@@ -61,7 +62,8 @@ struct session {
 	size_t n_link_fds;
 	struct bpf_link **links; /* libbpf's links */
 	size_t n_links;
-	struct file_id *attached; /* files whose probes are attached */
+	struct detacher *detacher; /* the links being let go (detach.c) */
+	struct file_id *attached;  /* files whose probes are attached */
 	size_t n_attached;
 
 	pid_t pid;
@@ -76,6 +78,7 @@ struct session {
 	bool abandoned;	   /* recorder_abandon: nothing more is decoded or emitted */
 	struct hashmap tid_pid; /* follow mode: tid -> pid (uint32_t), a cache of the BPF map */
 	int pidfd, sigfd, epfd;
+	int guard;	  /* the launched command's guard (check_guard.h), or -1 */
 	bool root_exited; /* the launched command's first process has exited */
 	bool init_pidns;  /* we live in the first pid namespace (procset.c) */
 
@@ -214,6 +217,14 @@ void procset_signal(struct session *s, int sig);
 size_t procset_list(struct session *s, pid_t *pids, size_t max);
 /* SIGCONT the first process through its pidfd (the pid may be reused, the pidfd cannot). */
 void procset_continue(struct session *s);
+
+/* detach.c */
+/* Lets every link attached so far go, in threads (the probes fire no more). */
+void session_detach_start(struct session *s);
+/* The same once no traced process is left: the uprobe links go to the guard, which waits. */
+void session_detach_behind(struct session *s);
+/* Until the links session_detach_start let go are gone. */
+void session_detach_wait(struct session *s);
 
 /* event_loop.c */
 int session_start(struct session *s, uint64_t start_ns);

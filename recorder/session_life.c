@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +33,7 @@ int session_init(struct session *s, pid_t pid)
 	hashmap_init(&s->tid_pid, sizeof(uint32_t));
 	s->pid = pid;
 	objects_set_process(&s->objects, pid);
-	s->pidfd = s->sigfd = s->epfd = -1;
+	s->pidfd = s->sigfd = s->epfd = s->guard = -1;
 	s->syms = symbols_new();
 	return s->syms && !session_batch_init(s, session_now_ns()) ? 0 : -1;
 }
@@ -56,16 +55,11 @@ static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list
 static int open_and_load(struct session *s, size_t buffer_size)
 {
 	struct closuretrace_bpf *skel = closuretrace_bpf__open();
-	struct bpf_program *multi[4];
 	int err;
 
 	if (!skel)
 		return -errno;
 	s->skel = skel;
-	multi[0] = skel->progs.on_op_multi;
-	multi[1] = skel->progs.on_module_multi;
-	multi[2] = skel->progs.on_batch_multi;
-	multi[3] = skel->progs.on_loader;
 	skel->rodata->wakeup_bytes = buffer_size / 8;
 	skel->rodata->stop_on_load = s->stop_on_load;
 	err = procset_setup(s);
@@ -74,17 +68,18 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		err = bpf_map__set_max_entries(skel->maps.events, buffer_size);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
-	for (int i = 0; i < 3 && !err; i++)
-		err = s->use_libbpf ? bpf_program__set_autoload(multi[i], false)
+	if (!err)
+		err = s->use_libbpf ? bpf_program__set_autoload(skel->progs.on_probe_multi, false)
 				    : bpf_program__set_expected_attach_type(
-					      multi[i], USDT_ATTACH_UPROBE_MULTI);
+					      skel->progs.on_probe_multi, USDT_ATTACH_UPROBE_MULTI);
 	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17); without it, or asked for a
 	 * cold ring, it is not loaded. */
 	if (!err && (s->cold_ring ||
 		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1))
 		err = bpf_program__set_autoload(skel->progs.touch_ring, false);
 	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
-		err = bpf_program__set_expected_attach_type(multi[3], USDT_ATTACH_UPROBE_MULTI);
+		err = bpf_program__set_expected_attach_type(skel->progs.on_loader,
+							    USDT_ATTACH_UPROBE_MULTI);
 	if (!err)
 		err = closuretrace_bpf__load(skel);
 	return err < 0 ? err : -err;
@@ -271,61 +266,13 @@ uint64_t session_finish(struct session *s)
 	       (s->drain ? drain_lost(s->drain) : 0);
 }
 
-/* One link let go: link_fds[i], or past them libbpf's links[i - n_link_fds]. */
-struct detach {
-	struct session *s;
-	size_t i;
-};
-
-static void *detach_one(void *arg)
-{
-	const struct detach *d = arg;
-
-	if (d->i < d->s->n_link_fds)
-		close(d->s->link_fds[d->i]);
-	else
-		bpf_link__destroy(d->s->links[d->i - d->s->n_link_fds]);
-	return NULL;
-}
-
-/*
- * Every link let go. Each detach waits for an RCU grace period (20-250 ms measured here, a fixed
- * cost of every check): one thread each, so that the waits overlap. Inline where a thread cannot
- * be made.
- */
-static void detach_all(struct session *s)
-{
-	size_t n = s->n_link_fds + s->n_links;
-	struct detach *d = calloc(n, sizeof(*d));
-	pthread_t *t = calloc(n, sizeof(*t));
-	bool *threaded = calloc(n, sizeof(*threaded));
-
-	for (size_t i = 0; i < n; i++) {
-		struct detach inline_one = {s, i};
-
-		if (d && t && threaded) {
-			d[i] = inline_one;
-			threaded[i] = !pthread_create(&t[i], NULL, detach_one, &d[i]);
-		}
-		if (!threaded || !threaded[i])
-			detach_one(&inline_one);
-	}
-	for (size_t i = 0; threaded && i < n; i++)
-		if (threaded[i])
-			pthread_join(t[i], NULL);
-	free(d);
-	free(t);
-	free(threaded);
-}
-
 void session_close(struct session *s)
 {
-	detach_all(s);
-	free(s->link_fds);
+	session_detach_start(s); /* what is still attached */
+	session_detach_wait(s);
 	usdt_multi_free(&s->multi);
 	if (s->stop_on_load)
 		procset_continue(s); /* never leave it stopped at a loader change */
-	free(s->links);
 	snapshot_free(s);
 	/*
 	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
