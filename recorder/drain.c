@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -47,6 +48,12 @@ struct drain {
 	pthread_t thread;
 	bool running; /* the thread runs: the ring buffer's callback is on it */
 	int efd;
+	/*
+	 * The thread waits on the ring buffer and on wake, which drain_sync and drain_stop write:
+	 * else they would wait for the end of its POLL_MS (two waits of up to 5 ms ended every
+	 * check). epfd -1: libbpf's own wait, to the timeout.
+	 */
+	int epfd, wake;
 	struct spool q;	     /* events, in the ring buffer's order */
 	struct spool urgent; /* module, loader and exec records: handled before the events */
 	uint64_t put_lost;   /* operations of records the queue could not keep (no memory) */
@@ -237,6 +244,44 @@ bool drain_record(struct drain *d, const void *data, size_t size)
 	return true;
 }
 
+/* Until the ring buffer has records, the loop asks, or timeout_ms have passed. */
+static void wait_for_records(struct drain *d, int timeout_ms)
+{
+	struct epoll_event ev[2];
+	uint64_t v;
+
+	if (d->epfd < 0) {
+		ring_buffer__poll(d->rb, timeout_ms);
+		return;
+	}
+	if (timeout_ms)
+		(void)epoll_wait(d->epfd, ev, 2, timeout_ms);
+	(void)!read(d->wake, &v, sizeof(v));
+}
+
+/* The loop asks something of the thread: its wait ends now. */
+static void wake(struct drain *d)
+{
+	uint64_t one = 1;
+
+	if (d->wake >= 0)
+		(void)!write(d->wake, &one, sizeof(one));
+}
+
+/* The thread's wait on the ring buffer's records and on wake; -1 when one cannot be made. */
+static int wait_set(struct drain *d)
+{
+	struct epoll_event rb = {.events = EPOLLIN}, woken = {.events = EPOLLIN};
+	int fd = d->wake >= 0 ? epoll_create1(EPOLL_CLOEXEC) : -1;
+
+	if (fd >= 0 && (epoll_ctl(fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(d->rb), &rb) ||
+			epoll_ctl(fd, EPOLL_CTL_ADD, d->wake, &woken))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static void *run(void *arg)
 {
 	struct drain *d = arg;
@@ -256,7 +301,7 @@ static void *run(void *arg)
 		req = d->sync_req;
 		stop = d->stop;
 		pthread_mutex_unlock(&d->lock);
-		ring_buffer__poll(d->rb, stop || req != d->sync_done ? 0 : POLL_MS);
+		wait_for_records(d, stop || req != d->sync_done ? 0 : POLL_MS);
 		ring_buffer__consume(d->rb);
 		queued = spool_commit(&d->urgent);
 		queued |= spool_commit(&d->q);
@@ -281,7 +326,7 @@ int drain_start(struct session *s, drain_take_fn *take)
 	if (!d)
 		return -ENOMEM;
 	s->drain = d;
-	d->efd = -1;
+	d->efd = d->epfd = d->wake = -1;
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->done, NULL);
 	/* Tests make the queue spill early (record_test.sh spool_killed). */
@@ -307,6 +352,8 @@ int drain_start(struct session *s, drain_take_fn *take)
 	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->efd < 0)
 		return -errno;
+	d->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->epfd = wait_set(d);
 	d->running = true;
 	err = pthread_create(&d->thread, NULL, run, d);
 	if (err)
@@ -362,6 +409,7 @@ void drain_sync(struct drain *d)
 		return;
 	pthread_mutex_lock(&d->lock);
 	want = ++d->sync_req;
+	wake(d);
 	while (d->sync_done < want)
 		pthread_cond_wait(&d->done, &d->lock);
 	pthread_mutex_unlock(&d->lock);
@@ -374,6 +422,7 @@ void drain_stop(struct drain *d)
 	pthread_mutex_lock(&d->lock);
 	d->stop = true;
 	pthread_mutex_unlock(&d->lock);
+	wake(d);
 	pthread_join(d->thread, NULL);
 	d->running = false;
 }
@@ -385,6 +434,10 @@ void drain_free(struct drain *d)
 	drain_stop(d);
 	if (d->efd >= 0)
 		close(d->efd);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->wake >= 0)
+		close(d->wake);
 	spool_free(&d->q);
 	spool_free(&d->urgent);
 	pthread_mutex_destroy(&d->lock);
