@@ -222,6 +222,16 @@ static int maps_read(struct maps_snapshot *m, pid_t pid, uint64_t now)
 	return 0;
 }
 
+/* Whether the snapshot holds the file id (or a file by the name path). */
+static bool snapshot_maps(const struct maps_snapshot *m, const char *path, struct file_id id)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if ((id.ino && m->ids[i].ino == id.ino && m->ids[i].dev == id.dev) ||
+		    !strcmp(m->paths[i], path))
+			return true;
+	return false;
+}
+
 int objects_mapped(struct maps_snapshot *m, pid_t pid, uint64_t seen_ns, uint64_t now,
 		   uint64_t min_gap_ns, const char *path, struct file_id id)
 {
@@ -229,13 +239,16 @@ int objects_mapped(struct maps_snapshot *m, pid_t pid, uint64_t seen_ns, uint64_
 
 	if (stale && maps_read(m, pid, now))
 		return -1;
+	/*
+	 * Read before the record was made, the snapshot may predate the mapping (the library's
+	 * module record at its start, the maps read at the exec stop a moment before): read again
+	 * before refusing. A flood of refusals is bounded by the caller (addresses.c).
+	 */
+	if (m->n && !snapshot_maps(m, path, id) && m->read_ns < seen_ns && maps_read(m, pid, now))
+		return -1;
 	if (!m->n)
 		return -1; /* a zombie's maps are empty: as gone */
-	for (size_t i = 0; i < m->n; i++)
-		if ((id.ino && m->ids[i].ino == id.ino && m->ids[i].dev == id.dev) ||
-		    !strcmp(m->paths[i], path))
-			return 1;
-	return 0;
+	return snapshot_maps(m, path, id);
 }
 
 void objects_free(struct objects *o)

@@ -80,8 +80,10 @@ struct maps_snapshot {
  * Whether process pid maps the file id (or a file by the name path): 1 yes, 0 no, -1 its maps
  * cannot be read or are empty (gone, or a zombie). The maps are read again when m holds another
  * process's, or was read before seen_ns (the record's time: the mapping may be newer) and at least
- * min_gap_ns before now (a flood of records reads them at most so often). What a closure:module
- * record names is believed only when the process maps it (docs/probes.md, "Trust boundary").
+ * min_gap_ns before now (a flood of records reads them at most so often), and before a "no" from
+ * a snapshot read before seen_ns (the caller bounds how many refusals it examines). What a
+ * closure:module record names is believed only when the process maps it (docs/probes.md, "Trust
+ * boundary").
  */
 int objects_mapped(struct maps_snapshot *m, pid_t pid, uint64_t seen_ns, uint64_t now,
 		   uint64_t min_gap_ns, const char *path, struct file_id id);
