@@ -461,8 +461,7 @@ int on_execveat(void *ctx)
 /*
  * Every closure probe, whichever it is: the attachment's usdt cookie names it (enum ct_kind). One
  * program, so that an object takes one uprobe_multi link: each link's detach waits for an
- * RCU-tasks grace period (30-40 ms measured here), and links let go together share one only if
- * their waits start together.
+ * RCU-tasks grace period (30-40 ms measured here), and two links seldom share one.
  */
 static __always_inline int record_probe(struct pt_regs *ctx)
 {

@@ -21,6 +21,12 @@
 #define LINKS_PER_MESSAGE 64
 #define LINKS_HELD	  1024
 
+/* Room for one message's descriptors, aligned as a control message. */
+union link_control {
+	char buf[CMSG_SPACE(LINKS_PER_MESSAGE * sizeof(int))];
+	struct cmsghdr align;
+};
+
 struct held {
 	int fd[LINKS_HELD];
 	size_t n;
@@ -29,10 +35,7 @@ struct held {
 /* One byte from the recorder, and the descriptors it carries, kept in h. */
 static bool read_byte(int fd, char *c, struct held *h)
 {
-	union {
-		char buf[CMSG_SPACE(LINKS_PER_MESSAGE * sizeof(int))];
-		struct cmsghdr align;
-	} control;
+	union link_control control;
 	struct iovec iov = {c, 1};
 	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 	ssize_t n;
@@ -150,10 +153,7 @@ bool check_guard_hand_links(int fd, const int *links, size_t n)
 {
 	for (size_t i = 0; fd >= 0 && i < n; i += LINKS_PER_MESSAGE) {
 		size_t count = n - i < LINKS_PER_MESSAGE ? n - i : LINKS_PER_MESSAGE;
-		union {
-			char buf[CMSG_SPACE(LINKS_PER_MESSAGE * sizeof(int))];
-			struct cmsghdr align;
-		} control = {0};
+		union link_control control = {0};
 		struct iovec iov = {"l", 1};
 		struct msghdr msg = {.msg_iov = &iov,
 				     .msg_iovlen = 1,

@@ -1,15 +1,15 @@
 /*
  * The session's BPF links let go. Every uprobe link's release waits for an RCU-tasks grace period
- * (30-40 ms measured here, 20-250 ms elsewhere; two links seldom share one), a fixed cost of every
- * check that its user would wait for, after the verdict.
+ * (30-40 ms measured here, 20-250 ms elsewhere; two links released at the same moment were seen
+ * to share one seldom), a fixed cost of every check that its user would wait for, after the
+ * verdict.
  *
  * Once no traced process is left (session_poll), nothing can fire the uprobe links any more: the
  * guard process of a launched command (check_guard.h) is handed their last references and lets
  * them go while we end (a check of a short test paid a third of its time for the waits). The
  * other links (tracepoints, libbpf's: cheap, or on old kernels), those of -p, and every link of a
- * session whose processes still run (a stop) go here, in threads of their own, released together
- * (the threads wait for a start signal) so that their waits start at once and may share a grace
- * period.
+ * session whose processes still run (a stop) go here, each in a thread of its own, so that the
+ * waits overlap; started as early, and joined at the close.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -23,7 +23,6 @@
 #include "session.h"
 
 struct release {
-	struct detacher *d;
 	int fd;		       /* a uprobe_multi link, or -1 */
 	struct bpf_link *link; /* else one of libbpf's */
 	bool threaded;
@@ -31,31 +30,18 @@ struct release {
 };
 
 struct detacher {
-	pthread_mutex_t lock;
-	pthread_cond_t started;
-	bool go;
 	size_t n;
 	struct release r[];
 };
 
-static void release(const struct release *r)
+static void *release(void *arg)
 {
+	const struct release *r = arg;
+
 	if (r->fd >= 0)
 		close(r->fd);
 	else
 		bpf_link__destroy(r->link);
-}
-
-static void *release_when_told(void *arg)
-{
-	struct release *r = arg;
-	struct detacher *d = r->d;
-
-	pthread_mutex_lock(&d->lock);
-	while (!d->go)
-		pthread_cond_wait(&d->started, &d->lock);
-	pthread_mutex_unlock(&d->lock);
-	release(r);
 	return NULL;
 }
 
@@ -75,8 +61,7 @@ void session_detach_start(struct session *s)
 	struct detacher *d = n ? calloc(1, sizeof(*d) + n * sizeof(d->r[0])) : NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		struct release one = {.d = d,
-				      .fd = i < s->n_link_fds ? s->link_fds[i] : -1,
+		struct release one = {.fd = i < s->n_link_fds ? s->link_fds[i] : -1,
 				      .link = i < s->n_link_fds ? NULL
 								: s->links[i - s->n_link_fds]};
 
@@ -85,22 +70,12 @@ void session_detach_start(struct session *s)
 			continue;
 		}
 		d->r[i] = one;
+		d->r[i].threaded = !pthread_create(&d->r[i].thread, NULL, release, &d->r[i]);
+		if (!d->r[i].threaded)
+			release(&d->r[i]);
 	}
-	if (d) {
-		pthread_mutex_init(&d->lock, NULL);
-		pthread_cond_init(&d->started, NULL);
+	if (d)
 		d->n = n;
-		for (size_t i = 0; i < n; i++)
-			d->r[i].threaded =
-				!pthread_create(&d->r[i].thread, NULL, release_when_told, &d->r[i]);
-		pthread_mutex_lock(&d->lock);
-		d->go = true;
-		pthread_cond_broadcast(&d->started);
-		pthread_mutex_unlock(&d->lock);
-		for (size_t i = 0; i < n; i++)
-			if (!d->r[i].threaded)
-				release(&d->r[i]);
-	}
 	/* Handed over: links attached from now on are the next call's. */
 	free(s->link_fds);
 	free(s->links);
@@ -120,7 +95,5 @@ void session_detach_wait(struct session *s)
 	for (size_t i = 0; i < d->n; i++)
 		if (d->r[i].threaded)
 			pthread_join(d->r[i].thread, NULL);
-	pthread_mutex_destroy(&d->lock);
-	pthread_cond_destroy(&d->started);
 	free(d);
 }

@@ -12,7 +12,7 @@
  *   addresses.c     the process's objects and the call-site addresses written as sym records
  *   procset.c       the set of processes a launched command became (fork and exec following)
  *   attach.c        probe discovery and attachment (uprobe_multi, or libbpf's per-site way)
- *   detach.c        the links let go together, in the background
+ *   detach.c        the links let go, in threads, or by the guard once the command ended
  *   session.c       the session's clock and BPF statistics, below them all
  */
 #ifndef CLOSURETRACE_SESSION_H
