@@ -15,26 +15,10 @@
 #include "elf_probes.h"
 #include "event.h"
 #include "object_open.h"
+#include "proc_mem.h"
 #include "session.h"
 
 #define MAX_OBJECTS 256
-
-char session_process_state(pid_t pid, unsigned long *flags)
-{
-	char path[64], buf[1024], *p, state = '?';
-	FILE *f;
-
-	*flags = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return state;
-	/* After the command name's closing parenthesis: state, then 5 numbers, then flags. */
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
-		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags);
-	fclose(f);
-	return state;
-}
 
 bool session_process_gone(pid_t pid)
 {
@@ -43,7 +27,7 @@ bool session_process_gone(pid_t pid)
 
 	if (kill(pid, 0) && errno == ESRCH)
 		return true;
-	state = session_process_state(pid, &flags);
+	state = proc_state(pid, &flags);
 	return state == 'Z' || state == 'X';
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -50,4 +51,21 @@ bool proc_exe(pid_t pid, char *buf, size_t len)
 		return false;
 	buf[n] = '\0';
 	return true;
+}
+
+char proc_state(pid_t pid, unsigned long *flags)
+{
+	char path[64], buf[1024], *p, state = '?';
+	FILE *f;
+
+	*flags = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return state;
+	/* After the command name's closing parenthesis: state, then 5 numbers, then flags. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')))
+		sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, flags);
+	fclose(f);
+	return state;
 }

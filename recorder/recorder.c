@@ -61,14 +61,14 @@ static int no_user_code(pid_t pid)
 {
 	int err = errno; /* why the read failed, before /proc/PID/stat is read */
 	unsigned long flags;
-	char state = session_process_state(pid, &flags);
+	char state = proc_state(pid, &flags);
 
 	if (state == 'Z')
 		fprintf(stderr,
 			"closuretrace: process %d has exited (a zombie its parent has not reaped): "
 			"nothing to record\n",
 			(int)pid);
-	else if (flags & SESSION_PF_KTHREAD)
+	else if (flags & PROC_PF_KTHREAD)
 		fprintf(stderr,
 			"closuretrace: process %d is a kernel thread: it runs no user code to "
 			"record\n",

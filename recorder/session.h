@@ -167,9 +167,6 @@ void session_close(struct session *s);
 void session_take_record(struct session *s, const void *data, size_t size);
 
 /* attach.c */
-#define SESSION_PF_KTHREAD 0x00200000ul /* linux/sched.h: a kernel thread */
-/* The state letter and flags of /proc/PID/stat ('?' and 0 when it cannot be read). */
-char session_process_state(pid_t pid, unsigned long *flags);
 /* Whether pid has exited: gone, or a zombie (which kill(pid, 0) and pidfd_open still accept). */
 bool session_process_gone(pid_t pid);
 /* Every closure probe of the ELF file at path (once per file): probe names attached, or -errno. */
