@@ -78,9 +78,11 @@ echo "ok: hang traced to $S:$PUT, stuck at $S:$SYNC"
 pid=$!
 trap 'kill $pid 2>/dev/null; rm -rf "$WORK"' EXIT
 AGE='[0-9.]+ (ns|µs|ms|s)' X='0x[0-9a-f]+'
+# Until the hang has settled: the writer asleep, and the bio's completion past (it drops the
+# reference the I/O held; a ps in between, 1.5 ms after the start, saw the child still at r 2).
 for _ in $(seq 100); do
 	"$CT" ps -p $pid >ps.txt 2>err || fail "ps: $(cat err)"
-	grep -q "sleeps in closure_sync" ps.txt && break
+	grep -q "sleeps in closure_sync" ps.txt && grep -Eq "^  $X r 1 D " ps.txt && break
 	sleep 0.05
 done
 want=("process $pid \\($(realpath "$PROG")\\): 2 live closures, listed by .*"
