@@ -78,6 +78,7 @@ check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, ui
 				      "reference with continue_at, closure_return or closure_sync)"
 				    : "count reached zero while on a waitlist");
 	}
+	closure_debug_check_live(cl, old, name, ip); /* last: the count's checks say more */
 }
 
 /*
@@ -164,7 +165,7 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 			    "its continuation is still queued (not started yet)");
 	cl->released_at = ip;
 	if (wq)
-		workqueue_queue(wq, cl);
+		workqueue_queue(wq, cl, ip, name);
 	else
 		workqueue_queue_program(cl->program_wq, cl, ip, name);
 }
@@ -225,19 +226,6 @@ static void settle(struct closure *cl, struct sub_result res, const char *name, 
 	}
 }
 
-/*
- * closure_get() found the count was 0, or took it to the count's guard bit (2^23 references: one
- * more would carry into the flags); called from the user's code, so the caller is the get.
- */
-void closure_get_finished(struct closure *cl, uint32_t r)
-{
-	if (r & (CLOSURE_DESTRUCTOR >> 1))
-		closure_bug(cl, CLOSURE_BUG_OVERFLOW, "closure_get", r - 1, CALLER_IP(),
-			    "too many references: the count reached its limit (8388607)");
-	closure_bug(cl, CLOSURE_BUG_GET_FINISHED, "closure_get", r - 1 /* the count it found */,
-		    CALLER_IP(), "reference taken on a finished closure");
-}
-
 /* A sub (the sub probe, argument v) or a put (the put probe: lib/probes_unguarded.c, always). */
 PROBE_BODY void sub_body(struct closure *cl, uint32_t v, int kind, const char *name, uintptr_t ip,
 			 const bool traced)
@@ -292,6 +280,7 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "a closure cannot be its own parent (it would wait for itself)");
 	closure_debug_check_init(cl, "closure_init", ip);
+	closure_side_stack_prepare();
 	cl->wq = NULL;
 	cl->program_wq = NULL;
 	cl->queued = 0;
@@ -317,6 +306,7 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	 * can only succeed after this store, so its event never precedes the init in the trace.
 	 */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
+	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_ALIVE, __ATOMIC_RELAXED); /* before the count */
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
 	__atomic_store_n(CLOSURE_WORD(cl), CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 	closure_debug_create(cl);
@@ -344,6 +334,7 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 {
 	/* A listed closure cleared here would break the live list. */
 	closure_debug_check_init(cl, "closure_init_stack", ip);
+	closure_side_stack_prepare();
 	memset(cl, 0, sizeof(*cl));
 	cl->ip = cl->init_ip = ip;
 	closure_debug_stamp(&cl->init_ns);
@@ -385,11 +376,6 @@ void closure_init_stack(struct closure *cl)
 	closure_init_stack_at(cl, CALLER_IP());
 }
 
-void closure_init_stack_release(struct closure *cl)
-{
-	closure_init_stack_at(cl, CALLER_IP());
-}
-
 void closure_set_stopped(struct closure *cl)
 {
 	/* A sub of the flag alone: clearing a RUNNING that is not set is caught as bad flags. */
@@ -410,19 +396,11 @@ void closure_debug_destroy(struct closure *cl)
 	closure_debug_unlist(cl);
 }
 
-static void require_running(struct closure *cl, const char *name, uintptr_t ip)
-{
-	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
-
-	if (!(r & CLOSURE_RUNNING))
-		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
-			    "not running: only the owner of the running reference may give it up");
-}
-
 /* A plain store, as in the kernel: allowed on a closure that is not running. */
 static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq,
-		      uintptr_t ip)
+		      const char *name, uintptr_t ip)
 {
+	workqueue_check_live(wq.own, cl, name, ip); /* where it is named, not at the last put */
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	closure_debug_stamp(&cl->ip_ns);
@@ -440,7 +418,7 @@ static uintptr_t wq_addr(struct closure_wq_ref wq)
 
 void set_closure_fn(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq)
 {
-	set_fn_at(cl, fn, wq, CALLER_IP());
+	set_fn_at(cl, fn, wq, "set_closure_fn", CALLER_IP());
 }
 
 /* continue_at's how (closure_probes.h). */
@@ -449,12 +427,6 @@ enum {
 	CLOSURE_HOW_LIST(HOW_ENUM)
 #undef HOW_ENUM
 };
-
-/* The flag letters of a trace stand for closure.h's bits. */
-#define FLAG_MATCHES(name, bit, letter)                                                            \
-	_Static_assert(CLOSURE_##name == 1u << (bit), "closure_probes.h: flag " #name);
-CLOSURE_FLAG_LIST(FLAG_MATCHES)
-#undef FLAG_MATCHES
 
 /*
  * Give up the running reference (how: continue_at, return, or destructor). With a destructor, one
@@ -467,8 +439,8 @@ PROBE_BODY void continue_at_body(struct closure *cl, struct closure_fn_ref fn,
 	uint32_t v = how == HOW_DESTRUCTOR ? CLOSURE_RUNNING - CLOSURE_DESTRUCTOR + 1
 					   : CLOSURE_RUNNING + 1;
 
-	require_running(cl, name, ip);
-	set_fn_at(cl, fn, wq, ip);
+	closure_require_running(cl, name, ip);
+	set_fn_at(cl, fn, wq, name, ip);
 	SUB_AND_SETTLE(traced, cl, v, name, ip,
 		       probe_op3_settle(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn,
 					wq_addr(wq), how));
@@ -514,7 +486,7 @@ PROBE_BODY void continue_at_nobarrier_body(struct closure *cl, struct closure_fn
 {
 	uint32_t r;
 
-	set_fn_at(cl, fn, wq, ip);
+	set_fn_at(cl, fn, wq, "continue_at_nobarrier", ip);
 	r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 	(void)r;
 	probe_op3_in(traced, continue_at, cl, r, ip, (uintptr_t)fn.fn, wq_addr(wq), HOW_NOBARRIER);
@@ -555,14 +527,14 @@ static void sleep_while_sleeping(struct closure *cl)
 		closure_sleep_on(CLOSURE_WORD(cl), r, 0);
 }
 
-PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool traced)
+/* closure_return_sync up to the last put: give up the running reference, sleep until woken. */
+PROBE_BODY void return_sync_sleep(struct closure *cl, uintptr_t ip, const bool traced)
 {
 	const char *name = "closure_return_sync";
-	struct closure *parent = cl->parent;
-	uint32_t r;
 
-	require_running(cl, name, ip);
-	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, (struct closure_wq_ref){NULL, NULL}, ip);
+	closure_require_running(cl, name, ip);
+	set_fn_at(cl, (struct closure_fn_ref){NULL, 0}, (struct closure_wq_ref){NULL, NULL}, name,
+		  ip);
 	/*
 	 * One step: drop the running reference, clear RUNNING, set DESTRUCTOR (so that the last put
 	 * finishes rather than requeues) and SLEEPING (so that it only wakes us: the count stays
@@ -572,6 +544,28 @@ PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool tr
 		       CLOSURE_REMAINING_INITIALIZER - CLOSURE_DESTRUCTOR - CLOSURE_SLEEPING, name,
 		       ip, probe_op3_settle(traced, continue_at, cl, r, ip, 0, 0, HOW_RETURN));
 	sleep_while_sleeping(cl);
+}
+
+/* The same, as closure_sleep_off_stack() calls it (lib/sleep.c: under memcheck). */
+static uintptr_t return_sync_sleep_words(uintptr_t cl, uintptr_t ip, uintptr_t traced, uintptr_t d)
+{
+	if (traced)
+		return_sync_sleep((struct closure *)cl, ip, true);
+	else
+		return_sync_sleep((struct closure *)cl, ip, false);
+	return d; /* 0 */
+}
+
+/* The parent's put stays on the program's stack: it may run the program's own code. */
+PROBE_BODY void return_sync_body(struct closure *cl, uintptr_t ip, const bool traced)
+{
+	struct closure *parent = cl->parent;
+	uint32_t r;
+
+	if (__builtin_expect(closure_under_memcheck, 0))
+		closure_sleep_off_stack(return_sync_sleep_words, (uintptr_t)cl, ip, traced, 0);
+	else
+		return_sync_sleep(cl, ip, traced);
 	r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
 	(void)r; /* only the probes use it */
 	/* Tested again after the sleep: a tracer may have attached meanwhile. */
@@ -696,13 +690,14 @@ void closure_wake_up(struct closure_waitlist *list)
 #define SYNC_TIMEOUT_MAX_MS (1000ll * 1000 * 1000 * 1000)
 
 /* Sleeps until only the running reference is left (r: the count when it was called). */
-static __attribute__((noinline)) int sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
-						uintptr_t ip)
+__attribute__((noinline)) int closure_sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
+						 uintptr_t ip)
 {
 	uint64_t deadline = 0; /* none */
 	int ret = 0;
 
-	require_running(cl, "closure_sync", ip); /* only its owner may wait for the others */
+	closure_require_running(cl, "closure_sync",
+				ip); /* only its owner may wait for the others */
 	if (timeout_ms >= 0 && timeout_ms <= SYNC_TIMEOUT_MAX_MS)
 		deadline = closure_clock_ns() + (uint64_t)timeout_ms * 1000000u;
 	closure_debug_sync_begin(cl, ip);
@@ -764,19 +759,18 @@ static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t
 	 * running with a reference out (its owner gave the running one up; this caller does not own
 	 * it): the slow path, which says the rule is broken.
 	 */
-	if ((r & CLOSURE_REMAINING_MASK) > 1 || (r && !(r & CLOSURE_RUNNING)))
-		return sync_sleep(cl, r, timeout_ms, ip);
+	if ((r & CLOSURE_REMAINING_MASK) > 1 || (r && !(r & CLOSURE_RUNNING))) {
+		/* Under memcheck: off the program's stack (lib/sleep.c). */
+		if (__builtin_expect(closure_under_memcheck, 0))
+			return closure_sync_off_stack(cl, r, timeout_ms, ip);
+		return closure_sync_sleep(cl, r, timeout_ms, ip);
+	}
 	if (PROBE_TRACED_IF(PROBE_WORD(sync_begin) | PROBE_WORD(sync_end)))
 		return sync_nothing_traced(cl, r, timeout_ms, ip);
 	return 0;
 }
 
 void closure_sync(struct closure *cl)
-{
-	closure_sync_at(cl, -1, CALLER_IP());
-}
-
-void closure_sync_unbounded(struct closure *cl)
 {
 	closure_sync_at(cl, -1, CALLER_IP());
 }
@@ -790,10 +784,13 @@ int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms)
 
 /* bcachefs's exported names (closure.h): the same functions; the call site stays the caller's. */
 #define CLOSURE_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target)))
+/* And the names that are the same function here (closure.h says why). */
+CLOSURE_ALIAS(closure_init_stack_release, closure_init_stack);
+CLOSURE_ALIAS(closure_sync_unbounded, closure_sync);
 CLOSURE_ALIAS(bch2_closure_sub, closure_sub);
 CLOSURE_ALIAS(__bch2_closure_wake_up, closure_wake_up);
 CLOSURE_ALIAS(bch2_closure_wait, closure_wait);
 CLOSURE_ALIAS(__bch2_closure_sync, closure_sync);
 CLOSURE_ALIAS(__bch2_closure_sync_timeout, closure_sync_timeout);
 CLOSURE_ALIAS(bch2_closure_return_sync, closure_return_sync);
-CLOSURE_ALIAS(bch2_closure_sync_unbounded, closure_sync_unbounded);
+CLOSURE_ALIAS(bch2_closure_sync_unbounded, closure_sync);

@@ -60,23 +60,86 @@ static void describe_site(char *buf, size_t size, uintptr_t addr)
 			 (unsigned long)(addr - map->l_addr));
 }
 
-noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
-			  uint32_t remaining, uintptr_t ip, const char *detail)
+/*
+ * What every broken rule does: the bug probe, one line on stderr, abort. obj is the closure, or
+ * for a workqueue destroyed twice the workqueue; counts is " (count N, flags 0xF)", or "" then.
+ */
+static noreturn void bug_report(void *obj, enum closure_bug bug, const char *op, uint32_t remaining,
+				uintptr_t ip, const char *detail, const char *counts)
 {
 	char where[512];
 
 	(void)bug; /* only the probe uses it */
 	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
 	/* Recorded whatever its tree: a bug is never sampled away (and cl may be no closure). */
-	probe_op1_rec_in(PROBE_TRACED(bug), true, bug, cl, remaining, ip, (long)bug);
+	probe_op1_rec_in(PROBE_TRACED(bug), true, bug, obj, remaining, ip, (long)bug);
 	if (CLOSURE_BATCH_ON())
 		closure_batch_flush(); /* abort() runs no exit handler */
 	describe_site(where, sizeof(where), ip);
-	fprintf(stderr, "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s\n", op,
-		(void *)cl, detail, remaining & CLOSURE_REMAINING_MASK,
-		remaining & ~CLOSURE_REMAINING_MASK, where);
+	fprintf(stderr, "closure BUG: %s(%p): %s%s, called from %s\n", op, obj, detail, counts,
+		where);
 	fflush(stderr);
 	abort();
+}
+
+noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
+			  uint32_t remaining, uintptr_t ip, const char *detail)
+{
+	char counts[64];
+
+	snprintf(counts, sizeof(counts), " (count %u, flags 0x%x)",
+		 remaining & CLOSURE_REMAINING_MASK, remaining & ~CLOSURE_REMAINING_MASK);
+	bug_report(cl, bug, op, remaining, ip, detail, counts);
+}
+
+noreturn void workqueue_bug(struct workqueue *wq, const char *op, uintptr_t ip, const char *detail)
+{
+	bug_report(wq, CLOSURE_BUG_DEAD_WORKQUEUE, op, 0, ip, detail, "");
+}
+
+noreturn void closure_not_alive_at(struct closure *cl, uint32_t remaining, const char *op,
+				   uintptr_t ip)
+{
+	char detail[160];
+
+	snprintf(detail, sizeof(detail),
+		 "not alive (magic 0x%08x): finished or destroyed, freed, or never initialised",
+		 __atomic_load_n(&cl->magic, __ATOMIC_RELAXED));
+	closure_bug(cl, CLOSURE_BUG_NOT_ALIVE, op, remaining, ip, detail);
+}
+
+/* From the inline get and put (closure.h): the caller is their call site. */
+void closure_not_alive(struct closure *cl, uint32_t remaining, const char *op)
+{
+	closure_not_alive_at(cl, remaining, op, CALLER_IP());
+}
+
+/* The flag letters of a trace stand for closure.h's bits. */
+#define FLAG_MATCHES(name, bit, letter)                                                            \
+	_Static_assert(CLOSURE_##name == 1u << (bit), "closure_probes.h: flag " #name);
+CLOSURE_FLAG_LIST(FLAG_MATCHES)
+#undef FLAG_MATCHES
+
+/*
+ * closure_get() found the count was 0, or took it to the count's guard bit (2^23 references: one
+ * more would carry into the flags); called from the user's code, so the caller is the get.
+ */
+void closure_get_finished(struct closure *cl, uint32_t r)
+{
+	if (r & (CLOSURE_DESTRUCTOR >> 1))
+		closure_bug(cl, CLOSURE_BUG_OVERFLOW, "closure_get", r - 1, CALLER_IP(),
+			    "too many references: the count reached its limit (8388607)");
+	closure_bug(cl, CLOSURE_BUG_GET_FINISHED, "closure_get", r - 1 /* the count it found */,
+		    CALLER_IP(), "reference taken on a finished closure");
+}
+
+void closure_require_running(struct closure *cl, const char *name, uintptr_t ip)
+{
+	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
+
+	if (!(r & CLOSURE_RUNNING))
+		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
+			    "not running: only the owner of the running reference may give it up");
 }
 
 void closure_val_bad(struct closure *cl, unsigned v, int d)
@@ -240,18 +303,14 @@ void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
 			    "initialised again while alive (neither finished nor destroyed)");
 }
 
+/*
+ * After init_body() made it alive (its magic, before its count). Not listed already: a closure
+ * initialised again while listed was refused by closure_debug_check_init().
+ */
 void closure_debug_create(struct closure *cl)
 {
 	struct debug_list *l;
 
-	/* Initialised again while still alive (a leak, then reuse): list it once. */
-	if (cl->magic == CLOSURE_MAGIC_ALIVE) {
-		l = list_lock(cl->debug_list);
-		if (listed_on(l, cl))
-			unlink_closure(cl);
-		list_unlock(l);
-	}
-	cl->magic = CLOSURE_MAGIC_ALIVE;
 	__atomic_store_n(&cl->sync_tid, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->sync_ip, 0, __ATOMIC_RELAXED);
 	l = list_lock(my_list());
@@ -298,7 +357,8 @@ void closure_debug_unlist(struct closure *cl)
 		return; /* stack closures are not listed */
 	l = list_lock(cl->debug_list);
 	unlink_closure(cl);
-	cl->magic = CLOSURE_MAGIC_DEAD;
+	/* Atomic: the inline get and put read it (closure_magic_live) without the lock. */
+	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_DEAD, __ATOMIC_RELAXED);
 	list_unlock(l);
 }
 
@@ -353,13 +413,14 @@ void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
 
 void closure_debug_create(struct closure *cl)
 {
-	cl->magic = CLOSURE_MAGIC_ALIVE;
+	(void)cl; /* alive already (init_body); the live list is kept only with CLOSURE_DEBUG */
 }
 
+/* Dead in every build: a program built against a CLOSURE_DEBUG closure.h checks it inline. */
 void closure_debug_unlist(struct closure *cl)
 {
 	if (cl->magic == CLOSURE_MAGIC_ALIVE)
-		cl->magic = CLOSURE_MAGIC_DEAD;
+		__atomic_store_n(&cl->magic, CLOSURE_MAGIC_DEAD, __ATOMIC_RELAXED);
 }
 
 int closure_debug_dump(FILE *out)

@@ -22,8 +22,43 @@ enum closure_bug {
 noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
 			  uint32_t remaining, uintptr_t ip, const char *detail);
 
-/* Hand cl to a worker of wq; the worker calls closure_run(). */
-void workqueue_queue(struct workqueue *wq, struct closure *cl);
+/* Aborts (bug not_running) unless cl holds its running reference: op's rule at ip (lib/debug.c). */
+void closure_require_running(struct closure *cl, const char *op, uintptr_t ip);
+
+/* closure_not_alive() at the call site ip (op: the operation), from the library's own checks. */
+noreturn void closure_not_alive_at(struct closure *cl, uint32_t remaining, const char *op,
+				   uintptr_t ip);
+/* With CLOSURE_DEBUG: aborts (bug not_alive) when cl is not alive (closure_magic_live). */
+static inline void closure_debug_check_live(struct closure *cl, uint32_t remaining, const char *op,
+					    uintptr_t ip)
+{
+#ifdef CLOSURE_DEBUG
+	if (__builtin_expect(!closure_magic_live(cl), 0))
+		closure_not_alive_at(cl, remaining, op, ip);
+#else
+	(void)cl, (void)remaining, (void)op, (void)ip;
+#endif
+}
+
+/* The bug line for a workqueue itself (destroyed twice): no closure, so no count. */
+noreturn void workqueue_bug(struct workqueue *wq, const char *op, uintptr_t ip, const char *detail);
+
+/* Created and not destroyed yet (workqueue.c keeps what it destroyed, to tell). */
+bool workqueue_live(struct workqueue *wq);
+/* cl given or queued (op at ip) on wq, destroyed: the bug dead_workqueue, at that site. */
+noreturn void workqueue_dead(struct closure *cl, const char *op, uintptr_t ip);
+static inline void workqueue_check_live(struct workqueue *wq, struct closure *cl, const char *op,
+					uintptr_t ip)
+{
+	if (wq && __builtin_expect(!workqueue_live(wq), 0))
+		workqueue_dead(cl, op, ip);
+}
+
+/*
+ * Hand cl to a worker of wq; the worker calls closure_run(). ip, op: for the bug when wq was
+ * destroyed since it was named (continue_at with references out, then the last put).
+ */
+void workqueue_queue(struct workqueue *wq, struct closure *cl, uintptr_t ip, const char *op);
 /* Hand cl to a program's own workqueue through its queue_work() (closure.h); ip, op: for a bug. */
 void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, uintptr_t ip,
 			     const char *op);
@@ -40,6 +75,27 @@ void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, uint64_t bts);
 int closure_sleep_on(uint32_t *word, uint32_t val, uint64_t until_ns);
 /* Wakes every thread sleeping on word. */
 void closure_futex_wake(uint32_t *word);
+
+/*
+ * Under valgrind's memcheck, the sleeping part of a sync runs on a side stack of the thread's own
+ * (lib/sleep.c says why): closure_sleep_off_stack(fn, a, b, c, d) is fn(a, b, c, d) there (called
+ * only when closure_under_memcheck; in place when on the side stack already).
+ */
+typedef uintptr_t closure_word_fn(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d);
+extern bool closure_under_memcheck;
+uintptr_t closure_sleep_off_stack(closure_word_fn *fn, uintptr_t a, uintptr_t b, uintptr_t c,
+				  uintptr_t d);
+/* closure_sync's sleep (lib/closure.c), and the same on the side stack (lib/sleep.c). */
+int closure_sync_sleep(struct closure *cl, uint32_t r, long timeout_ms, uintptr_t ip);
+int closure_sync_off_stack(struct closure *cl, uint32_t r, long timeout_ms, uintptr_t ip);
+/* Maps this thread's side stack (if it has none), so that its first sleep need not. */
+void closure_side_stack_map(void);
+/* At a closure's init, before the program hands out references that a sleep would wait for. */
+static inline void closure_side_stack_prepare(void)
+{
+	if (__builtin_expect(closure_under_memcheck, 0))
+		closure_side_stack_map();
+}
 
 /*
  * A CLASS(closure_stack) closure's first traced operation (closure.h), before: the value of

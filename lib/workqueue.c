@@ -21,12 +21,37 @@ struct workqueue {
 	pthread_cond_t more; /* work queued, or draining (timed waits on CLOCK_MONOTONIC) */
 	struct closure *head, *tail;
 	bool draining;
+	bool live; /* atomic: from workqueue_create until workqueue_destroy has drained it */
 	struct workqueue_hooks hooks;
 	int nthreads;
 	char name[16];				/* thread names are at most 15 characters */
 	char label[CLOSURE_BATCH_NAME_MAX + 1]; /* the name given, as far as a trace keeps it */
-	pthread_t threads[];
+	pthread_t *threads;
+	struct workqueue *next_spare;
 };
+
+/*
+ * A destroyed workqueue is not freed but kept for the next workqueue_create(), so that a
+ * continuation queued on it afterwards finds live false in memory that is still ours, and aborts
+ * at its call site, instead of being lost or reading freed memory. A program holds as many as it
+ * had alive at once. (A pointer kept across a destroy and the create that reuses its memory names
+ * the new workqueue: that misuse cannot be told from a use.)
+ */
+static pthread_mutex_t spares_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct workqueue *spares;
+
+bool workqueue_live(struct workqueue *wq)
+{
+	return __atomic_load_n(&wq->live, __ATOMIC_RELAXED);
+}
+
+void workqueue_dead(struct closure *cl, const char *op, uintptr_t ip)
+{
+	closure_bug(cl, CLOSURE_BUG_DEAD_WORKQUEUE, op,
+		    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
+		    "its workqueue was destroyed (workqueue_destroy): the continuation would never "
+		    "run");
+}
 
 /*
  * An idle worker sleeps until work comes. While batching, it first sleeps only until its records
@@ -92,13 +117,25 @@ struct workqueue *workqueue_create_hooked(const char *name, int threads,
 {
 	struct workqueue *wq;
 	pthread_condattr_t attr;
+	pthread_t *ids;
 	int i;
 
 	if (threads < 1)
 		threads = 1;
-	wq = calloc(1, sizeof(*wq) + threads * sizeof(pthread_t));
-	if (!wq)
+	ids = calloc(threads, sizeof(pthread_t));
+	pthread_mutex_lock(&spares_lock);
+	wq = spares;
+	if (wq && ids)
+		spares = wq->next_spare;
+	pthread_mutex_unlock(&spares_lock);
+	if (!ids || (!wq && !(wq = malloc(sizeof(*wq))))) {
+		free(ids);
 		return NULL;
+	}
+	memset(wq, 0, sizeof(*wq));
+	wq->threads = ids;
+	/* Published by pthread_create(), and by whatever hands wq to other threads. */
+	__atomic_store_n(&wq->live, true, __ATOMIC_RELAXED);
 	pthread_mutex_init(&wq->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* the clock of the records' times */
@@ -121,8 +158,9 @@ struct workqueue *workqueue_create_hooked(const char *name, int threads,
 	return wq;
 }
 
-void workqueue_queue(struct workqueue *wq, struct closure *cl)
+void workqueue_queue(struct workqueue *wq, struct closure *cl, uintptr_t ip, const char *op)
 {
+	workqueue_check_live(wq, cl, op, ip);
 	cl->next = NULL;
 	pthread_mutex_lock(&wq->lock);
 	if (wq->tail)
@@ -140,6 +178,9 @@ void workqueue_destroy(struct workqueue *wq)
 
 	if (!wq)
 		return;
+	/* Destroyed already: kept twice as a spare, it would be handed to two creates. */
+	if (!workqueue_live(wq))
+		workqueue_bug(wq, "workqueue_destroy", CALLER_IP(), "destroyed already");
 	pthread_mutex_lock(&wq->lock);
 	wq->draining = true;
 	pthread_cond_broadcast(&wq->more);
@@ -147,9 +188,15 @@ void workqueue_destroy(struct workqueue *wq)
 	/* Workers leave only when the queue is empty, so work queued while draining still runs. */
 	for (i = 0; i < wq->nthreads; i++)
 		pthread_join(wq->threads[i], NULL);
+	/* Only now: work queued while it drained (by its own continuations) was still taken. */
+	__atomic_store_n(&wq->live, false, __ATOMIC_RELAXED);
 	pthread_cond_destroy(&wq->more);
 	pthread_mutex_destroy(&wq->lock);
-	free(wq);
+	free(wq->threads);
+	pthread_mutex_lock(&spares_lock);
+	wq->next_spare = spares;
+	spares = wq;
+	pthread_mutex_unlock(&spares_lock);
 }
 
 /*

@@ -58,8 +58,10 @@
  * kernel's semantics, in userspace: workqueues are thread pools (workqueue_create) and sleeping is
  * a futex. The rules the kernel BUG()s or WARN()s on are enforced: a count that would go below
  * zero, a closure put on a second waitlist, a continuation given up by a closure that is not
- * running, a continuation queued while still queued. Each prints one line naming the closure, the
- * operation and the call site (object+offset, for addr2line), and aborts.
+ * running, a continuation queued while still queued; so is a continuation given or queued on a
+ * workqueue already destroyed and, built with CLOSURE_DEBUG, a get, put or sub on a closure that
+ * is not alive (freed and reused, or never initialised). Each prints one line naming the closure,
+ * the operation and the call site (object+offset, for addr2line), and aborts.
  *
  * Continuations come in both of the kernel's forms, and one program may mix them:
  *
@@ -186,18 +188,33 @@ struct closure_fn_ref {
 		int: (struct closure_fn_ref){(closure_fn *)(f), 0},                                \
 		long: (struct closure_fn_ref){(closure_fn *)(f), 0})
 #else
-/* C++: overloads instead; pass nullptr, not NULL, for no function. */
+/*
+ * C++: overloads instead. Plain overloads on the pointer types would make NULL and 0 ambiguous
+ * (both are integers in C++, and convert to every pointer type alike), so a template takes the
+ * pointer at its exact type and hands it to the overloads, while a null pointer constant, which
+ * has no pointer type to deduce, can only go to the overload on closure_null_t: a pointer to
+ * member, which NULL, 0 and nullptr convert to and no other value does.
+ */
 } /* extern "C": overloads are C++ */
 extern "C++" {
-static inline struct closure_fn_ref closure_fn_ref_of(closure_fn *f)
+struct closure_null_tag_ {
+};
+typedef int closure_null_tag_::*closure_null_t;
+
+static inline struct closure_fn_ref closure_fn_ref_typed(closure_fn *f)
 {
 	return {f, 0};
 }
-static inline struct closure_fn_ref closure_fn_ref_of(closure_fn_cl *f)
+static inline struct closure_fn_ref closure_fn_ref_typed(closure_fn_cl *f)
 {
 	return {(closure_fn *)f, 1};
 }
-static inline struct closure_fn_ref closure_fn_ref_of(decltype(nullptr))
+/* A function of either form or a pointer to one (a lambda: +lambda); else no overload fits. */
+template <typename T> static inline struct closure_fn_ref closure_fn_ref_of(T *f)
+{
+	return closure_fn_ref_typed(f);
+}
+static inline struct closure_fn_ref closure_fn_ref_of(closure_null_t)
 {
 	return {nullptr, 0};
 }
@@ -227,17 +244,22 @@ struct closure_wq_ref {
 		int: (struct closure_wq_ref){NULL, NULL},                                          \
 		long: (struct closure_wq_ref){NULL, NULL})
 #else
+/* C++: as CLOSURE_FN_REF above, a template at the exact pointer type, or a null constant. */
 } /* extern "C": overloads are C++ */
 extern "C++" {
-static inline struct closure_wq_ref closure_wq_ref_of(struct workqueue *w)
+static inline struct closure_wq_ref closure_wq_ref_typed(struct workqueue *w)
 {
 	return {w, nullptr};
 }
-static inline struct closure_wq_ref closure_wq_ref_of(struct workqueue_struct *w)
+static inline struct closure_wq_ref closure_wq_ref_typed(struct workqueue_struct *w)
 {
 	return {nullptr, w};
 }
-static inline struct closure_wq_ref closure_wq_ref_of(decltype(nullptr))
+template <typename T> static inline struct closure_wq_ref closure_wq_ref_of(T *w)
+{
+	return closure_wq_ref_typed(w);
+}
+static inline struct closure_wq_ref closure_wq_ref_of(closure_null_t)
 {
 	return {nullptr, nullptr};
 }
@@ -347,6 +369,36 @@ struct closure {
 /* remaining as the unsigned word the library's atomics operate on (same object, same bytes). */
 #define CLOSURE_WORD(cl) ((uint32_t *)&(cl)->remaining.counter)
 
+/*
+ * Values of cl->magic, as the kernel's CONFIG_DEBUG_CLOSURES (include/linux/closure.h): set in
+ * every build, checked by CLOSURE_DEBUG builds (closure_config.h: CLOSURE_DEBUG_CHECKS).
+ */
+#define CLOSURE_MAGIC_DEAD  0xc054deadu
+#define CLOSURE_MAGIC_ALIVE 0xc054a11eu
+#define CLOSURE_MAGIC_STACK 0xc05451ccu
+
+/* Initialised (closure_init, closure_init_stack) and neither finished nor destroyed. */
+static inline bool closure_magic_live(struct closure *cl)
+{
+	/* Relaxed: set at init before the count is published, at the finish after the last put. */
+	uint32_t magic = __atomic_load_n(&cl->magic, __ATOMIC_RELAXED);
+
+	return magic == CLOSURE_MAGIC_ALIVE || magic == CLOSURE_MAGIC_STACK;
+}
+
+/*
+ * A get or put found cl not alive (remaining: the count it found): freed and reused, or never
+ * initialised. Aborts; not declared noreturn, so that its return address stays in the caller.
+ */
+void closure_not_alive(struct closure *cl, uint32_t remaining, const char *op);
+#if CLOSURE_DEBUG_CHECKS
+/* After the count's own checks, whose message says more when they fail: a finished closure is 0. */
+#define CLOSURE_CHECK_LIVE(cl, r, op)                                                              \
+	(__builtin_expect(closure_magic_live(cl), 1) ? (void)0 : closure_not_alive(cl, r, op))
+#else
+#define CLOSURE_CHECK_LIVE(cl, r, op) ((void)0) /* no check, no cost */
+#endif
+
 /* Internal entry points behind the inline fast paths; not API. */
 void closure_sub_slow(struct closure *cl, uint32_t v, int op);
 /*
@@ -399,6 +451,7 @@ static inline __attribute__((always_inline)) void closure_get(struct closure *cl
 	if (__builtin_expect((r & CLOSURE_REMAINING_MASK) - 2u >= (CLOSURE_DESTRUCTOR >> 1) - 2u,
 			     0))
 		closure_get_finished(cl, r);
+	CLOSURE_CHECK_LIVE(cl, r - 1, "closure_get");
 	/*
 	 * The record before the probe, as in the library: r is then dead once the probe has its
 	 * arguments, and needs no copy. The batch word after the atomic: see closure_put.
@@ -426,6 +479,7 @@ static inline __attribute__((always_inline)) bool closure_get_not_zero(struct cl
 			closure_get_finished(cl, r); /* the guard bit: see closure_get */
 	} while (!__atomic_compare_exchange_n(CLOSURE_WORD(cl), &old, r, true, __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
+	CLOSURE_CHECK_LIVE(cl, old, "closure_get_not_zero");
 	if (CLOSURE_BATCHING() && CLOSURE_RECORDED(cl)) /* the record first: see closure_get */
 		closure_batch_get(cl, r, 1);
 	CLOSURE_PROBE5(get, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0, 1);
@@ -455,15 +509,19 @@ static inline __attribute__((always_inline)) void closure_put(struct closure *cl
 	uint64_t ts = batching ? closure_batch_clock() : 0;
 	uint32_t old = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), r = old - 1;
 
-	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1) &&
-	    __atomic_compare_exchange_n(CLOSURE_WORD(cl), &old, r, false, __ATOMIC_RELEASE,
-					__ATOMIC_RELAXED)) {
-		if (ts) { /* before the probe: see closure_get */
-			closure_batch_put_at(cl, r, ts);
-			__asm__ volatile("");
+	if (__builtin_expect((old & CLOSURE_REMAINING_MASK) > 1 && !(r & CLOSURE_GUARD_MASK), 1)) {
+		/* Before the compare-and-swap, after which it may finish on another thread. */
+		CLOSURE_CHECK_LIVE(cl, old, "closure_put");
+		if (__atomic_compare_exchange_n(CLOSURE_WORD(cl), &old, r, false, __ATOMIC_RELEASE,
+						__ATOMIC_RELAXED)) {
+			if (ts) { /* before the probe: see closure_get */
+				closure_batch_put_at(cl, r, ts);
+				__asm__ volatile("");
+			}
+			CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK,
+				       r & ~CLOSURE_REMAINING_MASK, 0);
+			return;
 		}
-		CLOSURE_PROBE4(put, cl, r & CLOSURE_REMAINING_MASK, r & ~CLOSURE_REMAINING_MASK, 0);
-		return;
 	}
 	if (ts)
 		closure_batch_unclock(); /* the library's funnel takes its own */
@@ -551,10 +609,6 @@ bool closure_wait(struct closure_waitlist *list, struct closure *cl);
 /* Wake every closure on the list, first come first woken, putting the reference each held. */
 void closure_wake_up(struct closure_waitlist *list);
 
-/* The kernel's closure_wake_up() without its leading barrier: the same here (ours orders itself).
- */
-#define __closure_wake_up(list) closure_wake_up(list)
-
 /* Sleep until every reference but the caller's running one is gone. */
 void closure_sync(struct closure *cl);
 
@@ -564,10 +618,8 @@ void closure_sync(struct closure *cl);
  */
 int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
 
-/*
- * bcachefs's closure_sync() that does not trip the kernel's hung-task detector; userspace has none,
- * so it is closure_sync().
- */
+/* bcachefs's closure_sync() that does not trip the kernel's hung-task detector; userspace has
+ * none, so it is closure_sync(). */
 void closure_sync_unbounded(struct closure *cl);
 
 /*
@@ -577,6 +629,18 @@ void closure_sync_unbounded(struct closure *cl);
  * initialised); a stack closure is left alone, as in the kernel.
  */
 void closure_debug_destroy(struct closure *cl);
+
+/* The names bcachefs exports (fs/vendor/closure.c), the same functions here (ELF aliases). Its
+ * __bch2_closure_wake_up skips closure_wake_up()'s barrier, and __bch2_closure_sync(_timeout) is
+ * closure_sync()'s slow path: here both are the plain functions (ours orders itself; the fast path
+ * is the same test). */
+void bch2_closure_sub(struct closure *cl, int v);
+void __bch2_closure_wake_up(struct closure_waitlist *list);
+bool bch2_closure_wait(struct closure_waitlist *list, struct closure *cl);
+void __bch2_closure_sync(struct closure *cl);
+int __bch2_closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
+void bch2_closure_return_sync(struct closure *cl);
+void bch2_closure_sync_unbounded(struct closure *cl);
 
 /*
  * Each operation records its call site as a return address (docs/probes.md, arg3). Kernel-style
@@ -611,15 +675,26 @@ void closure_debug_destroy(struct closure *cl);
 #define closure_return(cl)                CLOSURE_NOT_TAIL(closure_return(cl))
 #define closure_return_with_destructor(cl, destructor)                                             \
 	CLOSURE_NOT_TAIL(closure_return_with_destructor(cl, CLOSURE_FN_REF(destructor)))
-#define closure_return_sync(cl)           CLOSURE_NOT_TAIL(closure_return_sync(cl))
 #define closure_call(cl, fn, wq, parent)                                                           \
 	CLOSURE_NOT_TAIL(closure_call(cl, CLOSURE_FN_REF(fn), CLOSURE_WQ_REF(wq), parent))
-#define closure_wait(list, cl)            CLOSURE_NOT_TAIL_RET(bool, closure_wait(list, cl))
 #define closure_wake_up(list)             CLOSURE_NOT_TAIL(closure_wake_up(list))
 #define closure_sync(cl)                  CLOSURE_NOT_TAIL(closure_sync(cl))
 #define closure_sync_timeout(cl, ms)      CLOSURE_NOT_TAIL_RET(int, closure_sync_timeout(cl, ms))
-#define closure_sync_unbounded(cl)        CLOSURE_NOT_TAIL(closure_sync_unbounded(cl))
 #define closure_debug_destroy(cl)         CLOSURE_NOT_TAIL(closure_debug_destroy(cl))
+/* Spelled as bcachefs's fs/closure.h spells them, the plain name the bch2_ name, the wrapper on
+ * that: a program's header that defines them so again repeats these definitions (no warning). */
+#define closure_wait                      bch2_closure_wait
+#define closure_return_sync               bch2_closure_return_sync
+#define __closure_wake_up                 __bch2_closure_wake_up
+#define closure_sync_unbounded            bch2_closure_sync_unbounded
+#define bch2_closure_sub(cl, v)           CLOSURE_NOT_TAIL(bch2_closure_sub(cl, v))
+#define __bch2_closure_wake_up(list)      CLOSURE_NOT_TAIL(__bch2_closure_wake_up(list))
+#define bch2_closure_wait(list, cl)       CLOSURE_NOT_TAIL_RET(bool, bch2_closure_wait(list, cl))
+#define __bch2_closure_sync(cl)           CLOSURE_NOT_TAIL(__bch2_closure_sync(cl))
+#define __bch2_closure_sync_timeout(cl, ms)                                                        \
+	CLOSURE_NOT_TAIL_RET(int, __bch2_closure_sync_timeout(cl, ms))
+#define bch2_closure_return_sync(cl)      CLOSURE_NOT_TAIL(bch2_closure_return_sync(cl))
+#define bch2_closure_sync_unbounded(cl)   CLOSURE_NOT_TAIL(bch2_closure_sync_unbounded(cl))
 #endif
 
 /*
@@ -690,13 +765,8 @@ long closure_now_ms(void);
 /*
  * The newest kernel API (bcachefs's vendored closures, fs/vendor/closure.{h,c}, 2025-09 on; the
  * same names in the kernel's include/linux/closure.h where it has them), for code that goes
- * around the functions above: open-coded waits, scope-guarded stack closures, the bch2_ exports.
+ * around the functions above: open-coded waits, scope-guarded stack closures.
  */
-
-/* Values of cl->magic, as the kernel's CONFIG_DEBUG_CLOSURES (include/linux/closure.h). */
-#define CLOSURE_MAGIC_DEAD  0xc054deadu
-#define CLOSURE_MAGIC_ALIVE 0xc054a11eu
-#define CLOSURE_MAGIC_STACK 0xc05451ccu
 
 /*
  * Record who waits (include/linux/closure.h closure_set_waiting: cl->waiting_on = f), for code
@@ -767,23 +837,6 @@ static inline void class_closure_stack_destructor(struct closure *cl)
 	closure_sync(cl);
 }
 
-/*
- * The names bcachefs exports its closures under (fs/vendor/closure.c: bch2_closure_sub,
- * __bch2_closure_wake_up, bch2_closure_wait, __bch2_closure_sync, __bch2_closure_sync_timeout,
- * bch2_closure_return_sync, bch2_closure_sync_unbounded; fs/closure.h #defines closure_wait and
- * the others to them): the same functions (ELF aliases), so a call through either name records
- * the caller's line. __bch2_closure_sync(_timeout) is the kernel's slow path, which closure_sync()
- * calls when references are out; here it is closure_sync() itself, whose fast path is the same
- * test.
- */
-void bch2_closure_sub(struct closure *cl, int v);
-void __bch2_closure_wake_up(struct closure_waitlist *list);
-bool bch2_closure_wait(struct closure_waitlist *list, struct closure *cl);
-void __bch2_closure_sync(struct closure *cl);
-int __bch2_closure_sync_timeout(struct closure *cl, unsigned long timeout_ms);
-void bch2_closure_return_sync(struct closure *cl);
-void bch2_closure_sync_unbounded(struct closure *cl);
-
 /* fs/vendor/closure.h bch2_closure_debug_create: a stub there; closure_init() lists already. */
 static inline void bch2_closure_debug_create(struct closure *cl)
 {
@@ -792,7 +845,8 @@ static inline void bch2_closure_debug_create(struct closure *cl)
 
 /*
  * Workqueues: a pool of threads that run continuations. workqueue_destroy() first runs
- * everything queued, including work queued while it drains.
+ * everything queued, including work queued while it drains; after it, a continuation given or
+ * queued on it, or a second workqueue_destroy(), aborts at its call site.
  */
 struct workqueue *workqueue_create(const char *name, int threads);
 void workqueue_destroy(struct workqueue *wq);

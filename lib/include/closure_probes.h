@@ -103,13 +103,16 @@
 	  "a flag set twice or cleared while not set, or zero while running")                      \
 	X(NOT_RUNNING, 4, "not_running", "continue_at or closure_return without the running ref")  \
 	X(GET_FINISHED, 5, "get_finished", "closure_get on a finished closure (count 0)")          \
-	X(NOT_ALIVE, 6, "not_alive", "closure_debug_destroy of a closure not alive")               \
+	X(NOT_ALIVE, 6, "not_alive",                                                               \
+	  "closure_debug_destroy, or (CLOSURE_DEBUG) get, put or sub, of a closure not alive")     \
 	X(QUEUED_TWICE, 7, "queued_twice", "closure_queue while its continuation is still queued") \
 	X(INIT_LIVE, 8, "init_live", "closure_init of a live closure (CLOSURE_DEBUG builds)")      \
 	X(OWN_PARENT, 9, "own_parent", "closure_init(cl, cl): a closure that waits for itself")    \
 	X(NO_EXECUTOR, 10, "no_executor",                                                          \
 	  "queued on a program's workqueue_struct that its queue_work refused, or none")           \
-	X(OVERFLOW, 11, "overflow", "closure_get past the count's limit (its guard bit, 2^23)")
+	X(OVERFLOW, 11, "overflow", "closure_get past the count's limit (its guard bit, 2^23)")    \
+	X(DEAD_WORKQUEUE, 12, "dead_workqueue",                                                    \
+	  "a continuation given or queued on a destroyed workqueue, or one destroyed twice")
 
 /*
  * The flag bits of remaining (closure.h) and their letters in a trace's "flags":

@@ -87,6 +87,12 @@ static void trigger(int code)
 		closure_init(&victim, NULL);
 		continue_at_nobarrier(&victim, never_runs, (struct workqueue_struct *)&blocker);
 		break;
+	case 12: /* dead_workqueue: continued on a workqueue after its workqueue_destroy() */
+		wq = workqueue_create("bug", 1);
+		workqueue_destroy(wq);
+		closure_init(&victim, NULL);
+		continue_at(&victim, never_runs, wq);
+		break;
 	}
 }
 

@@ -218,6 +218,112 @@ __attribute__((noinline)) void die_sub_too_many(void)
 	NO_TAIL_CALL();
 }
 
+/*
+ * A workqueue used after its workqueue_destroy() (issue 38): the continuation would never run. The
+ * library keeps what it destroyed, so it can tell, where the workqueue is named or queued on.
+ */
+__attribute__((noinline)) void die_continue_on_destroyed(void)
+{
+	struct workqueue *wq = workqueue_create("gone", 1);
+
+	workqueue_destroy(wq);
+	closure_init(&victim, NULL);
+	continue_at(&victim, never_runs, wq);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_set_fn_on_destroyed(void)
+{
+	struct workqueue *wq = workqueue_create("gone", 1);
+
+	workqueue_destroy(wq);
+	closure_init(&victim, NULL);
+	set_closure_fn(&victim, never_runs, wq);
+	NO_TAIL_CALL();
+}
+
+/* Named while alive, queued after the destroy. */
+__attribute__((noinline)) void die_queue_on_destroyed(void)
+{
+	struct workqueue *wq = workqueue_create("gone", 1);
+
+	closure_init(&victim, NULL);
+	set_closure_fn(&victim, never_runs, wq);
+	workqueue_destroy(wq);
+	closure_queue(&victim);
+	NO_TAIL_CALL();
+}
+
+/* continue_at while alive, a reference out; the last put, after the destroy, would queue it. */
+__attribute__((noinline)) void die_put_after_destroy(void)
+{
+	struct workqueue *wq = workqueue_create("gone", 1);
+
+	closure_init(&victim, NULL);
+	closure_get(&victim);
+	continue_at(&victim, never_runs, wq);
+	workqueue_destroy(wq);
+	closure_put(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_destroy_twice(void)
+{
+	struct workqueue *wq = workqueue_create("gone", 1);
+
+	workqueue_destroy(wq);
+	workqueue_destroy(wq);
+	NO_TAIL_CALL();
+}
+
+/*
+ * CLOSURE_DEBUG only: a closure that finished (its magic dead), whose memory was then reused by
+ * something that left 3 in its count word, so that the count alone looks fine.
+ */
+static void finish_and_reuse(void)
+{
+	closure_init(&victim, NULL);
+	closure_return(&victim);
+	victim.remaining.counter = 3;
+}
+
+__attribute__((noinline)) void die_put_on_reused(void)
+{
+	finish_and_reuse();
+	closure_put(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_get_on_reused(void)
+{
+	finish_and_reuse();
+	closure_get(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_get_not_zero_on_reused(void)
+{
+	finish_and_reuse();
+	closure_get_not_zero(&victim);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void die_sub_on_reused(void)
+{
+	finish_and_reuse();
+	closure_sub(&victim, 1);
+	NO_TAIL_CALL();
+}
+
+/* Never initialised: zeroed memory with a count of 2. */
+__attribute__((noinline)) void die_put_never_initialised(void)
+{
+	memset(&victim, 0, sizeof(victim));
+	victim.remaining.counter = 2;
+	closure_put(&victim);
+	NO_TAIL_CALL();
+}
+
 struct death_case {
 	void (*run)(void);
 	const char *func; /* its name, as "called from" gives it */
@@ -230,6 +336,10 @@ struct death_case {
 	"count reached zero while running (give up the running reference with continue_at, "       \
 	"closure_return or closure_sync)"
 #define NOT_RUNNING_DETAIL "not running: only the owner of the running reference may give it up"
+#define DEAD_WQ_DETAIL                                                                             \
+	"its workqueue was destroyed (workqueue_destroy): the continuation would never run"
+#define REUSED_DETAIL                                                                              \
+	"not alive (magic 0xc054dead): finished or destroyed, freed, or never initialised"
 
 static const struct death_case cases[] = {
 	{die_put_on_finished, "die_put_on_finished", "closure_put", "count would go below zero", 0,
@@ -258,8 +368,6 @@ static const struct death_case cases[] = {
 	 CLOSURE_RUNNING},
 	{die_queued_twice, "die_queued_twice", "closure_queue",
 	 "its continuation is still queued (not started yet)", 2, CLOSURE_RUNNING},
-	{die_init_live, "die_init_live", "closure_init",
-	 "initialised again while alive (neither finished nor destroyed)", 1, CLOSURE_RUNNING},
 	{die_own_parent, "die_own_parent", "closure_init",
 	 "a closure cannot be its own parent (it would wait for itself)", 0, 0},
 	{die_no_executor, "die_no_executor", "continue_at_nobarrier",
@@ -272,6 +380,30 @@ static const struct death_case cases[] = {
 	 "has guard bits set: 80000001 (31), delta 1073741824", 1, 0x80000000u},
 	{die_val_zero_running, "die_val_zero_running", "closure_val_checks",
 	 "ref hit 0 with incorrect flags set: 40000000 (30)", 0, CLOSURE_RUNNING},
+	{die_continue_on_destroyed, "die_continue_on_destroyed", "continue_at", DEAD_WQ_DETAIL, 1,
+	 CLOSURE_RUNNING},
+	{die_set_fn_on_destroyed, "die_set_fn_on_destroyed", "set_closure_fn", DEAD_WQ_DETAIL, 1,
+	 CLOSURE_RUNNING},
+	{die_queue_on_destroyed, "die_queue_on_destroyed", "closure_queue", DEAD_WQ_DETAIL, 1,
+	 CLOSURE_RUNNING},
+	/* The count after the last put, which gave the closure its running reference back. */
+	{die_put_after_destroy, "die_put_after_destroy", "closure_put", DEAD_WQ_DETAIL, 1,
+	 CLOSURE_RUNNING},
+	/* A workqueue's line: its address, then no count and flags. */
+	{die_destroy_twice, "die_destroy_twice", "workqueue_destroy", "destroyed already", 0, 0},
+};
+
+/* CLOSURE_DEBUG only (the live list, the magic); without it nothing checks: each survives. */
+static const struct death_case debug_cases[] = {
+	{die_init_live, "die_init_live", "closure_init",
+	 "initialised again while alive (neither finished nor destroyed)", 1, CLOSURE_RUNNING},
+	{die_put_on_reused, "die_put_on_reused", "closure_put", REUSED_DETAIL, 3, 0},
+	{die_get_on_reused, "die_get_on_reused", "closure_get", REUSED_DETAIL, 3, 0},
+	{die_get_not_zero_on_reused, "die_get_not_zero_on_reused", "closure_get_not_zero",
+	 REUSED_DETAIL, 3, 0},
+	{die_sub_on_reused, "die_sub_on_reused", "closure_sub", REUSED_DETAIL, 3, 0},
+	{die_put_never_initialised, "die_put_never_initialised", "closure_put",
+	 "not alive (magic 0x00000000): finished or destroyed, freed, or never initialised", 2, 0},
 };
 
 static const char *program; /* argv[0], which dladdr gives as the executable's name */
@@ -329,15 +461,24 @@ static void addr2line_function(const char *object, unsigned long off, char *func
 	CHECK_EQ(pclose(p), 0);
 }
 
-static void check_case(const struct death_case *c)
+/* Past want, which the child's stderr out must have at at, or the test fails showing it all. */
+static char *expect_at(const struct death_case *c, const char *out, char *at, const char *want)
+{
+	if (strncmp(at, want, strlen(want)))
+		check_fail("%s: stderr\n  \"%s\"\nwanted at offset %zu\n  \"%s\"", c->func, out,
+			   (size_t)(at - out), want);
+	return at + strlen(want);
+}
+
+static void check_case(const struct death_case *c, bool debug_only)
 {
 	char want[512], func[256], *out, *rest, *end;
 	unsigned long off;
 	int status;
 
 	out = run_child(c, &status);
-	if (c->run == die_init_live && !TEST_CLOSURE_DEBUG) {
-		/* Without the live list there is nothing to check against: the kernel neither. */
+	if (debug_only && !TEST_CLOSURE_DEBUG) {
+		/* Without CLOSURE_DEBUG nothing checks (live list, magic): nor does the kernel. */
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
 			check_fail("%s: wanted survival without CLOSURE_DEBUG, got status %#x:\n%s",
 				   c->func, status, out);
@@ -349,14 +490,20 @@ static void check_case(const struct death_case *c)
 		check_fail("%s: wanted death by SIGABRT, got status %#x, stderr:\n%s", c->func,
 			   status, out);
 
-	/* Up to the call site's offset, the line is known exactly. */
-	snprintf(want, sizeof(want),
-		 "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s+0x", c->op,
-		 (void *)&victim, c->detail, c->count, c->flags, program);
-	if (strncmp(out, want, strlen(want)))
-		check_fail("%s: stderr\n  \"%s\"\nwanted a line starting\n  \"%s\"", c->func, out,
-			   want);
-	rest = out + strlen(want);
+	/* Up to the call site's offset, the line is known exactly (a workqueue's address aside). */
+	rest = out;
+	if (!strcmp(c->op, "workqueue_destroy")) {
+		rest = expect_at(c, out, rest, "closure BUG: workqueue_destroy(0x");
+		strtoul(rest, &end, 16);
+		CHECK(end > rest);
+		snprintf(want, sizeof(want), "): %s, called from %s+0x", c->detail, program);
+		rest = expect_at(c, out, end, want);
+	} else {
+		snprintf(want, sizeof(want),
+			 "closure BUG: %s(%p): %s (count %u, flags 0x%x), called from %s+0x", c->op,
+			 (void *)&victim, c->detail, c->count, c->flags, program);
+		rest = expect_at(c, out, rest, want);
+	}
 	off = strtoul(rest, &end, 16);
 	CHECK(end > rest);
 	addr2line_function(program, off, func, sizeof(func));
@@ -378,7 +525,9 @@ int main(int argc, char **argv)
 	(void)argc;
 	program = argv[0];
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		check_case(&cases[i]);
+		check_case(&cases[i], false);
+	for (i = 0; i < sizeof(debug_cases) / sizeof(debug_cases[0]); i++)
+		check_case(&debug_cases[i], true);
 	printf("test_death: ok\n");
 	return 0;
 }

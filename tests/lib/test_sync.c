@@ -1,7 +1,8 @@
 /*
  * closure_sync sleeps (SLEEPING set, the running reference given up) until a put from another
- * thread wakes it; closure_sync_timeout returns 0 when synced and -ETIME on timeout, handing the
- * running reference back so that closure_sync works afterwards.
+ * thread wakes it, and returns only once every child has written its data; closure_sync_timeout
+ * returns 0 when synced and -ETIME on timeout, handing the running reference back so that
+ * closure_sync works afterwards.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -156,6 +157,54 @@ static void test_sync_waits_for_children(void)
 	workqueue_destroy(wq);
 }
 
+/*
+ * closure_sync returns only once every child's continuation has written its data and returned:
+ * plain writes, checked after each sync (ThreadSanitizer sees the order too, make test-tsan).
+ */
+struct data_child {
+	struct closure cl;
+	unsigned round;
+	unsigned data[16];
+};
+
+static void write_data(struct closure *cl)
+{
+	struct data_child *c = container_of(cl, struct data_child, cl);
+	unsigned i;
+
+	for (i = 0; i < 16; i++)
+		c->data[i] = c->round * 16 + i;
+	closure_return(cl);
+}
+
+static void test_sync_sees_children_writes(void)
+{
+	enum { ROUNDS = 2000, CHILDREN = 8 };
+	static struct data_child child[CHILDREN];
+	struct workqueue *wq = workqueue_create("sync-data", 4);
+	unsigned round, i, j, wrong = 0;
+
+	CHECK(wq);
+	for (round = 1; round <= ROUNDS; round++) {
+		struct closure parent;
+
+		closure_init_stack(&parent);
+		for (i = 0; i < CHILDREN; i++) {
+			child[i].round = round;
+			closure_call(&child[i].cl, write_data, wq, &parent);
+		}
+		closure_sync(&parent);
+		CHECK_EQ(closure_nr_remaining(&parent), 1);
+		for (i = 0; i < CHILDREN; i++) {
+			CHECK_EQ(closure_nr_remaining(&child[i].cl), 0);
+			for (j = 0; j < 16; j++)
+				wrong += child[i].data[j] != round * 16 + j;
+		}
+	}
+	CHECK_EQ(wrong, 0);
+	workqueue_destroy(wq);
+}
+
 static void test_sync_timeout_synced(void)
 {
 	struct closure cl;
@@ -252,6 +301,7 @@ int main(void)
 	test_sync_many_putters();
 	test_sync_keeps_continuation();
 	test_sync_waits_for_children();
+	test_sync_sees_children_writes();
 	test_sync_timeout_synced();
 	test_sync_timeout_expires();
 	test_sync_timeout_races_last_put();
