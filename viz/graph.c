@@ -13,11 +13,12 @@
 #include <errno.h>
 #include <gvc.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_label.h"
 #include "graph_tree.h"
+#include "mem_limit.h"
 #include "trace_text.h"
 #include "viz.h"
 
@@ -45,78 +46,8 @@ struct builder {
 	size_t depth; /* the level the walk is in (walk) */
 	bool whole;   /* every tree is drawn: the first level is the roots */
 	bool oom;
-	char *label;
-	size_t len, cap;
+	struct graph_label lab; /* the node's being made */
 };
-
-/* ---- labels: escString text, every user string escaped ---- */
-
-static bool grow(struct builder *b, size_t more)
-{
-	char *bigger;
-
-	if (b->len + more + 1 <= b->cap)
-		return true;
-	bigger = realloc(b->label, (b->len + more + 1) * 2);
-	if (!bigger) {
-		b->oom = true;
-		return false;
-	}
-	b->label = bigger;
-	b->cap = (b->len + more + 1) * 2;
-	return true;
-}
-
-/* User text: a backslash would start an escape (\N, \G, \l) in a label, so it is doubled. */
-static void put_text(struct builder *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		size_t n = c < 0x80 ? 1 : trace_utf8_seq(s, s + strlen(s));
-
-		if (!grow(b, 6))
-			return;
-		if (!n) {
-			/* Not UTF-8 (Graphviz wants it): the byte is shown as \xe9. */
-			b->len += (size_t)sprintf(b->label + b->len, "\\\\x%02x", c);
-			continue;
-		}
-		if (c == '\\')
-			b->label[b->len++] = '\\';
-		b->label[b->len++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-		for (size_t i = 1; i < n; i++)
-			b->label[b->len++] = *++s;
-	}
-	b->label[b->len] = 0;
-}
-
-static __attribute__((format(printf, 2, 3))) void put(struct builder *b, const char *fmt, ...)
-{
-	char buf[2 * TXT];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	put_text(b, buf);
-}
-
-static void newline(struct builder *b)
-{
-	if (!grow(b, 2))
-		return;
-	b->label[b->len++] = '\\';
-	b->label[b->len++] = 'n';
-	b->label[b->len] = 0;
-}
-
-static void label_reset(struct builder *b)
-{
-	b->len = 0;
-	if (grow(b, 1))
-		b->label[0] = 0;
-}
 
 /* A call site, without the directory the title names once. */
 static const char *site_text(struct builder *b, uint64_t ip, char *buf, size_t len)
@@ -138,41 +69,42 @@ static void verdict_line(struct builder *b, const struct model_life *l, int64_t 
 	switch (l->verdict) {
 	case VERDICT_KEPT_ALIVE:
 		if (group)
-			put_text(b, "kept alive by unfinished children");
+			label_text(&b->lab, "kept alive by unfinished children");
 		else
-			put(b, "kept alive by %u unfinished child%s", l->live_children,
-			    l->live_children == 1 ? "" : "ren");
+			label_printf(&b->lab, "kept alive by %u unfinished child%s",
+				     l->live_children, l->live_children == 1 ? "" : "ren");
 		return;
 	case VERDICT_IN_FLIGHT:
-		put_text(b, "in flight (the recording was cut short)");
+		label_text(&b->lab, "in flight (the recording was cut short)");
 		return;
 	case VERDICT_LATE:
-		put_text(b, "set aside: its events reached the trace late");
+		label_text(&b->lab, "set aside: its events reached the trace late");
 		return;
 	default:
 		break;
 	}
-	put(b, "%s: ",
-	    l->verdict == VERDICT_SUSPECT ? "SUSPECT"
-	    : l->hang_root		  ? "ROOT OF THE HANG"
-					  : "LEAKED");
+	label_printf(&b->lab, "%s: ",
+		     l->verdict == VERDICT_SUSPECT ? "SUSPECT"
+		     : l->hang_root		   ? "ROOT OF THE HANG"
+						   : "LEAKED");
 	if (refs < 0) /* named as a parent only: created before recording, its count never seen */
-		put_text(b, "count not known");
+		label_text(&b->lab, "count not known");
 	else
-		put(b, "%s%" PRId64 " ref%s", group ? "" : "holds ", refs, refs == 1 ? "" : "s");
+		label_printf(&b->lab, "%s%" PRId64 " ref%s", group ? "" : "holds ", refs,
+			     refs == 1 ? "" : "s");
 	if (group)
-		put_text(b, " held in all");
+		label_text(&b->lab, " held in all");
 	for (unsigned i = 0; i < (group ? !!l->nblames : l->nblames); i++) {
 		const struct model_sym *s = model_sym(b->in->m, l->blames[i].site);
 
-		newline(b);
-		put(b, "%s %s",
-		    i ? "also" : "blame:", site_text(b, l->blames[i].site, site, sizeof(site)));
+		label_newline(&b->lab);
+		label_printf(&b->lab, "%s %s", i ? "also" : "blame:",
+			     site_text(b, l->blames[i].site, site, sizeof(site)));
 		if (!group && s && s->func && s->file)
-			put(b, " %s", s->func);
-		put(b, ": %s", leaks_blame_short(&l->blames[i]));
+			label_printf(&b->lab, " %s", s->func);
+		label_printf(&b->lab, ": %s", leaks_blame_short(&l->blames[i]));
 		if (!i && !group)
-			put(b, " (sure: %s)", leaks_sure_text(l->sure));
+			label_printf(&b->lab, " (sure: %s)", leaks_sure_text(l->sure));
 	}
 }
 
@@ -182,39 +114,41 @@ static void life_label(struct builder *b, const struct gl *g)
 	const struct model_life *l = g->l;
 	char func[TXT], site[TXT], name[64], state[2 * TXT], d[32];
 
-	label_reset(b);
-	put_text(b, model_life_function(m, l, func, sizeof(func)));
-	newline(b);
+	label_reset(&b->lab);
+	label_text(&b->lab, model_life_function(m, l, func, sizeof(func)));
+	label_newline(&b->lab);
 	if (l->init_ip)
-		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
-		put_text(b, model_origin_text(l, site, sizeof(site)));
-	newline(b);
-	put_text(b, model_life_name(l, name, sizeof(name)));
-	newline(b);
+		label_text(&b->lab, model_origin_text(l, site, sizeof(site)));
+	label_newline(&b->lab);
+	label_text(&b->lab, model_life_name(l, name, sizeof(name)));
+	label_newline(&b->lab);
 	if (g->cut || (l->parent_addr == l->addr && !l->parent)) {
 		/* The model does not link a closure to itself; other loops are cut here. */
 		if (l->parent == l || !l->parent)
-			put_text(b, "its own parent (a cycle)");
+			label_text(&b->lab, "its own parent (a cycle)");
 		else
-			put(b, "parent %s: a cycle",
-			    model_life_name(l->parent, name, sizeof(name)));
-		newline(b);
+			label_printf(&b->lab, "parent %s: a cycle",
+				     model_life_name(l->parent, name, sizeof(name)));
+		label_newline(&b->lab);
 	}
 	if (l->stuck && !l->finished)
-		put_text(b, "STUCK: ");
-	put_text(b, model_state_text(m, l, state, sizeof(state)));
-	newline(b);
+		label_text(&b->lab, "STUCK: ");
+	label_text(&b->lab, model_state_text(m, l, state, sizeof(state)));
+	label_newline(&b->lab);
 	if (l->finished) {
-		put(b, "lifetime %s",
-		    model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d, sizeof(d)));
+		label_printf(&b->lab, "lifetime %s",
+			     model_duration_text((uint64_t)l->end_ts - (uint64_t)l->start_ts, d,
+						 sizeof(d)));
 		return;
 	}
 	if (l->verdict == VERDICT_SUSPECT)
-		put_text(b, leaks_age_text(l, state, sizeof(state)));
+		label_text(&b->lab, leaks_age_text(l, state, sizeof(state)));
 	else
-		put(b, "alive %s at the end", model_duration_text(l->age_ns, d, sizeof(d)));
-	newline(b);
+		label_printf(&b->lab, "alive %s at the end",
+			     model_duration_text(l->age_ns, d, sizeof(d)));
+	label_newline(&b->lab);
 	verdict_line(b, l, l->remaining, false);
 }
 
@@ -265,7 +199,7 @@ static Agnode_t *life_node(struct builder *b, const struct gl *g)
 	snprintf(name, sizeof(name), "c%" PRIu64, g->l->seq);
 	n = new_node(b, name);
 	life_label(b, g);
-	set(n, "label", b->label);
+	set(n, "label", b->lab.text);
 	paint(n, g->l);
 	return n;
 }
@@ -309,21 +243,22 @@ static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 	qsort(ns, n, sizeof(*ns), cmp_ns);
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
-	label_reset(b);
-	put(b, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
-	newline(b);
+	label_reset(&b->lab);
+	label_printf(&b->lab, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
+	label_newline(&b->lab);
 	if (l->init_ip)
-		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
-		put_text(b, "created before recording");
-	newline(b);
-	put(b, "finished, p50 %s, max %s", model_duration_text(ns[(n - 1) / 2], p50, sizeof(p50)),
-	    model_duration_text(ns[n - 1], max, sizeof(max)));
+		label_text(&b->lab, "created before recording");
+	label_newline(&b->lab);
+	label_printf(&b->lab, "finished, p50 %s, max %s",
+		     model_duration_text(ns[(n - 1) / 2], p50, sizeof(p50)),
+		     model_duration_text(ns[n - 1], max, sizeof(max)));
 	if (below) {
-		newline(b);
-		put(b, "(+%u closure%s below)", below, below == 1 ? "" : "s");
+		label_newline(&b->lab);
+		label_printf(&b->lab, "(+%u closure%s below)", below, below == 1 ? "" : "s");
 	}
-	set(node, "label", b->label);
+	set(node, "label", b->lab.text);
 	set(node, "color", "gray60");
 	set(node, "fontcolor", "gray35");
 	set(node, "fillcolor", "gray95");
@@ -348,25 +283,38 @@ static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct m
 	agset(e, "penwidth", child->verdict == VERDICT_IN_FLIGHT ? "1.5" : "2");
 }
 
-/* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
-static bool foldable(const struct gl *g)
+/*
+ * Under a fold, the leaked closures below the folded siblings, in a red node of their own: a root
+ * cause is never hidden in a fold of another colour (issue 40 item 3).
+ */
+static void leaked_below_node(struct builder *b, Agnode_t *fold, const struct fold *f)
 {
-	return g->l->finished && !(g->mark & MARK_BELOW);
-}
+	const struct model_life *l = f->leak_example;
+	char name[32], func[TXT], site[TXT];
+	Agnode_t *node;
+	Agedge_t *e;
 
-static int cmp_fold(const void *a, const void *b)
-{
-	const struct gl *gx = *(struct gl *const *)a, *gy = *(struct gl *const *)b;
-	const struct model_life *x = gx->l, *y = gy->l;
-	bool fx = foldable(gx), fy = foldable(gy);
-
-	if (fx != fy)
-		return fx ? 1 : -1;
-	if (fx && x->kind != y->kind)
-		return x->kind->init_ip != y->kind->init_ip
-			       ? (x->kind->init_ip < y->kind->init_ip ? -1 : 1)
-			       : (x->kind->fn < y->kind->fn ? -1 : 1);
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	snprintf(name, sizeof(name), "f%u", ++b->folded);
+	node = new_node(b, name);
+	label_reset(&b->lab);
+	label_printf(&b->lab, "×%u LEAKED below them, first like %s", f->leaked_below,
+		     model_life_name(l, name, sizeof(name)));
+	label_newline(&b->lab);
+	label_text(&b->lab, model_life_function(b->in->m, l, func, sizeof(func)));
+	if (l->init_ip) {
+		label_newline(&b->lab);
+		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+	}
+	label_newline(&b->lab);
+	verdict_line(b, l, l->remaining, false);
+	set(node, "label", b->lab.text);
+	paint(node, l);
+	fold_style(node);
+	e = agedge(b->g, fold, node, NULL, 1);
+	if (e) {
+		agsafeset(e, "color", "red", "");
+		agsafeset(e, "style", "dashed", "");
+	}
 }
 
 /* The node for a fold of unfinished siblings like l. */
@@ -378,33 +326,38 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
-	label_reset(b);
+	label_reset(&b->lab);
 	if (f->example)
-		put(b, "×%zu more like %s", f->count, model_life_name(l, name, sizeof(name)));
+		label_printf(&b->lab, "×%zu more like %s", f->count,
+			     model_life_name(l, name, sizeof(name)));
 	else
-		put(b, "×%zu %s", f->count, model_life_function(m, l, func, sizeof(func)));
-	newline(b);
+		label_printf(&b->lab, "×%zu %s", f->count,
+			     model_life_function(m, l, func, sizeof(func)));
+	label_newline(&b->lab);
 	if (f->example)
-		put_text(b, model_life_function(m, l, func, sizeof(func)));
+		label_text(&b->lab, model_life_function(m, l, func, sizeof(func)));
 	else if (l->init_ip)
-		put(b, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
 	else
-		put_text(b, model_origin_text(l, site, sizeof(site)));
-	newline(b);
+		label_text(&b->lab, model_origin_text(l, site, sizeof(site)));
+	label_newline(&b->lab);
 	if (l->stuck)
-		put_text(b, "STUCK: ");
-	put_text(b, model_state_text(m, l, state, sizeof(state)));
-	newline(b);
-	put(b, "oldest alive %s at the end", model_duration_text(f->oldest_age_ns, d, sizeof(d)));
-	newline(b);
+		label_text(&b->lab, "STUCK: ");
+	label_text(&b->lab, model_state_text(m, l, state, sizeof(state)));
+	label_newline(&b->lab);
+	label_printf(&b->lab, "oldest alive %s at the end",
+		     model_duration_text(f->oldest_age_ns, d, sizeof(d)));
+	label_newline(&b->lab);
 	verdict_line(b, l, f->refs, true);
 	if (f->below) {
-		newline(b);
-		put(b, "(+%u closure%s below)", f->below, f->below == 1 ? "" : "s");
+		label_newline(&b->lab);
+		label_printf(&b->lab, "(+%u closure%s below)", f->below, f->below == 1 ? "" : "s");
 	}
-	set(node, "label", b->label);
+	set(node, "label", b->lab.text);
 	paint(node, l);
 	fold_style(node);
+	if (f->leaked_below && f->leak_example)
+		leaked_below_node(b, node, f);
 	return node;
 }
 
@@ -477,8 +430,8 @@ static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct l
 	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
 		if (c->mark & MARK_SHOW)
 			f->v[f->n++] = c;
-	qsort(f->v, n, sizeof(*f->v), cmp_fold);
-	while (f->apart < n && !foldable(f->v[f->apart]))
+	qsort(f->v, n, sizeof(*f->v), gtree_cmp_fold);
+	while (f->apart < n && !gtree_foldable(f->v[f->apart]))
 		f->apart++;
 	if (!b->opts->no_fold && f->apart >= GTREE_FOLD_MIN &&
 	    gtree_fold_alike(f->v, f->apart, f->folds))
@@ -501,17 +454,17 @@ static void rest_node(struct builder *b, struct level *f)
 	}
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	node = new_node(b, name);
-	label_reset(b);
-	put(b, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
+	label_reset(&b->lab);
+	label_printf(&b->lab, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
 	if (below)
-		put(b, ", %u below them", below);
+		label_printf(&b->lab, ", %u below them", below);
 	if (roots) {
-		newline(b);
-		put(b, "%zu leaked or suspect (see the report)", roots);
+		label_newline(&b->lab);
+		label_printf(&b->lab, "%zu leaked or suspect (see the report)", roots);
 	}
-	newline(b);
-	put_text(b, "--no-fold draws every one");
-	set(node, "label", b->label);
+	label_newline(&b->lab);
+	label_text(&b->lab, "--no-fold draws every one");
+	set(node, "label", b->lab.text);
 	set(node, "style", "dashed");
 	set(node, "color", roots ? "red" : "gray50");
 	set(node, "fontcolor", roots ? "#8b0000" : "gray35");
@@ -528,11 +481,11 @@ static void cut_node(struct builder *b, Agnode_t *node, const struct gl *g)
 
 	snprintf(name, sizeof(name), "f%u", ++b->folded);
 	cut = new_node(b, name);
-	label_reset(b);
-	put(b, "%u closure%s below, not drawn", g->below, g->below == 1 ? "" : "s");
-	newline(b);
-	put(b, "(deeper than %d levels: report and explain show them)", MAX_DEPTH);
-	set(cut, "label", b->label);
+	label_reset(&b->lab);
+	label_printf(&b->lab, "%u closure%s below, not drawn", g->below, g->below == 1 ? "" : "s");
+	label_newline(&b->lab);
+	label_printf(&b->lab, "(deeper than %d levels: report and explain show them)", MAX_DEPTH);
+	set(cut, "label", b->lab.text);
 	set(cut, "style", "dashed");
 	set(cut, "color", "gray50");
 	set(cut, "fontcolor", "gray35");
@@ -572,8 +525,8 @@ static bool level_step(struct builder *b, struct level *f, struct level *below)
 		f->i++;
 		return false;
 	}
-	if (!b->opts->no_fold && foldable(g))
-		while (j < f->n && foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
+	if (!b->opts->no_fold && gtree_foldable(g))
+		while (j < f->n && gtree_foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
 			j++;
 	/* Roots of a kind fold from two: at the top a reader looks for kinds, not closures. */
 	if (j - i >= (b->whole && b->depth == 1 ? 2 : GTREE_FOLD_MIN)) {
@@ -643,7 +596,7 @@ static int walk(struct builder *b, struct gl *root)
 	gtree_choose(&b->t, root, b->opts->leaks_only);
 	b->whole = !root;
 	depth = level_of(b, root, root ? life_node(b, root) : NULL, &stack[0]);
-	while (depth && !b->oom) {
+	while (depth && !b->oom && !b->lab.oom) {
 		struct level *f = &stack[depth - 1];
 
 		if (f->i >= f->n) {
@@ -669,7 +622,7 @@ static int walk(struct builder *b, struct gl *root)
 	while (depth)
 		level_free(&stack[--depth]);
 	free(stack);
-	return b->oom ? -1 : 0;
+	return b->oom || b->lab.oom ? -1 : 0;
 }
 
 static void graph_attrs(struct builder *b)
@@ -698,16 +651,16 @@ static void graph_attrs(struct builder *b)
 	agattr(g, AGEDGE, "arrowsize", "0.6");
 	snprintf(title, sizeof(title), "closuretrace: %s%s", b->in->path,
 		 viz_incomplete(b->in) ? " (incomplete: see the report)" : "");
-	label_reset(b);
-	put_text(b, title);
+	label_reset(&b->lab);
+	label_text(&b->lab, title);
 	/* Long absolute paths crowd every node: the directory they share is said once. */
 	b->dir = model_common_dir(b->in->m, &b->dirlen);
 	if (b->dir) {
 		snprintf(title, sizeof(title), "source files under %.*s", (int)b->dirlen, b->dir);
-		newline(b);
-		put_text(b, title);
+		label_newline(&b->lab);
+		label_text(&b->lab, title);
 	}
-	agattr(g, AGRAPH, "label", b->label);
+	agattr(g, AGRAPH, "label", b->lab.text);
 }
 
 /*
@@ -776,13 +729,13 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	gvFreeRenderData(data);
 	gvFreeLayout(gvc, b.g);
 out:
-	if (b.oom) {
-		snprintf(err->text, sizeof(err->text), "out of memory");
+	if (b.oom || b.lab.oom) {
+		snprintf(err->text, sizeof(err->text), "out of memory%s", mem_limit_note());
 		rc = -1;
 	}
 	agclose(b.g);
 	gvFreeContext(gvc);
-	free(b.label);
+	label_free(&b.lab);
 	gtree_free(&b.t);
 	/* A failed write: the caller checks the stream when it closes it; errno says why. */
 	errno = werr;

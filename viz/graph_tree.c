@@ -74,6 +74,15 @@ static void link_trees(struct gtree *t)
 		p->below += 1 + g->below;
 		if (!g->l->finished || (g->mark & MARK_BELOW))
 			p->mark |= MARK_BELOW;
+		/* Children come later in the order: the last one written is the first created. */
+		if (g->l->verdict == VERDICT_LEAKED) {
+			p->leaked_below++;
+			p->leak_example = g->l;
+		}
+		if (g->leaked_below) {
+			p->leaked_below += g->leaked_below;
+			p->leak_example = g->leak_example;
+		}
 	}
 }
 
@@ -214,6 +223,10 @@ int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
 			f->count++;
 			f->refs += l->remaining > 0 ? l->remaining : 0;
 			f->below += s[k].g->below;
+			f->leaked_below += s[k].g->leaked_below;
+			if (s[k].g->leak_example &&
+			    (!f->leak_example || s[k].g->leak_example->seq < f->leak_example->seq))
+				f->leak_example = s[k].g->leak_example;
 			if (l->start_ts < f->oldest_ts) {
 				f->oldest_ts = l->start_ts;
 				f->oldest_age_ns = l->age_ns;
@@ -237,4 +250,25 @@ void gtree_free(struct gtree *t)
 	free(t->order);
 	hashmap_free(&t->index);
 	memset(t, 0, sizeof(*t));
+}
+
+/* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
+bool gtree_foldable(const struct gl *g)
+{
+	return g->l->finished && !(g->mark & MARK_BELOW);
+}
+
+int gtree_cmp_fold(const void *a, const void *b)
+{
+	const struct gl *gx = *(struct gl *const *)a, *gy = *(struct gl *const *)b;
+	const struct model_life *x = gx->l, *y = gy->l;
+	bool fx = gtree_foldable(gx), fy = gtree_foldable(gy);
+
+	if (fx != fy)
+		return fx ? 1 : -1;
+	if (fx && x->kind != y->kind)
+		return x->kind->init_ip != y->kind->init_ip
+			       ? (x->kind->init_ip < y->kind->init_ip ? -1 : 1)
+			       : (x->kind->fn < y->kind->fn ? -1 : 1);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }

@@ -28,6 +28,8 @@ struct gl {
 	struct gl *parent;    /* the one drawn above it; NULL: a top */
 	struct gl *first_child, *last_child, *next_sibling; /* in creation order */
 	unsigned below;					    /* lives below it */
+	unsigned leaked_below;		       /* leaked closures (root causes) below it */
+	const struct model_life *leak_example; /* the first of them, in creation order */
 	unsigned mark;
 	size_t walk; /* scratch: which walk up the parents reached it first */
 	bool cut;    /* its parents loop back to it: drawn as a top (a cycle) */
@@ -53,16 +55,25 @@ struct fold {
 	int64_t oldest_ts;	/* the start of the oldest */
 	uint64_t oldest_age_ns; /* its age at the end of the recording */
 	unsigned below;		/* lives below them */
+	unsigned leaked_below;	/* leaked closures below the folded ones: drawn red apart */
+	const struct model_life *leak_example; /* the first of those */
 };
 
 /*
  * Fold the unfinished siblings v[0..n) (a level of the picture, in creation order): siblings alike
  * (kind, verdict, state, continuation, blamed site) in groups of GTREE_FOLD_MIN or more become one
  * fold, put in folds[pos] (indexed like v, zeroed by the caller). With a tree below one of them,
- * the oldest such is drawn too ("more like" it); the others are marked MARK_FOLDED. Returns 0, or
- * -1 when out of memory.
+ * the oldest such is drawn too ("more like" it); the others are marked MARK_FOLDED. The leaked
+ * closures below the folded ones are counted (leaked_below): the picture draws them in a red node
+ * of their own, never hidden in the fold's colour. Returns 0, or -1 when out of memory.
  */
 int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds);
+
+/* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
+bool gtree_foldable(const struct gl *g);
+/* A level's order for qsort (struct gl *): those that stay apart first, in creation order; then
+ * the foldable, by kind. */
+int gtree_cmp_fold(const void *a, const void *b);
 
 /* The entry of a life; borrowed, NULL when not in the model. */
 struct gl *gtree_find(struct gtree *t, const struct model_life *l);
