@@ -1,6 +1,8 @@
 # A thin wrapper over CMake. Each configuration has its own build folder.
 #   make          build (build/)
-#   make test     install dependencies, build, run every test: plain, ASan+UBSan, TSan
+#   make test     install dependencies, build, run every test: plain, ASan+UBSan, TSan; every
+#                 phase runs even after a failure, and one summary names every failed test
+#                 (scripts/test.sh); test-plain, test-asan, test-tsan run one phase
 #   make demo     trace the bundled demo end to end
 #   make bench    the benchmarks (Release build, probes in and out)
 #   make soak     check under load, full counts: the 259-process tree 20 times, blockio --requests
@@ -34,7 +36,8 @@ build:
 	$(CMAKE) -S . -B build -DCLOSURE_DEBUG=ON $(DEVELOPER) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 	$(CMAKE) --build build -j $(JOBS)
 
-test: deps test-plain test-asan test-tsan
+test: deps
+	@bash scripts/test.sh plain asan tsan
 
 test-plain: build
 	$(CTEST) --test-dir build

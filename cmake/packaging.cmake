@@ -1,7 +1,8 @@
 # make deb: three Debian packages from the install components, by CPack's DEB generator.
 #   libclosure0     the shared library (component libclosure)
-#   libclosure-dev  headers, static library, pkg-config file, CMake package (component dev)
-#   closuretrace    the command, its man pages, the CMake leak-check module (component closuretrace)
+#   libclosure-dev  headers, static library, pkg-config file, CMake package with the leak-check
+#                   module closuretrace.cmake (component dev)
+#   closuretrace    the command and its man pages (component closuretrace)
 # Configured with CMAKE_INSTALL_PREFIX=/usr (the Makefile's deb target); each package carries its
 # copyright file and changelog (packaging/), binaries are stripped, shlibs and the ldconfig
 # trigger generated, Depends found by dpkg-shlibdeps.
@@ -37,9 +38,16 @@ probe on every operation.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libclosure-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DEPENDS libclosure)
+set(CPACK_DEBIAN_DEV_PACKAGE_SUGGESTS closuretrace) # what its leak-check module runs
+# closure.h includes <sys/sdt.h> when the probes are compiled in (closure_config.h says so).
+if(CLOSURE_PROBES)
+	set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS systemtap-sdt-dev)
+endif()
 set(CPACK_COMPONENT_DEV_DESCRIPTION "kernel-style closures in userspace (development files)
 Headers, static library, pkg-config file (closure) and CMake package
-(find_package(closure)) for programs built on libclosure.")
+(find_package(closure)) for programs built on libclosure, with the CMake
+module that runs a project's tests under closuretrace check
+(include(closuretrace); skipped with a message without closuretrace).")
 
 set(CPACK_DEBIAN_CLOSURETRACE_PACKAGE_NAME closuretrace)
 set(CPACK_DEBIAN_CLOSURETRACE_PACKAGE_SECTION devel)

@@ -22,6 +22,7 @@ packages=(
 	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
 	clickhouse-server clickhouse-client # the fleet tests start their own server
 	valgrind                           # libclosure is checked under memcheck (tests/lib/valgrind.sh)
+	lintian                            # the .deb packages are linted (tests/install/deb.sh)
 	stress-ng                          # the second load of check's load test (tests/trust/load_test.sh)
 )
 

@@ -2,7 +2,8 @@
 # make install installs a release build (its own folder, RelWithDebInfo, no -Werror) whose library
 # keeps no live list unless CLOSURE_DEBUG=ON: a program built against it lists no closure in
 # closure_debug_dump(), and runs clean under valgrind's memcheck; the tool and its man pages,
-# closuretrace(1) first, are installed beside it.
+# closuretrace(1) first, the docs they cite and the CMake leak-check module are installed beside
+# it; pkg-config gives the prefix's folders as they are (no ..).
 #   release.sh SOURCE_DIR
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 src=$(realpath "$1")
@@ -14,7 +15,9 @@ grep -qx 'CLOSURETRACE_WERROR:BOOL=OFF' build-release/CMakeCache.txt || fail "ma
 grep -qx 'CLOSURE_DEBUG:BOOL=OFF' build-release/CMakeCache.txt || fail "make install builds with CLOSURE_DEBUG"
 grep -qx 'CMAKE_BUILD_TYPE:STRING=RelWithDebInfo' build-release/CMakeCache.txt || fail "not a release build"
 for f in bin/closuretrace share/man/man1/closuretrace.1.gz share/man/man1/closuretrace-check.1.gz \
-	include/closure.h; do
+	include/closure.h lib/cmake/closure/closuretrace.cmake share/doc/closuretrace/design.md \
+	share/doc/closuretrace/fleet.md share/doc/closuretrace/probes.md \
+	share/doc/closuretrace/trace-format.md; do
 	[[ -s prefix/$f ]] || fail "make install did not install $f"
 done
 man -l prefix/share/man/man1/closuretrace.1.gz 2>/dev/null | tr -s ' \n' ' ' | grep -q 'closuretrace - see what kernel-style closures wait for' ||
@@ -39,6 +42,8 @@ int main(void)
 }
 C
 PKG_CONFIG_PATH=$tmp/prefix/lib/pkgconfig
+[[ $(env -u PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH=$PKG_CONFIG_PATH pkg-config --cflags --libs closure | sed 's/ *$//') == "-I$tmp/prefix/include -L$tmp/prefix/lib -lclosure" ]] ||
+	fail "pkg-config --cflags --libs closure: $(PKG_CONFIG_PATH=$PKG_CONFIG_PATH pkg-config --cflags --libs closure)"
 # shellcheck disable=SC2046 # pkg-config's words
 cc -g -std=c11 -pedantic -Wall -Wextra -Werror $(PKG_CONFIG_PATH=$PKG_CONFIG_PATH pkg-config --cflags closure) live.c -o live \
 	$(PKG_CONFIG_PATH=$PKG_CONFIG_PATH pkg-config --libs closure) -Wl,-rpath,"$tmp/prefix/lib" || fail "live.c does not build"
