@@ -332,7 +332,8 @@ static __always_inline int record_batch(struct pt_regs *ctx)
 		return 0;
 	b->h.kind = CT_BATCH;
 	b->h.why = CT_BATCH_HANDED;
-	b->h.pad[0] = b->h.pad[1] = 0;
+	b->h.foreign = (__u32)tid != ns_tid(task);
+	b->h.pad = 0;
 	b->h.image = image_of(task);
 	b->h.registry = registry;
 	b->h.records = recs;
@@ -386,7 +387,8 @@ static __always_inline void drain_thread(__u8 why)
 	size = n * CT_BATCH_RECORD_SIZE;
 	b->h.kind = CT_BATCH;
 	b->h.why = why;
-	b->h.pad[0] = b->h.pad[1] = 0;
+	b->h.foreign = 0; /* the exiting thread's own buffer, its tid known to BPF */
+	b->h.pad = 0;
 	b->h.image = image_of(task);
 	b->h.registry = tb.registry;
 	b->h.records = tb.records;

@@ -114,9 +114,11 @@ enum ct_batch_why {
 	CT_BATCH_EXEC,	      /* drained as the thread's process execs: the image ends */
 };
 struct ct_batch_event {
-	__u8 kind; /* CT_BATCH */
-	__u8 why;  /* enum ct_batch_why */
-	__u8 pad[2];
+	__u8 kind;    /* CT_BATCH */
+	__u8 why;     /* enum ct_batch_why */
+	__u8 foreign; /* 1: tid is not the thread that handed the buffer over (another thread's
+			 buffer, at process exit; or a lie: the recorder checks it) */
+	__u8 pad;
 	__u32 pid;	/* the process (tgid) */
 	__u32 tid;	/* arg3: the thread whose buffer this is */
 	__u32 n;	/* arg2 */

@@ -1,6 +1,7 @@
 /* Probe discovery and attachment: see session.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "object_open.h"
 #include "proc_mem.h"
 #include "session.h"
+#include "trace_text.h"
 
 #define MAX_OBJECTS 256
 
@@ -170,6 +172,7 @@ static int attach_libbpf(struct session *s, const char *file, const char *path)
 {
 	struct elf_probes probes;
 	int attached = 0, err = 0;
+	char shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* a path the process chose */
 
 	if (elf_probes_read(file, &probes))
 		return 0;
@@ -187,7 +190,8 @@ static int attach_libbpf(struct session *s, const char *file, const char *path)
 			if (!attach_error_to_say(s, err))
 				break; /* the process is gone */
 			fprintf(stderr, "closuretrace: cannot attach closure:%s in %s: %s\n",
-				probes.probes[i].name, path, strerror(errno));
+				probes.probes[i].name, text_visible(shown, sizeof(shown), path),
+				strerror(errno));
 			continue;
 		}
 		if (session_add_link(s, link))
@@ -202,7 +206,7 @@ int session_attach_path(struct session *s, const char *path)
 {
 	struct file_id id, *v;
 	int r = -EOPNOTSUPP, fd = object_open(path);
-	char opened[32];
+	char opened[32], shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* a path the process chose */
 	struct stat st;
 
 	if (fd < 0 || fstat(fd, &st)) {
@@ -233,8 +237,8 @@ int session_attach_path(struct session *s, const char *path)
 		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->n_link_fds)
 			s->use_libbpf = true;
 		else if (r < 0 && attach_error_to_say(s, r))
-			fprintf(stderr, "closuretrace: cannot attach the probes in %s: %s\n", path,
-				strerror(-r));
+			fprintf(stderr, "closuretrace: cannot attach the probes in %s: %s\n",
+				text_visible(shown, sizeof(shown), path), strerror(-r));
 	}
 	if (s->use_libbpf)
 		r = attach_libbpf(s, opened, path);
@@ -242,8 +246,8 @@ int session_attach_path(struct session *s, const char *path)
 	if (r > 0)
 		s->probes += r;
 	if (s->verbose && r > 0)
-		fprintf(stderr, "closuretrace: attached %d probes in %s%s\n", r, path,
-			s->batching ? " (batched)" : "");
+		fprintf(stderr, "closuretrace: attached %d probes in %s%s\n", r,
+			text_visible(shown, sizeof(shown), path), s->batching ? " (batched)" : "");
 	return r;
 }
 
@@ -296,8 +300,12 @@ int session_watch_loader(struct session *s, const char *exe)
 
 		err = link ? session_add_link(s, link) : -errno;
 	}
-	if (s->verbose && off && !err)
-		fprintf(stderr, "closuretrace: watching the loader %s\n", loader);
+	if (s->verbose && off && !err) {
+		char shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* the program's PT_INTERP */
+
+		fprintf(stderr, "closuretrace: watching the loader %s\n",
+			text_visible(shown, sizeof(shown), loader));
+	}
 	free(file);
 	free(interp);
 	free(loader);

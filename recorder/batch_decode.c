@@ -28,6 +28,7 @@ struct span {
  */
 struct thread_seq {
 	uint32_t src;	   /* its events' queue in the merge */
+	uint32_t pid;	   /* its process, for batch_decoder_on_gap */
 	bool done;	   /* its process (image) ended: nothing more to come */
 	bool cand_set;	   /* the sweep under way has a frontier for it */
 	bool cand_done;	   /* ... or found its process gone */
@@ -45,6 +46,7 @@ struct batch_decoder {
 	uint64_t order;
 	struct hashmap threads; /* (pid, stream key) -> struct thread_seq */
 	uint64_t dups, forgotten, stale, refused, early;
+	batch_gap_fn *on_gap; /* told of each gap given up (NULL: none) */
 	size_t spans;	  /* the spans' room over every stream (BATCH_SPANS_TOTAL_MAX) */
 	int64_t injected; /* the source of batch_decoder_inject, -1 until its first event */
 	bool sweeping;
@@ -78,7 +80,7 @@ static void pop(struct batch_decoder *d)
 
 static bool push(struct batch_decoder *d, uint32_t src, struct held_event *it)
 {
-	if (d->merge.held == BATCH_HELD_MAX) {
+	while (d->merge.held && d->merge.bytes >= BATCH_HELD_BYTES) {
 		d->early++;
 		pop(d);
 	}
@@ -102,6 +104,7 @@ static struct thread_seq *thread_of(struct batch_decoder *d, uint32_t pid, uint6
 		return NULL;
 	t = hashmap_put(&d->threads, pid, buf, NULL);
 	t->src = (uint32_t)src;
+	t->pid = pid;
 	t->frontier = d->committed;
 	return t;
 }
@@ -190,6 +193,8 @@ static bool take(struct batch_decoder *d, struct thread_seq *t, uint64_t v)
 		if (cap > BATCH_SPANS_MAX ||
 		    (t->n >= 2 && d->spans + cap - t->cap > BATCH_SPANS_TOTAL_MAX)) {
 			d->forgotten += t->spans[1].lo - t->spans[0].hi;
+			if (d->on_gap)
+				d->on_gap(d->ctx, t->pid, t->spans[1].lo - t->spans[0].hi);
 			t->spans[1].lo = t->spans[0].lo;
 			memmove(&t->spans[0], &t->spans[1], (t->n - 1) * sizeof(*t->spans));
 			t->n--;
@@ -274,6 +279,11 @@ uint32_t batch_decoder_received(struct batch_decoder *d, uint32_t pid, uint64_t 
 		got += (uint32_t)(b - a);
 	}
 	return got;
+}
+
+void batch_decoder_on_gap(struct batch_decoder *d, batch_gap_fn *fn)
+{
+	d->on_gap = fn;
 }
 
 uint64_t batch_decoder_forgotten(const struct batch_decoder *d)

@@ -31,9 +31,12 @@
  * counted with the lost ones (batch_decoder_refused).
  */
 #define BATCH_STREAMS_MAX 16384
-/* Events a batch decoder holds at most; past it the oldest leave at once (out of order, counted).
+/*
+ * The memory a batch decoder's held events may take (their queues' room, about 80 bytes an event:
+ * some 800,000 of them); past it the oldest leave at once (out of order, counted). A process whose
+ * buffers never show a frontier (made-up streams) holds the decoder there for good.
  */
-#define BATCH_HELD_MAX (1u << 20)
+#define BATCH_HELD_BYTES (64u << 20)
 /*
  * How much earlier than the recorder's clock at a poll a record may still be stamped by a thread
  * whose buffer head said no append was in progress: the thread's store of its depth may reach
@@ -107,6 +110,13 @@ uint64_t batch_decoder_refused(const struct batch_decoder *d);
 /* Sequence numbers given up as lost past BATCH_SPANS_MAX gaps (never received). */
 uint64_t batch_decoder_forgotten(const struct batch_decoder *d);
 
+/*
+ * Each gap given up, told with its process (its size is the process's word: sequence numbers
+ * are its own, and a made-up one may skip billions): fn(ctx, pid, n), ctx the decoder's.
+ */
+typedef void batch_gap_fn(void *ctx, uint32_t pid, uint64_t n);
+void batch_decoder_on_gap(struct batch_decoder *d, batch_gap_fn *fn);
+
 /* Records received twice (dropped the second time). */
 uint64_t batch_decoder_duplicates(const struct batch_decoder *d);
 
@@ -138,7 +148,7 @@ void batch_decoder_gone(struct batch_decoder *d, uint32_t pid, uint32_t image);
 /* Ends the sweep: its frontiers hold; emits every event older than the earliest frontier. */
 void batch_decoder_commit(struct batch_decoder *d);
 
-/* Events that left before their time (past BATCH_HELD_MAX): 0 unless the recorder fell behind. */
+/* Events that left before their time (past BATCH_HELD_BYTES): 0 unless the recorder fell behind. */
 uint64_t batch_decoder_early(const struct batch_decoder *d);
 
 /* Emits every event held. */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "mem_limit.h"
 
 static int is_executable(const char *path)
 {
@@ -66,18 +67,27 @@ int launch_start(struct launch *l, char *path, char *const *argv)
 		return -1;
 	}
 	if (l->pid == 0) {
+		int ours = STDERR_FILENO;
 		sigset_t none;
 
 		close(gate[1]);
 		/* EOF instead of a byte: the recorder gave up (or died); run nothing. */
 		if (read(gate[0], &byte, 1) != 1)
 			_exit(127);
+		/* Ours kept aside (close-on-exec) for our message, should the exec fail. */
+		if (l->stderr_fd)
+			ours = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		if (l->stderr_fd > 0 && dup2(l->stderr_fd, STDERR_FILENO) < 0)
+			_exit(127);
+		if (l->stderr_fd < 0)
+			close(STDERR_FILENO);
 		if (l->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
+		mem_limit_restore(); /* the command's memory is its own, not under ours */
 		execv(path, argv);
-		fprintf(stderr, "closuretrace: cannot run %s: %s\n", path, strerror(errno));
+		dprintf(ours, "closuretrace: cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(gate[0]);

@@ -15,6 +15,9 @@ struct launch {
 	char *path;	       /* the resolved executable: exec'ed and attached to (borrowed) */
 	bool stdout_to_stderr; /* its standard output is ours on standard error (a trace on stdout)
 				*/
+	/* Its standard error when ours is not its (check --log-file): > 0, this descriptor (ours,
+	 * close-on-exec); -1, closed; 0: ours. Our own "cannot run" goes to ours. */
+	int stderr_fd;
 };
 
 /*

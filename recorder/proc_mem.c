@@ -53,6 +53,29 @@ bool proc_exe(pid_t pid, char *buf, size_t len)
 	return true;
 }
 
+bool proc_cpu_ns(pid_t pid, uint64_t *ns)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long user, sys;
+	long tick = sysconf(_SC_CLK_TCK);
+	bool ok = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	/* After the command name: state and 10 numbers, then utime and stime in clock ticks. */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && tick > 0 &&
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &user, &sys) ==
+		    2) {
+		*ns = (user + sys) * (1000000000ull / (unsigned long long)tick);
+		ok = true;
+	}
+	fclose(f);
+	return ok;
+}
+
 char proc_state(pid_t pid, unsigned long *flags)
 {
 	char path[64], buf[1024], *p, state = '?';

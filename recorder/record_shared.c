@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "record_shared.h"
+#include "trace_text.h"
 
 int permission_error(void)
 {
@@ -29,6 +30,28 @@ int no_probes_error(const char *what)
 		"probes (CLOSURE_PROBES=ON)\n",
 		what);
 	return EXIT_ENVIRONMENT;
+}
+
+int no_probes_in_process(pid_t pid)
+{
+	char path[64], comm[64] = "", shown[256], what[320];
+	FILE *f;
+
+	/* Which program it is (a pid alone may turn out to be the shell that started it). The name
+	 * is the process's own: shown through text_visible. */
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+	}
+	comm[strcspn(comm, "\n")] = '\0';
+	if (comm[0])
+		snprintf(what, sizeof(what), "process %d (%s)", (int)pid,
+			 text_visible(shown, sizeof(shown), comm));
+	else
+		snprintf(what, sizeof(what), "process %d", (int)pid);
+	return no_probes_error(what);
 }
 
 int load_error(int err)

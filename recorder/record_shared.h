@@ -17,6 +17,9 @@ int no_process_error(pid_t pid);
 /* what (a binary, a process) has no closure probes. */
 int no_probes_error(const char *what);
 
+/* Process pid has no closure probes: said with its program's name (comm). */
+int no_probes_in_process(pid_t pid);
+
 /* The BPF programs would not load (err: -errno). */
 int load_error(int err);
 

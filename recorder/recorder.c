@@ -99,7 +99,6 @@ static int exited_early(pid_t pid)
 static int check_pid(pid_t pid, char **exe)
 {
 	struct objects objs = {0};
-	char what[128];
 	int scanned;
 
 	if (kill(pid, 0) && errno == ESRCH)
@@ -116,10 +115,8 @@ static int check_pid(pid_t pid, char **exe)
 	objects_free(&objs);
 	if (session_process_gone(pid)) /* while its objects were read: they may look probe-less */
 		return exited_early(pid);
-	if (!scanned) {
-		snprintf(what, sizeof(what), "process %d", (int)pid);
-		return no_probes_error(what);
-	}
+	if (!scanned)
+		return no_probes_in_process(pid);
 	return -1;
 }
 
@@ -136,6 +133,7 @@ static int launch(struct recorder *r)
 	/* Before the command starts: whatever it forks is then in the guard's process group. */
 	r->guard = check_guard_start();
 	r->child.stdout_to_stderr = r->o.stdout_to_stderr;
+	r->child.stderr_fd = r->o.command_stderr;
 	/* --sample: the library samples from its first closure (docs/probes.md). */
 	if (r->o.sample_every >= 2) {
 		char every[16] = "none";
@@ -382,7 +380,9 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .trees_counted = s->trees_counted,
 				 .trees = s->trees,
 				 .trees_left_out = s->trees_left_out,
-				 .snapshot_missed = s->snapshot_missed};
+				 .snapshot_missed = s->snapshot_missed,
+				 .lost_claimed = s->batch_dropped,
+				 .claims_refused = s->claims_refused};
 	end.complete_ns = session_now_ns() - r->start_ns;
 	if (s->out)
 		trace_write_end(s->out, &end);

@@ -66,6 +66,8 @@ struct recorder_opts {
 	bool verbose;	       /* say on stderr what is attached */
 	bool quiet;	       /* no live status line, even on a terminal */
 	bool stdout_to_stderr; /* the command's standard output goes to our standard error */
+	int command_stderr;    /* the command's standard error when ours is elsewhere (check
+				  --log-file): a descriptor > 0, or -1 closed; 0: ours */
 	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
 	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
 	bool cold_ring; /* leave the ring buffer's pages to their first use (a run timed whole) */

@@ -103,8 +103,12 @@ struct session {
 	struct batch_decoder *batch;
 	struct batch_process *batch_procs;
 	size_t n_batch_procs;
-	uint64_t batch_dropped;
-	uint64_t batch_polled; /* when idle threads' buffers were last read */
+	uint64_t batch_dropped;	   /* records the processes say their library dropped, believed */
+	uint64_t claims_refused;   /* ... and beyond what their CPU time allows: refused */
+	uint64_t gaps_lost; /* sequence numbers given up as lost, believed (the same rule) */
+	struct hashmap batch_tids; /* (pid, tid) of threads seen handing their own buffer over */
+	uint64_t tid_refused;	   /* records refused: they named no thread of their process */
+	uint64_t batch_polled;	   /* when idle threads' buffers were last read */
 	/* The ring buffer's consumer and producer positions (read-only mapping), and where the
 	 * producer was after the poll of the sweep under way (session_batch.c). */
 	const volatile uint64_t *ring_pos;

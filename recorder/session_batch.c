@@ -1,5 +1,6 @@
 /* The batched transport in a session: see session_batch.h. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +16,13 @@
 #include "elf_probes.h"
 #include "batch_decode.h"
 #include "batch_proc.h"
+#include "proc_mem.h"
 #include "event.h"
 #include "session.h"
 #include "drain.h"
 #include "ring_pos.h"
 #include "session_batch.h"
+#include "trace_text.h"
 
 /*
  * From the ring buffer, the process of a thread as the per-operation path finds it; from the
@@ -35,9 +38,14 @@ static void emit(void *ctx, const struct ct_event *e, uint32_t pid)
 		session_emit_pid(s, e, pid);
 }
 
+static void gap_given_up(void *ctx, uint32_t pid, uint64_t n);
+
 int session_batch_init(struct session *s, uint64_t not_before_ns)
 {
+	hashmap_init(&s->batch_tids, 0);
 	s->batch = batch_decoder_new(not_before_ns, emit, s);
+	if (s->batch)
+		batch_decoder_on_gap(s->batch, gap_given_up);
 	return s->batch ? 0 : -ENOMEM;
 }
 
@@ -317,10 +325,88 @@ static void learn_registries(struct session *s)
 		/* At once: its threads are known to BPF from now on (the message says so). */
 		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
 			   session_now_ns() - BATCH_IDLE_NS, polled_until(s, session_now_ns()));
-		if (s->verbose)
-			fprintf(stderr, "closuretrace: batch registry of %s at 0x%llx\n", o->path,
+		if (s->verbose) {
+			char shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* a path the process chose */
+
+			fprintf(stderr, "closuretrace: batch registry of %s at 0x%llx\n",
+				text_visible(shown, sizeof(shown), o->path),
 				(unsigned long long)at);
+		}
 	}
+}
+
+/*
+ * Counts of records a process never handed over are its own word (docs/probes.md, "Trust
+ * boundary"): those its library says it dropped, and the gaps in its sequence numbers given up.
+ * Each is believed only as far as the process could have made them, one record per nanosecond of
+ * its CPU time at most (read again at most every 10 ms); beyond that it is refused and counted
+ * apart (s->claims_refused), never as lost. Returns whether n is believed (then p->claimed
+ * holds it).
+ */
+#define CLAIM_REREAD_NS (10 * 1000 * 1000ull)
+static bool believe(struct session *s, struct batch_process *p, uint64_t n)
+{
+	uint64_t now = session_now_ns(), cpu;
+
+	if (p && p->claimed + n > p->cpu_ns && now - p->cpu_read_ns >= CLAIM_REREAD_NS &&
+	    proc_cpu_ns((pid_t)p->pid, &cpu)) {
+		p->cpu_ns = cpu + CLAIM_REREAD_NS; /* a tick the kernel has not counted yet */
+		p->cpu_read_ns = now;
+	}
+	if (!p || p->claimed + n > p->cpu_ns) {
+		s->claims_refused += n;
+		return false;
+	}
+	p->claimed += n;
+	return true;
+}
+
+static void claim_dropped(struct session *s, struct batch_process *p, uint32_t dropped)
+{
+	if (believe(s, p, dropped))
+		s->batch_dropped += dropped;
+}
+
+/* The latest entry of process pid (any image: its CPU time is the process's). */
+static struct batch_process *process_of(struct session *s, uint32_t pid)
+{
+	for (size_t i = s->n_batch_procs; i-- > 0;)
+		if (s->batch_procs[i].pid == pid)
+			return &s->batch_procs[i];
+	return NULL;
+}
+
+static void gap_given_up(void *ctx, uint32_t pid, uint64_t n)
+{
+	struct session *s = ctx;
+
+	if (believe(s, process_of(s, pid), n))
+		s->gaps_lost += n;
+}
+
+/* Threads remembered as their process's (seen handing their own buffers over) at most. */
+#define BATCH_TIDS_MAX 65536
+
+/*
+ * Whether tid is a thread of process pid, for a batch that names a thread other than the one
+ * that handed it over (docs/probes.md, "Trust boundary"): a thread seen handing over its own
+ * buffer (BPF knew it was that thread), or one /proc lists in the process now. A tid that is
+ * neither is a lie: its records would be written as another thread's, perhaps another
+ * process's.
+ */
+static bool thread_of(struct session *s, uint32_t pid, uint32_t tid, bool foreign)
+{
+	char path[64];
+
+	if (!foreign) {
+		if (hashmap_count(&s->batch_tids) < BATCH_TIDS_MAX)
+			hashmap_put(&s->batch_tids, pid, tid, NULL);
+		return true;
+	}
+	if (hashmap_get(&s->batch_tids, pid, tid))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
+	return tid && !access(path, F_OK);
 }
 
 bool session_batch_record(struct session *s, const void *data, size_t size)
@@ -332,8 +418,9 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 		return false;
 	if (s->closing || !s->batch || size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
 		return true;
-	s->batch_dropped += h->dropped;
 	p = process_for(s, h->pid, h->image, h->registry);
+	if (h->dropped)
+		claim_dropped(s, p, h->dropped);
 	if (p && h->handed > p->handed)
 		p->handed = h->handed;
 	/* The sampling counters only grow within an image: the latest read is the largest. */
@@ -348,6 +435,15 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	 */
 	if (p && h->why != CT_BATCH_THREAD_EXIT)
 		p->gone = h->why == CT_BATCH_EXEC;
+	if (!thread_of(s, h->pid, h->tid, h->foreign)) {
+		if (!s->tid_refused)
+			fprintf(stderr,
+				"closuretrace: warning: records refused: a batch named thread %u, "
+				"which is not a thread of process %u\n",
+				h->tid, h->pid);
+		s->tid_refused += h->n;
+		return true;
+	}
 	batch_decoder_feed(s->batch, h->pid, h->tid,
 			   batch_stream_key(h->records, p ? p->stream : h->image),
 			   (const struct closure_batch_record *)(h + 1), h->n);
@@ -524,22 +620,29 @@ uint64_t session_batch_lost(struct session *s)
 		return s->batch_dropped + session_read_stat(s, CT_STAT_LOST_BATCHED);
 	/* With those BPF could not list (its map full, or the library's drops in them). */
 	ring = lost_in_ring(s) + session_read_stat(s, CT_STAT_LOST_BATCHED);
-	forgotten = batch_decoder_forgotten(s->batch);
-	refused = batch_decoder_refused(s->batch);
+	forgotten = s->gaps_lost;
+	refused = batch_decoder_refused(s->batch) + s->tid_refused;
 	/* Where they went, for whoever must make it lose nothing next time. */
 	if (s->verbose && s->batch_dropped + ring + forgotten + refused)
 		fprintf(stderr,
-			"closuretrace: batched records lost: %llu dropped by the library (a buffer "
-			"full under a nested call), %llu in batches the ring buffer could not "
-			"take, "
-			"%llu in sequence gaps given up, %llu refused\n",
+			"closuretrace: batched records lost: %llu dropped by the library (the "
+			"process's own count: a buffer full under a nested call), %llu in batches "
+			"the ring buffer could not take, %llu in sequence gaps given up, %llu "
+			"refused\n",
 			(unsigned long long)s->batch_dropped, (unsigned long long)ring,
 			(unsigned long long)forgotten, (unsigned long long)refused);
+	if (s->claims_refused)
+		fprintf(stderr,
+			"closuretrace: warning: refused the traced process's word for %llu more "
+			"records it never handed over (dropped by its library, or skipped in its "
+			"sequence numbers) than its CPU time could have made (not counted as lost)\n",
+			(unsigned long long)s->claims_refused);
 	return s->batch_dropped + ring + forgotten + refused;
 }
 
 void session_batch_free(struct session *s)
 {
+	hashmap_free(&s->batch_tids);
 	batch_decoder_free(s->batch);
 	s->batch = NULL;
 	ring_pos_unmap(s->ring_pos);

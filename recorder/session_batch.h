@@ -58,6 +58,9 @@ struct batch_process {
 	bool session_set; /* -p: this recording set the registry's session */
 	uint64_t trees, trees_left_out;
 	uint64_t trees_base, left_out_base;
+	/* Records its library says it dropped: its own count (session_batch_claim). */
+	uint64_t claimed;
+	uint64_t cpu_ns, cpu_read_ns; /* its CPU time, and when it was read (our clock) */
 };
 
 /* Prepares s for batches (events not before not_before_ns). 0, or -ENOMEM. */

@@ -51,6 +51,7 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 	session_retry_pending(s);
 	res->events = end.events = s->events;
 	res->lost = end.lost = s->batch_dropped + t.lost + t.cut;
+	end.lost_claimed = s->batch_dropped; /* the processes' own count */
 	res->end = RECORDER_EXIT;
 	end.duration_ns = res->duration_ns;
 	end.reason = trace_end_name((enum trace_end_reason)res->end);
@@ -88,7 +89,9 @@ static char *make_dir(void)
 int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
 	     struct recorder_result *res)
 {
-	struct launch child = {.gate = -1, .stdout_to_stderr = o->stdout_to_stderr};
+	struct launch child = {.gate = -1,
+			       .stdout_to_stderr = o->stdout_to_stderr,
+			       .stderr_fd = o->command_stderr};
 	const char *temp = NULL;
 	char *exe = launch_resolve(o->argv[0]), *dir = NULL;
 	uint64_t start;

@@ -19,6 +19,7 @@
 #include "closure_batch.h"
 #include "session.h"
 #include "sink_read.h"
+#include "trace_text.h"
 
 /* A chunk larger than a full batch is not libclosure's: the file is damaged. */
 #define CHUNK_MAX (sizeof(struct closure_sink_batch) + CLOSURE_BATCH_RECORDS * 56 + 8)
@@ -231,8 +232,11 @@ static struct entry *list_dir(const char *dir, size_t *n)
 		if (de->d_name[0] == '.')
 			continue;
 		if (!parse_name(de->d_name, &e)) {
+			char name[sizeof(de->d_name) * TEXT_ESCAPE_MAX];
+
+			/* A name the traced program chose: shown as every name is. */
 			fprintf(stderr, "closuretrace: warning: %s/%s: not the sink's; removed\n",
-				dir, de->d_name);
+				dir, text_visible(name, sizeof(name), de->d_name));
 			unlinkat(dirfd(d), de->d_name, 0);
 			continue;
 		}

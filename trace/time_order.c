@@ -77,21 +77,38 @@ int64_t time_order_source(struct time_order *m)
 	return m->n_sources++;
 }
 
-/* Doubles s's ring (a power of two), its items from index 0. */
-static bool grow(const struct time_order *m, struct time_order_source *s)
-{
-	uint32_t cap = s->cap ? s->cap * 2 : 16; /* most sources hold few at a time */
-	unsigned char *v = malloc((size_t)cap * m->size);
+/* A source's first ring (most sources hold few at a time), and the late heap's. */
+#define RING_MIN 16u
+#define LATE_MIN 1024u
 
-	if (!v)
+/* Moves s's items to a ring of cap (a power of two, at least len), from index 0. */
+static bool resize(struct time_order *m, struct time_order_source *s, uint32_t cap)
+{
+	unsigned char *v = cap ? malloc((size_t)cap * m->size) : NULL;
+
+	if (cap && !v)
 		return false;
 	for (uint32_t i = 0; i < s->len; i++)
 		memcpy(v + (size_t)i * m->size, at(m, s, i), m->size);
 	free(s->v);
+	m->bytes = m->bytes + (size_t)cap * m->size - (size_t)s->cap * m->size;
 	s->v = v;
 	s->head = 0;
 	s->cap = cap;
 	return true;
+}
+
+/*
+ * A ring past RING_MIN halves when a quarter full and goes when empty: a burst held by many
+ * sources at once (thousands of threads' buffers waiting for one late frontier) would otherwise
+ * keep each ring at its largest for good, and the room would not follow what is held.
+ */
+static void shrink(struct time_order *m, struct time_order_source *s)
+{
+	if (s->cap <= RING_MIN || s->len > s->cap / 4)
+		return;
+	if (!resize(m, s, s->len ? s->cap / 2 : 0))
+		return; /* out of memory: the larger ring stays */
 }
 
 /* The late heap: an item earlier than the latest of its source. */
@@ -100,11 +117,12 @@ static bool push_late(struct time_order *m, const void *item)
 	size_t i;
 
 	if (m->n_late == m->late_cap) {
-		size_t cap = m->late_cap ? m->late_cap * 2 : 1024;
+		size_t cap = m->late_cap ? m->late_cap * 2 : LATE_MIN;
 		unsigned char *v = realloc(m->late, cap * m->size);
 
 		if (!v)
 			return false;
+		m->bytes += (cap - m->late_cap) * m->size;
 		m->late = v;
 		m->late_cap = cap;
 	}
@@ -112,6 +130,21 @@ static bool push_late(struct time_order *m, const void *item)
 		memcpy(late_at(m, i), late_at(m, (i - 1) / 2), m->size);
 	memcpy(late_at(m, i), item, m->size);
 	return true;
+}
+
+/* The late heap halves when a quarter full, as a ring does. */
+static void shrink_late(struct time_order *m)
+{
+	size_t cap = m->late_cap / 2;
+	unsigned char *v;
+
+	if (m->late_cap <= LATE_MIN || m->n_late > m->late_cap / 4)
+		return;
+	if (!(v = realloc(m->late, cap * m->size)))
+		return;
+	m->bytes -= (m->late_cap - cap) * m->size;
+	m->late = v;
+	m->late_cap = cap;
 }
 
 static void pop_late(struct time_order *m)
@@ -147,7 +180,7 @@ bool time_order_push(struct time_order *m, uint32_t src, const void *item)
 		m->held++;
 		return true;
 	}
-	if (s->len == s->cap && !grow(m, s))
+	if (s->len == s->cap && !resize(m, s, s->cap ? s->cap * 2 : RING_MIN))
 		return false;
 	memcpy(at(m, s, s->len++), item, m->size);
 	m->held++;
@@ -183,10 +216,12 @@ void time_order_pop(struct time_order *m)
 	m->held--;
 	if (!s) {
 		pop_late(m);
+		shrink_late(m);
 		return;
 	}
 	s->head = (s->head + 1) & (s->cap - 1);
 	s->len--;
+	shrink(m, s);
 	if (!s->len) {
 		if (--m->n_heap) {
 			m->heap[0] = m->heap[m->n_heap];

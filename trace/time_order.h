@@ -43,6 +43,7 @@ struct time_order {
 	unsigned char *late; /* a heap by key */
 	size_t n_late, late_cap;
 	size_t held;
+	size_t bytes; /* of items' room, held or not: the rings and the late heap */
 };
 
 /* Items of size bytes (a struct time_key first). */

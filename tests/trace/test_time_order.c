@@ -2,7 +2,8 @@
  * trace/time_order.c, the one place records are put back in time order: items of several sources,
  * each mostly in order with some late ones, leave in (time, order) order whatever the sources
  * and the lateness; equal times leave by order; items keep their payload; signed times (the
- * model's, which may be negative) keep their order through time_key_signed.
+ * model's, which may be negative) keep their order through time_key_signed; the room follows
+ * what is held (a burst over thousands of sources is given back as it leaves).
  */
 #include "check.h"
 #include "time_order.h"
@@ -93,6 +94,41 @@ static void reversed(void)
 	time_order_free(&m);
 }
 
+/*
+ * A burst over many sources, every ring grown, then drained to a few items each and then to none:
+ * the room (bytes) follows. 4,000 sources of 200 items: each ring at 256 items (16, doubled);
+ * with a quarter of the items left, at most half the room; with none left, each
+ * source's smallest ring.
+ */
+static void room_follows(void)
+{
+	struct time_order m;
+	const uint32_t sources = 4000, per = 200;
+	size_t peak;
+
+	time_order_init(&m, sizeof(struct item));
+	for (uint32_t s = 0; s < sources; s++)
+		EXPECT(time_order_source(&m) == s, "source %u", s);
+	for (uint32_t i = 0; i < per; i++)
+		for (uint32_t s = 0; s < sources; s++)
+			EXPECT(time_order_push(
+				       &m, s,
+				       &(struct item){.key = {i, (uint64_t)i * sources + s}}),
+			       "push");
+	peak = m.bytes;
+	EXPECT(peak == (size_t)sources * 256 * sizeof(struct item), "the burst's room: %zu", peak);
+	for (uint32_t n = sources * per; n > sources * 50; n--)
+		time_order_pop(&m);
+	EXPECT(m.held == (size_t)sources * 50 && m.bytes <= peak / 2,
+	       "a quarter held, %zu of %zu bytes of room", m.bytes, peak);
+	while (time_order_first(&m))
+		time_order_pop(&m);
+	/* A ring at its smallest stays: a source that holds one item at a time allocates once. */
+	EXPECT(m.bytes == (size_t)sources * 16 * sizeof(struct item),
+	       "nothing held, %zu bytes of room kept (the smallest rings)", m.bytes);
+	time_order_free(&m);
+}
+
 static void signed_times(void)
 {
 	EXPECT(time_key_signed(-5) < time_key_signed(-1), "-5 before -1");
@@ -109,6 +145,7 @@ int main(void)
 	run(64, 100000, 13, 60);	  /* ... with late records (a poll read ahead) */
 	run(8, 50000, 5, UINT64_MAX / 2); /* all held, then all leave */
 	reversed();
+	room_follows();
 	signed_times();
 	if (check_failures)
 		return 1;
