@@ -1,6 +1,7 @@
 /* The command-line front of every command (args.h): one table read by getopt_long, one --help. */
 #define _GNU_SOURCE
 #include "args.h"
+#include "mem_limit.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -143,6 +144,24 @@ static int parse_size(const char *s, size_t *bytes)
 	if (*end || v < 4096 || (v & (v - 1)) || v > (1ull << 31))
 		return -1;
 	*bytes = v;
+	return 0;
+}
+
+int args_max_memory(void *unused, const char *arg, const char *cmd)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	const char *unit = *end ? strchr(units, *end & ~0x20) : NULL;
+
+	(void)unused;
+	if (unit && *unit)
+		v = end[1] || v >> (64 - 10 * (unit - units + 1)) ? 0
+								  : v << 10 * (unit - units + 1);
+	if (end == arg || *arg == '-' || (*end && !(unit && *unit)) || v < (16ull << 20))
+		return args_error(cmd, "--max-memory needs a size from 16M (512M, 4G)", arg);
+	if (mem_limit_set(v))
+		return args_error(cmd, "--max-memory cannot be set here", arg);
 	return 0;
 }
 

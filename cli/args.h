@@ -120,4 +120,15 @@ int parse_duration(const char *s, double bare_unit_ns, uint64_t *ns);
  * 1000000000: S" and EXIT_USAGE. */
 int sample_opt(void *every, const char *s, const char *cmd);
 
+/*
+ * --max-memory SIZE of every command that reads a trace or a process (an OPT_CALL): the tool's
+ * memory limit (common/mem_limit.h), set at once; SIZE a number of bytes with K, M, G or T, from
+ * 16M. Else args_error's "--max-memory needs a size from 16M (512M, 4G)" and EXIT_USAGE.
+ */
+int args_max_memory(void *unused, const char *arg, const char *cmd);
+#define OPTION_MAX_MEMORY                                                                          \
+	OPTION(OPT_CALL, 0, "max-memory", NULL, "SIZE",                                            \
+	       "end with an error (exit 2) past SIZE of memory\n(default: half the machine's)",    \
+	       .call = args_max_memory)
+
 #endif

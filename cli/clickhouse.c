@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_text.h"
 #include "xalloc.h"
 
 /* The first bytes of an error answer kept for the message: ClickHouse's text is one line. */
@@ -16,7 +17,7 @@ struct clickhouse {
 	CURL *curl;
 	char *name, *server, *endpoint, *database; /* server: no database named */
 	double timeout_s;
-	char error[CURL_ERROR_SIZE + ANSWER_KEPT + 64];
+	char error[(CURL_ERROR_SIZE + ANSWER_KEPT) * TEXT_ESCAPE_MAX + 64];
 	/* The answer being received. */
 	clickhouse_out_fn *out;
 	void *out_ctx;
@@ -122,31 +123,42 @@ static size_t received(char *data, size_t size, size_t n, void *ctx)
 {
 	struct clickhouse *ch = ctx;
 	size_t len = size * n, keep = sizeof(ch->answer) - 1 - ch->answer_len;
+	long status = 0;
 
 	if (keep > len)
 		keep = len;
 	memcpy(ch->answer + ch->answer_len, data, keep);
 	ch->answer_len += keep;
-	if (ch->out && ch->out(ch->out_ctx, data, len)) {
+	/* An error's text is the message (answer_text), not the answer: out never sees it. */
+	curl_easy_getinfo(ch->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status == 200 && ch->out && ch->out(ch->out_ctx, data, len)) {
 		ch->stopped = true;
 		return 0; /* libcurl stops the transfer */
 	}
 	return len;
 }
 
-/* The server's message, on one line: "Code: 60, e.displayText() = DB::Exception: ..." */
+/*
+ * The server's message, on one line: "Code: 60, e.displayText() = DB::Exception: ...". Whatever a
+ * server answers is shown as every name is (trace_text.h): it may quote a name any traced
+ * program exported, and it reaches the operator's terminal.
+ */
 static void answer_text(struct clickhouse *ch, long status)
 {
-	char *p = ch->answer;
+	char *p = ch->answer, *shown;
 
 	ch->answer[ch->answer_len] = 0;
-	for (char *q = p; *q; q++)
+	for (char *q = p; q < p + ch->answer_len; q++)
 		if (*q == '\n' || *q == '\r')
 			*q = ' ';
 	while (ch->answer_len && ch->answer[ch->answer_len - 1] == ' ')
 		ch->answer[--ch->answer_len] = 0;
+	shown = text_visible_ndup(p, ch->answer_len, NULL);
 	snprintf(ch->error, sizeof(ch->error), "the server answered HTTP %ld: %s", status,
-		 *p ? p : "(no text)");
+		 !shown	  ? "(out of memory)"
+		 : *shown ? shown
+			  : "(no text)");
+	free(shown);
 }
 
 static int run(struct clickhouse *ch, const char *endpoint, const char *sql, const char *body,
@@ -185,8 +197,8 @@ static int run(struct clickhouse *ch, const char *endpoint, const char *sql, con
 	if (rc == CURLE_WRITE_ERROR && ch->stopped)
 		return -1; /* out said why */
 	if (rc != CURLE_OK) {
-		snprintf(ch->error, sizeof(ch->error), "%s",
-			 curl_err[0] ? curl_err : curl_easy_strerror(rc));
+		text_visible(ch->error, sizeof(ch->error),
+			     curl_err[0] ? curl_err : curl_easy_strerror(rc));
 		return -1;
 	}
 	curl_easy_getinfo(ch->curl, CURLINFO_RESPONSE_CODE, &status);

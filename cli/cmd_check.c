@@ -6,7 +6,8 @@
  * The recorder's records go straight into the model report builds (check_live.h), converted as
  * the trace's reader would read them back: one definition of what a leak is, and no file. The
  * trace is written only when asked: --keep-trace FILE (for graph, report, explain), or a
- * temporary one for --export, which loads the trace file itself.
+ * temporary one for --export, which loads the trace file itself: removed once exported, kept
+ * where the warning says when the export fails (no run is lost).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,7 +42,8 @@ struct check_options {
 	int error_exitcode;
 	size_t buffer_size;
 	const char *sarif, *keep_trace, *gen_suppressions;
-	char **suppressions; /* every --suppressions FILE, in order */
+	const char *log_file; /* --log-file's pattern (%p: our pid), or NULL */
+	char **suppressions;  /* every --suppressions FILE, in order */
 	size_t n_suppressions;
 	bool allow_lost;
 	bool no_bpf;	     /* the in-process sink even when BPF is permitted */
@@ -50,6 +52,7 @@ struct check_options {
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
 	char **argv;
+	int command_stderr; /* recorder_opts.command_stderr: --log-file's */
 };
 
 static int exitcode_arg(void *code, const char *arg, const char *cmd)
@@ -80,6 +83,114 @@ static int keep_arg(void *keep, const char *arg, const char *cmd)
 	return 0;
 }
 
+/* --log-file FILE: a file, with %p (our pid) and %% (a %) and no other %. */
+static int log_file_arg(void *log, const char *arg, const char *cmd)
+{
+	if (!*arg || !strcmp(arg, "-")) /* standard error is the command's */
+		return args_error(cmd, "--log-file needs a file", arg);
+	for (const char *p = strchr(arg, '%'); p; p = strchr(p + 2, '%'))
+		if (p[1] != 'p' && p[1] != '%')
+			return args_error(
+				cmd, "--log-file takes %p (check's pid) and %% (a %), no other %",
+				arg);
+	*(const char **)log = arg;
+	return 0;
+}
+
+/*
+ * --log-file: our standard error is the file from the moment it is open, so that every line of
+ * ours (the recorder's, libbpf's, the export's too) goes there, while the command is given the
+ * standard error we were given (recorder_opts.command_stderr). The file is an output as any other
+ * (out_file.h: written beside it, renamed over it at the end).
+ */
+struct check_log {
+	struct out_file out;
+	char path[4096];
+	int saved; /* our standard error as we were given it (close-on-exec); -1: it was closed */
+	bool on;
+};
+
+/* %p and %% of pattern put in. 0, or -1 when the name is too long. */
+static int log_path(const char *pattern, char *path, size_t len)
+{
+	size_t n = 0;
+	int w;
+
+	for (const char *p = pattern; *p && n < len; p++) {
+		if (*p != '%') {
+			path[n++] = *p;
+			continue;
+		}
+		w = *++p == 'p' ? snprintf(path + n, len - n, "%d", (int)getpid())
+				: snprintf(path + n, len - n, "%%");
+		n += (size_t)w;
+	}
+	if (n >= len)
+		return -1;
+	path[n] = '\0';
+	return 0;
+}
+
+/* Opens the log and makes it our standard error: 0, or EXIT_USAGE after saying why (on the
+ * standard error we were given). */
+static int log_begin(struct check_log *l, const char *pattern)
+{
+	if (log_path(pattern, l->path, sizeof(l->path)))
+		return args_error("check", "--log-file: the name is too long", pattern);
+	/* Before the log is open: its file could take descriptor 2 were it closed. */
+	l->saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (l->saved < 0 && errno != EBADF) {
+		fprintf(stderr, "closuretrace check: cannot keep standard error: %s\n",
+			strerror(errno));
+		return EXIT_ENVIRONMENT;
+	}
+	if (out_open(&l->out, "closuretrace check", l->path)) {
+		if (l->saved >= 0)
+			close(l->saved);
+		return EXIT_USAGE;
+	}
+	fflush(stderr);
+	if (fileno(l->out.f) != STDERR_FILENO && dup2(fileno(l->out.f), STDERR_FILENO) < 0) {
+		fprintf(stderr, "closuretrace check: cannot write %s: %s\n", l->path,
+			strerror(errno));
+		if (l->saved >= 0)
+			close(l->saved);
+		out_abort(&l->out);
+		return EXIT_USAGE;
+	}
+	clearerr(stderr);
+	l->on = true;
+	return 0;
+}
+
+/* Our standard error back as it was, the log put in place: 0, or -1 after saying why there. */
+static int log_end(struct check_log *l)
+{
+	bool failed;
+	int err;
+
+	if (!l->on)
+		return 0;
+	l->on = false;
+	failed = fflush(stderr) || ferror(stderr);
+	/* Why a line was lost: stderr keeps no errno, one more byte (the log is dropped) tells. */
+	err = failed && write(STDERR_FILENO, "\n", 1) < 0 ? errno : EIO;
+	if (l->saved >= 0) {
+		dup2(l->saved, STDERR_FILENO);
+		close(l->saved);
+	} else if (fileno(l->out.f) != STDERR_FILENO) {
+		close(STDERR_FILENO);
+	}
+	clearerr(stderr);
+	if (failed) {
+		out_abort(&l->out);
+		fprintf(stderr, "closuretrace check: cannot write %s: %s\n", l->path,
+			trace_out_strerror(err));
+		return -1;
+	}
+	return out_commit(&l->out);
+}
+
 /* --gen-suppressions FILE, written whole or not at all. 0, or -1 after saying why. */
 static int write_suppressions(const struct check_diags *d, const char *path)
 {
@@ -94,6 +205,19 @@ static int write_suppressions(const struct check_diags *d, const char *path)
 	fprintf(stderr, "closuretrace: wrote %u suppression%s to %s\n", n, n == 1 ? "" : "s", path);
 	return 0;
 }
+
+static const char check_synopsis[] =
+	"usage: closuretrace check [OPTIONS] -- COMMAND [ARGS...]\n"
+	"\n"
+	"Runs COMMAND traced, with every process it starts, and reports the closures\n"
+	"that leaked or are stuck when it exits as FILE:LINE: error: diagnostics on\n"
+	"standard error (--log-file: in FILE). The command's input and output are left\n"
+	"alone.\n";
+static const char check_epilogue[] =
+	"Exit status: the command's own when it failed (128+N when signal N killed it),\n"
+	"else N (1) when closures leaked or events were lost, else 0; 2 bad usage,\n"
+	"3 BPF refused or no closure probes; 124 --timeout ended the command;\n"
+	"128+N check was stopped by signal N.\n";
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_options(int argc, char **argv, struct check_options *o)
@@ -127,31 +251,27 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		       "end the command after TIME (2.5s, 500ms; bare: seconds;\nSIGTERM, SIGKILL "
 		       "2 s "
 		       "later) and report what it was stuck on"),
-		OPTION(OPT_STRING, 0, "export", &o->export.url, "URL",
+		OPTION(OPT_CALL, 0, "export", &o->export.url, "URL",
 		       "also load the trace and its verdicts into ClickHouse\n"
 		       "(http://HOST:PORT/DATABASE; closuretrace-export(1));\n"
-		       "a failed export is a warning, never the exit status"),
+		       "a failed export is a warning, never the exit status,\n"
+		       "and keeps the trace where it says",
+		       .call = export_url_opt),
 		OPTION(OPT_CALL, 0, "label", &o->labels, "KEY=VALUE",
 		       "a label of the run for --export (repeatable)", .call = export_label_opt),
+		OPTION(OPT_CALL, 0, "log-file", &o->log_file, "FILE",
+		       "write check's own lines to FILE, not to standard error\n(%p: check's pid); "
+		       "the command's output stays its own",
+		       .call = log_file_arg),
 		OPTION(OPT_SIZE, 'b', "buffer-size", &o->buffer_size, "N",
 		       "ring buffer bytes, a power of two (K, M suffixes;\ndefault 64M)"),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {
 		.cmd = "check",
-		.synopsis = "usage: closuretrace check [OPTIONS] -- COMMAND [ARGS...]\n"
-			    "\n"
-			    "Runs COMMAND traced, with every process it starts, and reports the "
-			    "closures\n"
-			    "that leaked or are stuck when it exits as FILE:LINE: error: "
-			    "diagnostics on\n"
-			    "standard error. The command's input and output are left alone.\n",
-		.epilogue = "Exit status: the command's own when it failed (128+N when signal N "
-			    "killed it),\n"
-			    "else N (1) when closures leaked or events were lost, else 0; 2 bad "
-			    "usage,\n"
-			    "3 BPF refused or no closure probes; 124 --timeout ended the command;\n"
-			    "128+N check was stopped by signal N.\n",
+		.synopsis = check_synopsis,
+		.epilogue = check_epilogue,
 		.opts = opts,
 		.stop_at_argument = true,
 	};
@@ -176,7 +296,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	return -1;
 }
 
-/* A temporary trace file (--export without --keep-trace), removed once exported. */
+/* A temporary trace file (--export without --keep-trace), removed once exported (kept, and said,
+ * when the export fails). */
 static FILE *temp_trace(char *path, size_t len)
 {
 	int fd;
@@ -216,7 +337,7 @@ static FILE *open_trace(void *ctx, const char **temp)
 	if (!out->f) {
 		out->temp[0] = '\0';
 		fprintf(stderr, "closuretrace: cannot write the trace %s: %s\n",
-			out->keep ? out->keep : "in $TMPDIR", strerror(errno));
+			out->keep ? out->keep : "in $TMPDIR", trace_out_strerror(errno));
 	}
 	return out->f;
 }
@@ -306,6 +427,7 @@ static int run_command(const struct check_options *o, struct check_out *out,
 						       /* a check is timed whole: pages the command
 							  never reaches are not worth touching */
 						       .cold_ring = true,
+						       .command_stderr = o->command_stderr,
 						       .consumer = &check_live_consumer,
 						       .consumer_ctx = live},
 			       file ? open_trace : NULL, out, run);
@@ -316,7 +438,7 @@ static int run_command(const struct check_options *o, struct check_out *out,
 		trace_out_abort(&out->kept); /* refused: --keep-trace's file is left as it was */
 	else if (o->keep_trace ? trace_out_commit(&out->kept, true) : fclose(out->f)) {
 		fprintf(stderr, "closuretrace: writing the trace %s failed: %s\n",
-			o->keep_trace ? o->keep_trace : out->temp, strerror(errno));
+			o->keep_trace ? o->keep_trace : out->temp, trace_out_strerror(errno));
 		ret = EXIT_USAGE; /* as record's: an output that cannot be written */
 	}
 	return ret;
@@ -378,15 +500,18 @@ int cmd_check(int argc, char **argv)
 	struct recorder_result run;
 	struct check_out out = {0};
 	struct check_live live = {.v = &judged};
+	struct check_log log = {0};
 	const char *trace_path;
 	size_t shown = 0;
 	int cut = 0; /* the recording was cut short: the exit status for it */
 	int ret = parse_options(argc, argv, &o);
 
-	if (ret >= 0) {
+	if (ret >= 0 || (o.log_file && (ret = log_begin(&log, o.log_file)))) {
 		free(o.suppressions);
 		return ret;
 	}
+	if (log.on)
+		o.command_stderr = log.saved >= 0 ? log.saved : -1;
 	for (size_t i = 0; i < o.n_suppressions; i++)
 		if (check_supp_load(&supp, o.suppressions[i], &err)) {
 			fprintf(stderr, "%s%s\n", err.placed ? "" : "closuretrace: ", err.text);
@@ -395,7 +520,8 @@ int cmd_check(int argc, char **argv)
 		}
 	/* Said before the command runs, as a --keep-trace that cannot be written. */
 	if (o.sarif && trace_out_writable(o.sarif)) {
-		fprintf(stderr, "closuretrace: cannot write %s: %s\n", o.sarif, strerror(errno));
+		fprintf(stderr, "closuretrace: cannot write %s: %s\n", o.sarif,
+			trace_out_strerror(errno));
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -432,8 +558,9 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "closuretrace: %s exited with status %d\n", o.argv[0],
 			run.exit_code);
 	ret = cut ? cut : verdict(&o, &run, shown);
-	if (o.export.url)
-		export_after_run(trace_path, &o.export);
+	/* Not exported: the trace stays where the warning says, for the export that ends it. */
+	if (o.export.url && export_after_run(trace_path, &o.export) && !o.keep_trace)
+		out.temp[0] = '\0';
 out:
 	check_verdict_free(&judged);
 	check_supp_free(&supp);
@@ -441,5 +568,7 @@ out:
 	if (out.temp[0])
 		unlink(out.temp);
 	trace_out_abort(&out.kept);
+	if (log_end(&log))
+		ret = EXIT_USAGE; /* as --sarif's: an output that cannot be written */
 	return ret;
 }

@@ -17,6 +17,7 @@ int cmd_explain(int argc, char **argv)
 	const struct opt opts[] = {
 		OPTION(OPT_STRING, 'i', "input", &input, "TRACE",
 		       "the trace to read ('-': standard input)"),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {

@@ -99,11 +99,33 @@ static int batch_arg(void *bytes, const char *arg, const char *cmd)
 	return 0;
 }
 
+/*
+ * --create-schema without -i exports nothing: what only an export reads (--label, --host,
+ * --run-id, --batch-bytes) is refused beside it, never ignored. EXIT_USAGE after saying which,
+ * or -1 when none was given.
+ */
+static int trace_options_alone(const struct export_labels *labels, const struct export_opts *o)
+{
+	const char *lone = labels->n	    ? "--label"
+			   : o->meta.host   ? "--host"
+			   : o->meta.run_id ? "--run-id"
+			   : o->batch_bytes ? "--batch-bytes"
+					    : NULL;
+	char what[128];
+
+	if (!lone)
+		return -1;
+	snprintf(what, sizeof(what),
+		 "%s is for a trace to export: beside --create-schema, give -i TRACE", lone);
+	return args_error("export", what, NULL);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	struct export_labels labels = {0};
 	struct export_opts o = {.timeout_s = EXPORT_TIMEOUT_S};
-	const char *input = DEFAULT_TRACE, *cluster = NULL;
+	const char *input = NULL, *cluster = NULL; /* input NULL: DEFAULT_TRACE, or none beside
+						      --create-schema */
 	struct export_result res;
 	bool schema = false;
 	const struct opt opts[] = {
@@ -121,7 +143,8 @@ int cmd_export(int argc, char **argv)
 		       "the longest one request may take (default 60s)",
 		       .call = args_timeout_seconds),
 		OPTION(OPT_FLAG, 0, "create-schema", &schema, NULL,
-		       "create the database and the tables of sql/ (IF NOT\nEXISTS)"),
+		       "create the database and the tables of sql/ (IF NOT\nEXISTS); with -i, "
+		       "then export TRACE"),
 		OPTION(OPT_STRING, 0, "cluster", &cluster, "NAME",
 		       "with --create-schema, on a shard of cluster NAME (the\nserver's "
 		       "remote_servers): local tables and Distributed\ntables over them; run it on "
@@ -129,30 +152,28 @@ int cmd_export(int argc, char **argv)
 		OPTION(OPT_CALL, 0, "batch-bytes", &o.batch_bytes, "N",
 		       "rows per request, in bytes (for the tests: many batches)",
 		       .call = batch_arg),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {
 		.cmd = "export",
 		.synopsis =
-			"usage: closuretrace export [-i TRACE] --to URL [--label KEY=VALUE]... "
-			"[--host "
-			"NAME]\n"
-			"                           [--run-id ID] [--timeout SECONDS]\n"
+			"usage: closuretrace export [-i TRACE] --to URL [--label KEY=VALUE]...\n"
+			"                           [--host NAME] [--run-id ID] [--timeout "
+			"SECONDS]\n"
 			"       closuretrace export --create-schema --to URL [--cluster NAME]\n"
+			"                           [-i TRACE [--label KEY=VALUE]... ...]\n"
 			"\n"
 			"Load TRACE (default " DEFAULT_TRACE ") into the ClickHouse server at URL\n"
-			"(http://HOST:PORT/DATABASE, its HTTP interface): one row per event, per "
-			"closure\n"
-			"(kind, sites, lifetime, verdict, blame), per leak or stuck diagnostic, "
-			"and one "
-			"for\n"
-			"the trace (host, run id, labels, program, build ids, totals). The whole "
-			"trace is\n"
-			"read first: a damaged one sends nothing. Exporting the same trace again "
-			"stores\n"
-			"nothing twice (docs/fleet.md, 'the dedupe rule'), so a failed export is "
-			"finished\n"
-			"by running it again.\n",
+			"(http://HOST:PORT/DATABASE, its HTTP interface): one row per event, per\n"
+			"closure (kind, sites, lifetime, verdict, blame), per leak or stuck\n"
+			"diagnostic, and one for the trace (host, run id, labels, program, build "
+			"ids,\n"
+			"totals). The whole trace is read first: a damaged one sends nothing.\n"
+			"Exporting the same trace again stores nothing twice (docs/fleet.md, 'the\n"
+			"dedupe rule'), so a failed export is finished by running it again.\n"
+			"--create-schema makes the tables first, and exports only when -i names a\n"
+			"trace.\n",
 		.opts = opts,
 	};
 	int rc = args_parse_only(&cl, argc, argv);
@@ -163,8 +184,12 @@ int cmd_export(int argc, char **argv)
 		return args_error("export", "--to URL is needed (http://HOST:PORT/DATABASE)", NULL);
 	if (cluster && !schema)
 		return args_error("export", "--cluster goes with --create-schema", cluster);
-	if (schema)
-		return create_schema(o.url, cluster, o.timeout_s);
+	if (schema && !input && (rc = trace_options_alone(&labels, &o)) >= 0)
+		return rc;
+	if (schema && ((rc = create_schema(o.url, cluster, o.timeout_s)) || !input))
+		return rc;
+	if (!input)
+		input = DEFAULT_TRACE;
 	o.meta.labels = labels.v;
 	o.meta.nlabels = labels.n;
 	rc = export_trace_to("closuretrace export", input, &o, &res);

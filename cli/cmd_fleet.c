@@ -1,4 +1,5 @@
 /* closuretrace fleet: the questions of docs/fleet.md asked of ClickHouse, answered as tables. */
+#define _GNU_SOURCE /* memrchr */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "clickhouse.h"
 #include "commands.h"
 #include "sql_text.h"
+#include "trace_text.h"
 #include "xalloc.h"
 
 /* The answer of a query is held whole to align its columns: its LIMIT keeps it small. */
@@ -34,14 +36,42 @@ struct answer {
 	bool too_big;
 };
 
+/*
+ * n bytes of the server's answer as they are printed, shown as every name is (trace_text.h): the
+ * rows hold names that any traced program exported, and they reach the operator's terminal.
+ * Newlines (rows) and tabs (columns) are kept; in JSON, a character's escape means the character.
+ */
+static char *shown_answer(const char *s, size_t n)
+{
+	char *shown = text_visible_ndup(s, n, "\t\n");
+
+	if (!shown) {
+		fprintf(stderr, "closuretrace: out of memory\n");
+		exit(EXIT_ENVIRONMENT);
+	}
+	return shown;
+}
+
+/* --json: the rows printed as they come, each whole (a character is never cut in two). */
+static void put_rows(struct answer *a, bool last)
+{
+	char *end = last ? a->buf + a->len : memrchr(a->buf, '\n', a->len), *shown;
+
+	if (!end)
+		return;
+	if (!last)
+		end++;
+	shown = shown_answer(a->buf, (size_t)(end - a->buf));
+	fputs(shown, stdout);
+	free(shown);
+	a->len -= (size_t)(end - a->buf);
+	memmove(a->buf, end, a->len);
+}
+
 static int take(void *ctx, const char *data, size_t len)
 {
 	struct answer *a = ctx;
 
-	if (a->json) {
-		fwrite(data, 1, len, stdout);
-		return 0;
-	}
 	if (a->len + len + 1 > ANSWER_MAX) {
 		a->too_big = true;
 		return 1;
@@ -53,10 +83,13 @@ static int take(void *ctx, const char *data, size_t len)
 	memcpy(a->buf + a->len, data, len);
 	a->len += len;
 	a->buf[a->len] = 0;
+	if (a->json)
+		put_rows(a, false);
 	return 0;
 }
 
-/* TabSeparatedWithNames as columns: numbers to the right, text to the left. */
+/* TabSeparatedWithNames (as shown_answer shows it) as columns: numbers to the right, text to the
+ * left. */
 static void print_table(char *tsv)
 {
 	size_t ncols = 1, nrows = 0, *width;
@@ -179,14 +212,19 @@ int cmd_fleet(int argc, char **argv)
 	sprintf(sql, "%s\nFORMAT %s", text, a.json ? "JSONEachRow" : "TabSeparatedWithNames");
 	if (clickhouse_run(ch, sql, NULL, 0, take, &a)) {
 		if (a.too_big)
-			fprintf(stderr, "closuretrace fleet: %s: the answer is over 16 MiB\n",
-				clickhouse_name(ch));
+			fprintf(stderr, "closuretrace fleet: %s: %s is over 16 MiB\n",
+				clickhouse_name(ch), a.json ? "a row of the answer" : "the answer");
 		else
 			fprintf(stderr, "closuretrace fleet: %s: %s\n", clickhouse_name(ch),
 				clickhouse_error(ch));
 		rc = EXIT_ENVIRONMENT;
-	} else if (!a.json) {
-		print_table(a.buf ? a.buf : "");
+	} else if (a.json) {
+		put_rows(&a, true);
+	} else {
+		char *shown = shown_answer(a.buf ? a.buf : "", a.len);
+
+		print_table(shown);
+		free(shown);
 	}
 	free(sql);
 	free(a.buf);

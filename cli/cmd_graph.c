@@ -100,6 +100,7 @@ int cmd_graph(int argc, char **argv)
 		       .call = root_arg),
 		OPTION(OPT_FLAG, 0, "no-fold", &opts.no_fold, NULL,
 		       "one node per closure, however many"),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {

@@ -15,6 +15,7 @@
 #include "objects.h"
 #include "out_file.h"
 #include "record_shared.h"
+#include "trace_text.h"
 
 #define MAX_OBJECTS 256
 
@@ -46,22 +47,34 @@ static const char *arg_name(const char *probe, int i)
 	return NULL;
 }
 
+/*
+ * One probe. The object's path, the probe's name and its argument specs are the object's own (a
+ * binary anyone may have built): shown as every name is (trace_text.h).
+ */
 static void print_probe(const char *path, const struct elf_probe *p)
 {
-	char *args = strdup(p->args), *save = NULL, *spec;
+	char *args = text_visible_dup(p->args), *save = NULL, *spec;
+	char *shown_path = text_visible_dup(path), *name = text_visible_dup(p->name);
 	int i = 0;
 
-	printf("usdt:%s:closure:%s  %u site%s ", path, p->name, p->sites, p->sites == 1 ? "" : "s");
+	if (!args || !shown_path || !name) {
+		fprintf(stderr, "closuretrace list: out of memory\n");
+		exit(EXIT_ENVIRONMENT);
+	}
+	printf("usdt:%s:closure:%s  %u site%s ", shown_path, name, p->sites,
+	       p->sites == 1 ? "" : "s");
 	for (spec = strtok_r(args, " ", &save); spec; spec = strtok_r(NULL, " ", &save), i++) {
-		const char *name = arg_name(p->name, i);
+		const char *arg = arg_name(p->name, i);
 
-		if (name)
-			printf(" %s:%s", name, spec);
+		if (arg)
+			printf(" %s:%s", arg, spec);
 		else
 			printf(" arg%d:%s", i, spec);
 	}
 	putchar('\n');
 	free(args);
+	free(shown_path);
+	free(name);
 }
 
 /* Prints the probes of one object; returns how many it has. */
@@ -86,11 +99,13 @@ static size_t list_object(const char *path, bool verbose)
 
 static int list_binary(struct out_file *out, const char *file, bool verbose)
 {
-	char *objs[MAX_OBJECTS], what[PATH_MAX + 32];
+	char *objs[MAX_OBJECTS], what[PATH_MAX * TEXT_ESCAPE_MAX + 32],
+		shown[PATH_MAX * TEXT_ESCAPE_MAX];
 	size_t n, found = 0;
 
 	if (access(file, R_OK) || !elf_is_elf(file)) {
-		fprintf(stderr, "closuretrace list: cannot read %s as an ELF file: %s\n", file,
+		fprintf(stderr, "closuretrace list: cannot read %s as an ELF file: %s\n",
+			text_visible(what, sizeof(what), file),
 			errno ? strerror(errno) : "not ELF");
 		return EXIT_USAGE;
 	}
@@ -102,7 +117,8 @@ static int list_binary(struct out_file *out, const char *file, bool verbose)
 	}
 	if (found)
 		return EXIT_OK;
-	snprintf(what, sizeof(what), "%s or the libraries it loads", file);
+	text_snprintf(what, sizeof(what), "%s or the libraries it loads",
+		      text_visible(shown, sizeof(shown), file));
 	return no_probes_error(what);
 }
 
@@ -110,7 +126,6 @@ static int list_pid(struct out_file *out, pid_t pid, bool verbose)
 {
 	struct objects objs = {0};
 	size_t found = 0;
-	char what[32];
 
 	if (objects_scan_maps(&objs, pid) < 0) {
 		if (kill(pid, 0) && errno == ESRCH)
@@ -125,10 +140,7 @@ static int list_pid(struct out_file *out, pid_t pid, bool verbose)
 		if (objs.v[i].has_probes)
 			found += list_object(objs.v[i].file, verbose);
 	objects_free(&objs);
-	if (found)
-		return EXIT_OK;
-	snprintf(what, sizeof(what), "process %d", (int)pid);
-	return no_probes_error(what);
+	return found ? EXIT_OK : no_probes_in_process(pid);
 }
 
 int cmd_list(int argc, char **argv)

@@ -26,12 +26,11 @@
 /* One line saying what to do; every case is the environment's (exit 3). */
 static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
 {
-	char lib[PATH_MAX];
+	char lib[PATH_MAX * TEXT_ESCAPE_MAX];
 	int p = (int)pid;
 
 	/* The path of an object the process mapped: no escape sequence reaches the terminal. */
-	snprintf(lib, sizeof(lib), "%s", l->library ? l->library : "?");
-	text_visible(lib);
+	text_visible(lib, sizeof(lib), l->library ? l->library : "?");
 	switch (st) {
 	case LIVE_NO_PROCESS:
 		return no_process_error(pid);

@@ -98,9 +98,10 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		       "run the command with the in-process sink (libclosure\nwrites its own "
 		       "events; the "
 		       "default without BPF\npermission; not with -p)"),
-		OPTION(OPT_STRING, 0, "export", &o->export.url, "URL",
+		OPTION(OPT_CALL, 0, "export", &o->export.url, "URL",
 		       "then load the trace into ClickHouse\n(http://HOST:PORT/DATABASE; "
-		       "closuretrace-export(1));\na failed export is a warning"),
+		       "closuretrace-export(1));\na failed export is a warning",
+		       .call = export_url_opt),
 		OPTION(OPT_CALL, 0, "label", &o->labels, "KEY=VALUE",
 		       "a label of the run for --export (repeatable)", .call = export_label_opt),
 		OPTION(OPT_FLAG, 'v', "verbose", &o->verbose, NULL, "say what is attached"),
@@ -155,7 +156,8 @@ static int finish(const struct record_options *o, struct trace_out *out,
 	if (r->end == RECORDER_WRITE || trace_out_commit(out, true)) {
 		trace_out_abort(out);
 		fprintf(stderr, "closuretrace: writing %s failed: %s; free some space or give -o\n",
-			name, strerror(r->end == RECORDER_WRITE ? r->write_errno : errno));
+			name,
+			trace_out_strerror(r->end == RECORDER_WRITE ? r->write_errno : errno));
 		return EXIT_USAGE;
 	}
 	summary(r, name);
@@ -192,7 +194,8 @@ static FILE *open_output(void *ctx, const char **temp)
 	 */
 	if (trace_out_open(out, path, o->compress || trace_out_zstd_name(path)) ||
 	    trace_out_place(out, true)) {
-		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "closuretrace: cannot write %s: %s\n", path,
+			trace_out_strerror(errno));
 		trace_out_abort(out);
 		return NULL;
 	}

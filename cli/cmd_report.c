@@ -19,6 +19,7 @@ int cmd_report(int argc, char **argv)
 		OPTION(OPT_STRING, 'i', "input", &input, "TRACE",
 		       "the trace to read ('-': standard input)"),
 		OPTION(OPT_FLAG, 0, "json", &json, NULL, "one JSON document, for machines"),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {

@@ -49,6 +49,7 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 		       "only that closure, its ancestors and descendants\n(ID: ADDR, ADDR#N or "
 		       "PID:ADDR#N)",
 		       .call = closure_arg),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {

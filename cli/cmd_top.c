@@ -45,6 +45,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		       "look at one root closure in N with all its\ndescendants (whole trees or "
 		       "nothing)",
 		       .call = sample_opt),
+		OPTION_MAX_MEMORY,
 		OPTION_END,
 	};
 	const struct cmdline cl = {

@@ -231,19 +231,103 @@ int export_label_opt(void *labels, const char *arg, const char *cmd)
 	return 0;
 }
 
-void export_after_run(const char *path, const struct export_opts *o)
+/* A word of a shell command, as one types it: as is when plain, else in single quotes. */
+static void shell_word(const char *w)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+				    "_-+=.,/:@%";
+
+	if (*w && strspn(w, plain) == strlen(w)) {
+		fputs(w, stderr);
+		return;
+	}
+	fputc('\'', stderr);
+	for (; *w; w++)
+		if (*w == '\'')
+			fputs("'\\''", stderr);
+		else
+			fputc(*w, stderr);
+	fputc('\'', stderr);
+}
+
+/* url as messages show it: the user and password of http://USER:PASS@HOST replaced by instead
+ * (into buf), as clickhouse_name leaves them out; url itself when it has none. */
+static const char *url_shown(const char *url, const char *instead, char *buf, size_t len)
+{
+	const char *host = strncmp(url, "http://", 7) ? url : url + 7, *at = NULL;
+
+	for (const char *p = host; *p && *p != '/'; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
+		return url;
+	snprintf(buf, len, "%.*s%s%s", (int)(host - url), url, instead, at + 1);
+	return buf;
+}
+
+/* Where the trace is, and the command that exports it again with the same rows. */
+static void say_export_again(const char *path, const struct export_opts *o)
+{
+	char url[4096];
+	const char *to = url_shown(o->url, "USER:PASSWORD@", url, sizeof(url));
+
+	fprintf(stderr,
+		"closuretrace: the trace is kept in %s; this exports it again (rows already "
+		"stored count once)%s:\n  closuretrace export -i ",
+		path,
+		to != o->url ? ", with the user and password of --export for USER:PASSWORD" : "");
+	shell_word(path);
+	fputs(" --to ", stderr);
+	shell_word(to);
+	for (size_t i = 0; i < o->meta.nlabels; i++) {
+		char *kv = viz_xcalloc(1, strlen(o->meta.labels[i].key) +
+						  strlen(o->meta.labels[i].value) + 2);
+
+		sprintf(kv, "%s=%s", o->meta.labels[i].key, o->meta.labels[i].value);
+		fputs(" --label ", stderr);
+		shell_word(kv);
+		free(kv);
+	}
+	if (o->meta.host) {
+		fputs(" --host ", stderr);
+		shell_word(o->meta.host);
+	}
+	if (o->meta.run_id) {
+		fputs(" --run-id ", stderr);
+		shell_word(o->meta.run_id);
+	}
+	fputc('\n', stderr);
+}
+
+int export_after_run(const char *path, const struct export_opts *o)
 {
 	struct export_result res;
+	char url[4096];
+	const char *shown = url_shown(o->url, "", url, sizeof(url));
 
-	if (export_trace_to("closuretrace: warning", path, o, &res) == EXIT_OK)
+	if (export_trace_to("closuretrace: warning", path, o, &res) == EXIT_OK) {
 		fprintf(stderr,
 			"closuretrace: exported trace %s to %s: %" PRIu64 " events, %" PRIu64
 			" closures, %" PRIu64 " diagnostics\n",
-			res.trace_id, o->url, res.rows[EXPORT_EVENTS], res.rows[EXPORT_CLOSURES],
+			res.trace_id, shown, res.rows[EXPORT_EVENTS], res.rows[EXPORT_CLOSURES],
 			res.rows[EXPORT_DIAGNOSTICS]);
-	else
-		fprintf(stderr,
-			"closuretrace: warning: the export to %s failed; the verdict above "
-			"stands\n",
-			o->url);
+		return 0;
+	}
+	fprintf(stderr,
+		"closuretrace: warning: the export to %s failed; the verdict above stands\n",
+		shown);
+	say_export_again(path, o);
+	return -1;
+}
+
+int export_url_opt(void *url, const char *arg, const char *cmd)
+{
+	char why[256];
+	struct clickhouse *ch = clickhouse_open(arg, 1, why, sizeof(why));
+
+	if (!ch)
+		return args_error(cmd, why, NULL);
+	clickhouse_close(ch);
+	*(const char **)url = arg;
+	return 0;
 }

@@ -37,9 +37,18 @@ struct export_result {
 int export_trace_to(const char *cmd, const char *path, const struct export_opts *o,
 		    struct export_result *res);
 
-/* The trace a command (check, record) just wrote, exported with --export: what happened, on
- * standard error ("closuretrace: exported ..." or a warning). Never fails the command. */
-void export_after_run(const char *path, const struct export_opts *o);
+/*
+ * The trace a command (check, record) just wrote, exported with --export: what happened, on
+ * standard error ("closuretrace: exported ..." or a warning). Never fails the command. Returns 0
+ * when the trace is stored; -1 when not, after saying where the trace is (path, which the caller
+ * then keeps) and the exact command that exports it again (the dedupe rule makes that command
+ * finish an export that stopped midway: docs/fleet.md).
+ */
+int export_after_run(const char *path, const struct export_opts *o);
+
+/* --export URL of check and record (an OPT_CALL of args.h into a const char *): a URL that
+ * clickhouse_open takes, checked before the command runs; else EXIT_USAGE after args_error. */
+int export_url_opt(void *url, const char *arg, const char *cmd);
 
 /* The labels of --label KEY=VALUE (repeatable), as export, check and record read them. */
 #define EXPORT_MAX_LABELS 32

@@ -13,6 +13,7 @@
 
 #include "check_diag.h"
 #include "leaks.h"
+#include "mem_limit.h"
 #include "model.h"
 #include "objects.h"
 #include "viz.h"
@@ -511,7 +512,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 		if (!l->finished)
 			row_closure(t, l);
 	if (check_diags_collect(t->m, &leaks, &diags)) {
-		viz_error_at(err, t->path, 0, "out of memory");
+		viz_error_at(err, t->path, 0, "out of memory%s", mem_limit_note());
 		return -1;
 	}
 	row_diagnostics(t, &diags);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "mem_limit.h"
 
 struct command {
 	const char *name;
@@ -48,6 +49,9 @@ int main(int argc, char **argv)
 		printf("closuretrace %s\n", CLOSURETRACE_VERSION);
 		return EXIT_OK;
 	}
+	/* Every command under a limit (mem_limit.h): a pathological input ends with an error. A
+	 * limit that cannot be set leaves the one the tool was started with. */
+	mem_limit_set(mem_limit_default());
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(name, commands[i].name))
 			continue;

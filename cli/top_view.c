@@ -355,6 +355,7 @@ static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size)
 {
 	struct sym_info s;
 	bool known = symbols_resolve(v->syms, ip, &s);
+	char raw[4096];
 
 	if (!known && !v->rescanned) {
 		/* A library loaded since: learn the maps again, once a frame. */
@@ -369,14 +370,14 @@ static void site_label(struct top_view *v, uint64_t ip, char *buf, size_t size)
 	if (known && s.file && s.line) {
 		const char *base = strrchr(s.file, '/');
 
-		snprintf(buf, size, "%s:%d (%s)", base ? base + 1 : s.file, s.line,
+		snprintf(raw, sizeof(raw), "%s:%d (%s)", base ? base + 1 : s.file, s.line,
 			 s.func ? s.func : "?");
 	} else if (known && s.func) {
-		snprintf(buf, size, "%s", s.func);
+		snprintf(raw, sizeof(raw), "%s", s.func);
 	} else {
-		snprintf(buf, size, "0x%" PRIx64, ip);
+		snprintf(raw, sizeof(raw), "0x%" PRIx64, ip);
 	}
-	text_visible(buf); /* the process's names: no escape sequence reaches the terminal */
+	text_visible(buf, size, raw); /* the process's names: nothing acts on the terminal */
 }
 
 /* The continuation of a row's kind: " -> fn", " -> fn +N" with other kinds, "" with none (yet). */
@@ -384,16 +385,16 @@ static void kind_text(struct top_view *v, const struct site_row *r, char *buf, s
 {
 	uint64_t fn = r->kind && r->kind->fn ? r->kind->fn : r->live_fn;
 	struct sym_info s;
+	char func[4096];
 
 	buf[0] = '\0';
 	/* No continuation: named by its init function alone, as in every presentation. */
 	if (fn && symbols_resolve(v->syms, fn, &s) && s.func)
-		snprintf(buf, size, " -> %s", s.func);
+		text_snprintf(buf, size, " -> %s", text_visible(func, sizeof(func), s.func));
 	else if (fn)
 		snprintf(buf, size, " -> 0x%" PRIx64, fn);
 	if (r->nkinds > 1)
 		snprintf(buf + strlen(buf), size - strlen(buf), " +%u", r->nkinds - 1);
-	text_visible(buf);
 }
 
 /*
@@ -406,20 +407,24 @@ static void name_of(const struct site_row *r, bool before, const char *kind, cha
 	size_t n = strlen(r->label);
 
 	if (before)
-		snprintf(buf, size, "(created before top started)%s", kind);
+		text_snprintf(buf, size, "(created before top started)%s", kind);
 	else if (open && open > r->label + 1 && open[-1] == ' ' && r->label[n - 1] == ')')
-		snprintf(buf, size, "%.*s%s (%.*s)", (int)(r->label + n - 1 - open - 1), open + 1,
-			 kind, (int)(open - 1 - r->label), r->label);
+		text_snprintf(buf, size, "%.*s%s (%.*s)", (int)(r->label + n - 1 - open - 1),
+			      open + 1, kind, (int)(open - 1 - r->label), r->label);
 	else
-		snprintf(buf, size, "%s%s", r->label, kind);
+		text_snprintf(buf, size, "%s%s", r->label, kind);
 }
 
-/* Prints one line cut to cols characters (0: whole). */
+/* Prints one line cut to cols characters (0: whole), never inside one. */
 static void put_line(FILE *out, int cols, const char *line)
 {
-	int len = (int)strlen(line);
+	size_t len = 0;
 
-	fprintf(out, "%.*s\n", cols > 0 && len > cols ? cols : len, line);
+	for (int n = 0; line[len] && (cols <= 0 || n < cols); n++)
+		do
+			len++;
+		while (((unsigned char)line[len] & 0xc0) == 0x80);
+	fprintf(out, "%.*s\n", (int)len, line);
 }
 
 static void print_row(struct top_view *v, FILE *out, int cols, const struct site_row *r)
@@ -447,9 +452,9 @@ static void print_row(struct top_view *v, FILE *out, int cols, const struct site
 		snprintf(p99, sizeof(p99), "-");
 	}
 	name_of(r, before, kind, name, sizeof(name));
-	snprintf(line, sizeof(line), "%c%9" PRIu64 " %8.0f %8.0f %7s %7s %7s %5" PRIu64 "  %s",
-		 r->suspects ? '!' : ' ', r->in_flight, r->new_rate, r->done_rate, oldest, p50, p99,
-		 r->suspects, name);
+	text_snprintf(line, sizeof(line), "%c%9" PRIu64 " %8.0f %8.0f %7s %7s %7s %5" PRIu64 "  %s",
+		      r->suspects ? '!' : ' ', r->in_flight, r->new_rate, r->done_rate, oldest, p50,
+		      p99, r->suspects, name);
 	put_line(out, cols, line);
 }
 

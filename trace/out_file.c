@@ -6,7 +6,7 @@
 
 static int oops(struct out_file *o, const char *path)
 {
-	fprintf(stderr, "%s: cannot write %s: %s\n", o->cmd, path, strerror(errno));
+	fprintf(stderr, "%s: cannot write %s: %s\n", o->cmd, path, trace_out_strerror(errno));
 	return -1;
 }
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "mem_limit.h"
+
 #define INPUT_BUFFER   (1 << 17) /* ZSTD_DStreamInSize(): one block */
 #define WINDOW_LOG_MAX 27	 /* a frame that needs more than 128 MiB of window is refused */
 
@@ -54,7 +56,7 @@ int trace_input_open(struct trace_input *t, const char *path, struct viz_error *
 	t->in = malloc(t->in_cap);
 	if (!t->in) {
 		trace_input_close(t);
-		viz_error_at(err, path, 0, "out of memory");
+		viz_error_at(err, path, 0, "out of memory%s", mem_limit_note());
 		return -1;
 	}
 	/* The first bytes decide; a short read (a pipe) is read again until four are there. */
@@ -70,7 +72,7 @@ int trace_input_open(struct trace_input *t, const char *path, struct viz_error *
 	if (!t->z ||
 	    ZSTD_isError(ZSTD_DCtx_setParameter(t->z, ZSTD_d_windowLogMax, WINDOW_LOG_MAX))) {
 		trace_input_close(t);
-		viz_error_at(err, path, 0, "out of memory");
+		viz_error_at(err, path, 0, "out of memory%s", mem_limit_note());
 		return -1;
 	}
 	return 0;

@@ -39,6 +39,8 @@ static const char *const known_keys[] = {
 	"trees_left_out",
 	"snapshot",
 	"snapshot_missed",
+	"lost_claimed",
+	"claims_refused",
 };
 
 static bool known_key(const char *key)

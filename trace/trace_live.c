@@ -56,6 +56,8 @@ int trace_live_end(struct trace_info *info, const struct trace_end *end)
 	info->sample = trace_end_sampled(end) ? end->sample_every : 0;
 	info->has_trees = end->trees_counted;
 	info->snapshot_missed = (long long)end->snapshot_missed;
+	info->lost_claimed = (long long)end->lost_claimed;
+	info->claims_refused = (long long)end->claims_refused;
 	if (end->trees_counted) {
 		info->trees = (long long)end->trees;
 		info->trees_left_out = (long long)end->trees_left_out;

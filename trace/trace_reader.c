@@ -9,6 +9,8 @@
 #include "trace_line.h"
 #include "trace_text.h"
 
+#include "mem_limit.h"
+
 #include <stdarg.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -319,7 +321,7 @@ static int decode_module(struct reader *r, const struct field *fields, int n)
 	p = dup_field(path);
 	id = dup_field(find(fields, n, "build_id"));
 	if (!p)
-		return fail(r, "out of memory");
+		return fail(r, "out of memory%s", mem_limit_note());
 	r->sink->module(r->ctx, &(struct trace_module){.path = p, .build_id = id});
 	free(p);
 	free(id);
@@ -350,7 +352,7 @@ static int decode_name(struct reader *r, const struct field *fields, int n, bool
 		return 0;
 	text = dup_field(name);
 	if (!text)
-		return fail(r, "out of memory");
+		return fail(r, "out of memory%s", mem_limit_note());
 	if (strlen(text) > TRACE_NAME_MAX)
 		text[TRACE_NAME_MAX] = '\0'; /* a bound on what a hostile name costs downstream */
 	tn.name = text;
@@ -426,6 +428,20 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 		if (info->snapshot_missed < 0)
 			return fail(r, "\"snapshot_missed\" (%lld) must be 0 or more",
 				    info->snapshot_missed);
+	}
+	if ((f = find(fields, n, "lost_claimed"))) {
+		if (want_int(r, f, &info->lost_claimed))
+			return -1;
+		if (info->lost_claimed < 0 || info->lost_claimed > info->lost)
+			return fail(r, "\"lost_claimed\" (%lld) must be from 0 to \"lost\" (%lld)",
+				    info->lost_claimed, info->lost);
+	}
+	if ((f = find(fields, n, "claims_refused"))) {
+		if (want_int(r, f, &info->claims_refused))
+			return -1;
+		if (info->claims_refused < 0)
+			return fail(r, "\"claims_refused\" (%lld) must be 0 or more",
+				    info->claims_refused);
 	}
 	return 0;
 }
@@ -510,7 +526,7 @@ static int read_stream(struct reader *r, struct trace_input *f)
 	int rc = 0;
 
 	if (!buf)
-		return fail(r, "out of memory");
+		return fail(r, "out of memory%s", mem_limit_note());
 	for (;;) {
 		long got;
 		char *nl;

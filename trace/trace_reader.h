@@ -94,6 +94,8 @@ struct trace_info {
 	bool has_trees;
 	long long trees, trees_left_out;
 	long long snapshot_missed; /* closures from before the recording left out (0: none) */
+	long long lost_claimed;	   /* of lost, the processes' own count of drops (0: none) */
+	long long claims_refused;  /* drops claimed beyond their CPU time: refused, not lost */
 	uint64_t events_read;
 	uint64_t lines;
 };

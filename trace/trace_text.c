@@ -1,7 +1,11 @@
 /* Strings in a trace: UTF-8 checked, escapes read, bytes that are not UTF-8 kept (trace_text.h). */
 #include "trace_text.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 size_t trace_utf8_seq(const char *p, const char *end)
 {
@@ -170,13 +174,126 @@ size_t trace_string_decode(char *s, size_t len)
 	return (size_t)(w - s);
 }
 
-char *text_visible(char *s)
+/* The code point of the valid UTF-8 sequence of n bytes at s. */
+static unsigned long utf8_code_point(const unsigned char *s, size_t n)
 {
-	for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-			p[0] = p[1] = '?', p++;
+	static const unsigned char lead_bits[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	unsigned long cp = s[0] & lead_bits[n];
+
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
+/* Characters a terminal obeys or that reorder the text around them (text_visible). */
+static bool shown_escaped(unsigned long cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||      /* C0, DEL, C1 */
+	       cp == 0x061c || cp == 0x200e || cp == 0x200f || /* Unicode's Bidi_Control */
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+size_t text_visible_char(const char *p, const char *end, char esc[TEXT_ESCAPE_MAX + 1],
+			 const char **shown, size_t *len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = trace_utf8_seq(p, end);
+	unsigned long cp = n ? utf8_code_point((const unsigned char *)p, n)
+			     : 0xdc00 | (unsigned char)*p; /* a byte that is not UTF-8 */
+
+	if (n && !shown_escaped(cp)) {
+		*shown = p;
+		*len = n;
+		return n;
 	}
-	return s;
+	esc[0] = '\\';
+	esc[1] = 'u';
+	for (int i = 0; i < 4; i++)
+		esc[2 + i] = hex[cp >> (12 - 4 * i) & 15];
+	esc[TEXT_ESCAPE_MAX] = 0;
+	*shown = esc;
+	*len = TEXT_ESCAPE_MAX;
+	return n ? n : 1;
+}
+
+char *text_visible(char *buf, size_t size, const char *s)
+{
+	const char *end = s ? s + strlen(s) : NULL;
+	size_t used = 0;
+
+	for (const char *p = s; p && p < end;) {
+		char esc[TEXT_ESCAPE_MAX + 1];
+		const char *shown;
+		size_t len, took = text_visible_char(p, end, esc, &shown, &len);
+
+		if (used + len >= size)
+			break; /* cut before a character or an escape, never inside */
+		memcpy(buf + used, shown, len);
+		used += len;
+		p += took;
+	}
+	if (size)
+		buf[used] = 0;
+	return buf;
+}
+
+char *text_visible_ndup(const char *s, size_t n, const char *keep)
+{
+	const char *end = s + n;
+	size_t used = 0;
+	/* Room for the longest: every byte an escape. */
+	char *out = n < (SIZE_MAX - 1) / TEXT_ESCAPE_MAX ? malloc(n * TEXT_ESCAPE_MAX + 1) : NULL;
+
+	if (!out)
+		return NULL;
+	for (const char *p = s; p < end;) {
+		char esc[TEXT_ESCAPE_MAX + 1];
+		const char *shown;
+		size_t len, took;
+
+		if (*p && keep && strchr(keep, *p)) {
+			out[used++] = *p++;
+			continue;
+		}
+		took = text_visible_char(p, end, esc, &shown, &len);
+		memcpy(out + used, shown, len);
+		used += len;
+		p += took;
+	}
+	out[used] = 0;
+	return out;
+}
+
+char *text_visible_dup(const char *s)
+{
+	return s ? text_visible_ndup(s, strlen(s), NULL) : NULL;
+}
+
+int text_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, size, fmt, ap);
+
+	if (n >= 0 && (size_t)n >= size && size > 1) {
+		/* Cut: the last character goes whole when its bytes do not all fit. */
+		size_t len = size - 1, start = len;
+
+		while (start > 0 && len - start < 3 &&
+		       ((unsigned char)buf[start - 1] & 0xc0) == 0x80)
+			start--;
+		if (start > 0 && (unsigned char)buf[start - 1] >= 0xc0 &&
+		    trace_utf8_seq(buf + start - 1, buf + len) != len - start + 1)
+			buf[start - 1] = 0;
+	}
+	return n;
+}
+
+int text_snprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = text_vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
 }

@@ -318,5 +318,9 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 			end->trees_left_out);
 	if (end->snapshot_missed)
 		fprintf(f, ",\"snapshot_missed\":%" PRIu64, end->snapshot_missed);
+	if (end->lost_claimed)
+		fprintf(f, ",\"lost_claimed\":%" PRIu64, end->lost_claimed);
+	if (end->claims_refused)
+		fprintf(f, ",\"claims_refused\":%" PRIu64, end->claims_refused);
 	fputs("}\n", f);
 }

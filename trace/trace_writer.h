@@ -33,6 +33,10 @@ struct trace_end {
 	uint64_t trees, trees_left_out;
 	/* record -p: closures from before the recording that its snapshot did not see, left out */
 	uint64_t snapshot_missed;
+	/* Of lost, the records the traced processes say their library dropped (their own count,
+	 * not verified); and the claims refused as more than their CPU time could have made (not
+	 * in lost). */
+	uint64_t lost_claimed, claims_refused;
 };
 
 /* Whether the end record gives the launched command's exit_code or signal. */

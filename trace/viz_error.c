@@ -3,19 +3,38 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "trace_text.h"
+
+/*
+ * The message into err->text after its prefix, shown as every name is (trace_text.h): a path or a
+ * key it quotes may come from anyone, and the text is printed as it is.
+ */
+static void put_message(struct viz_error *err, const char *prefix, const char *fmt, va_list ap)
+{
+	char raw[sizeof(err->text)];
+	size_t n;
+
+	text_visible(err->text, sizeof(err->text), prefix);
+	n = strlen(err->text);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	text_visible(err->text + n, sizeof(err->text) - n, raw);
+}
 
 int viz_error_at(struct viz_error *err, const char *file, unsigned long line, const char *fmt, ...)
 {
+	char prefix[sizeof(err->text)];
 	va_list ap;
-	int n = line ? snprintf(err->text, sizeof(err->text), "%s:%lu: error: ", file, line)
-		     : snprintf(err->text, sizeof(err->text), "%s: error: ", file);
 
+	if (line)
+		snprintf(prefix, sizeof(prefix), "%s:%lu: error: ", file, line);
+	else
+		snprintf(prefix, sizeof(prefix), "%s: error: ", file);
 	err->placed = true;
 	err->line = line;
-	if (n < 0 || (size_t)n >= sizeof(err->text))
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(err->text + n, sizeof(err->text) - (size_t)n, fmt, ap);
+	put_message(err, prefix, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -27,7 +46,7 @@ int viz_error_set(struct viz_error *err, const char *fmt, ...)
 	err->placed = false;
 	err->line = 0;
 	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof(err->text), fmt, ap);
+	put_message(err, "", fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -2,6 +2,7 @@
  * An error that a library function (trace/, viz/) returns instead of printing it (as jansson's
  * json_error_t): the command decides what to print and how to exit. Structured: the message, and
  * whether it has a place in a file (then the text starts "FILE[:LINE]: error: ", as compilers say).
+ * The text is shown as every name is (trace_text.h: a path or a key it quotes may be anyone's).
  */
 #ifndef CLOSURETRACE_VIZ_ERROR_H
 #define CLOSURETRACE_VIZ_ERROR_H

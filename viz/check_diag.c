@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "check_diag.h"
+#include "trace_text.h"
 #include "viz.h"
 
 #define MAX_CHAIN 4 /* parents named, nearest first */
@@ -16,7 +17,7 @@ static struct check_site site_of(struct model *m, uint64_t ip)
 
 	if (!s)
 		return (struct check_site){0};
-	return (struct check_site){s->func, s->file, s->line};
+	return (struct check_site){s->func, s->file, s->line, s->file_bytes};
 }
 
 static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const char *fmt, ...)
@@ -32,7 +33,7 @@ static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const c
 	n = &d->notes[d->nnotes++];
 	n->at = site_of(m, ip);
 	va_start(ap, fmt);
-	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	text_vsnprintf(n->text, sizeof(n->text), fmt, ap);
 	va_end(ap);
 }
 
@@ -78,12 +79,12 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 	d->at = site_of(m, leaks_blamed_site(l));
 	d->hang_root = l->hang_root;
 	if (l->hang_root)
-		snprintf(d->message, sizeof(d->message),
-			 "closure never finished, the root of the hang: %s",
-			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
+		text_snprintf(d->message, sizeof(d->message),
+			      "closure never finished, the root of the hang: %s",
+			      leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
 	else if (l->nblames)
-		snprintf(d->message, sizeof(d->message), "closure leaked: %s",
-			 leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
+		text_snprintf(d->message, sizeof(d->message), "closure leaked: %s",
+			      leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
 	else if (l->remaining < 0) /* named as a parent only */
 		snprintf(d->message, sizeof(d->message),
 			 "closure leaked: created before recording, its count never seen");
@@ -289,7 +290,7 @@ void check_diags_suppress(struct check_diags *d, struct check_supp *supp)
 		struct check_diag *g = &d->v[i];
 		/* What an entry can name: the blamed site, the init site, the closure's function.
 		 */
-		struct check_site sites[3] = {g->at, g->init, {g->closure, NULL, 0}};
+		struct check_site sites[3] = {g->at, g->init, {.func = g->closure}};
 		struct supp_entry *e = check_supp_match(supp, g->rule, sites, 3);
 
 		if (!e)

@@ -1,11 +1,14 @@
 /* SARIF 2.1.0 output: see check_sarif.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "check_sarif.h"
+#include "trace_text.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -15,30 +18,43 @@ static const char *const rule_texts[CHECK_NR_RULES] = {
 	"A closure was still inside closure_sync or on a waitlist when the program exited.",
 };
 
+/*
+ * Text as stderr shows it (trace_text.h): valid UTF-8 whatever a name held, so that no result is
+ * lost to the encoding. NULL out of memory.
+ */
+static json_t *string(const char *text)
+{
+	char *shown = text_visible_dup(text);
+	json_t *s = shown ? json_string(shown) : NULL;
+
+	free(shown);
+	return s;
+}
+
 static json_t *message(const char *text)
 {
-	return json_pack("{s:s}", "text", text);
+	return json_pack("{s:o}", "text", string(text));
 }
 
 /*
  * A path as a URI reference (RFC 3986): every byte but the unreserved ones and '/' is
- * percent-encoded ('#', '%', spaces, non-ASCII); an absolute path becomes a file: URI. NULL when
- * it does not fit.
+ * percent-encoded ('#', '%', spaces, non-ASCII, a byte that is not UTF-8); an absolute path
+ * becomes a file: URI. NULL out of memory.
  */
-static const char *path_uri(const char *path, char *buf, size_t len)
+static char *path_uri(const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t n = 0;
+	size_t n = strlen(path);
+	char *buf = n < (SIZE_MAX - 8) / 3 ? malloc(3 * n + 8) : NULL;
 
+	if (!buf)
+		return NULL;
+	n = 0;
 	if (path[0] == '/') {
-		if (len < 8)
-			return NULL;
 		memcpy(buf, "file://", 7);
 		n = 7;
 	}
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if (n + 4 > len)
-			return NULL;
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p)) {
 			buf[n++] = (char)*p;
@@ -52,49 +68,81 @@ static const char *path_uri(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-/* A physical location; NULL when the file is not known. */
-static json_t *location(const struct check_site *s, const char *text)
+/*
+ * A location: where the file is known, a physical one (the file by its own bytes: a name shown
+ * with escapes is found by its URI); else the function, as stderr says it ("(in FUNC)"); with
+ * its message when text is given, so that a note of no place is kept too. *loc is NULL when
+ * nothing is known; -1 out of memory.
+ */
+static int location(const struct check_site *s, const char *text, json_t **loc)
 {
-	char uri[3 * 4096 + 8];
-	json_t *region, *loc;
+	char *uri = NULL;
 
-	if (!s->file || !path_uri(check_display_path(s->file), uri, sizeof(uri)))
-		return NULL;
-	loc = json_pack("{s:{s:{s:s}}}", "physicalLocation", "artifactLocation", "uri", uri);
-	if (s->line > 0) {
-		region = json_pack("{s:I}", "startLine", (json_int_t)s->line);
-		json_object_set_new(json_object_get(loc, "physicalLocation"), "region", region);
+	*loc = NULL;
+	if (!s->file && !s->func && !text)
+		return 0;
+	if (!(*loc = json_object()))
+		return -1;
+	if (s->file) {
+		uri = path_uri(check_display_path(s->file_bytes ? s->file_bytes : s->file));
+		if (json_object_set_new(*loc, "physicalLocation",
+					uri ? json_pack("{s:{s:s}}", "artifactLocation", "uri", uri)
+					    : NULL))
+			goto fail;
+		if (s->line > 0 &&
+		    json_object_set_new(json_object_get(*loc, "physicalLocation"), "region",
+					json_pack("{s:I}", "startLine", (json_int_t)s->line)))
+			goto fail;
+	} else if (s->func && json_object_set_new(*loc, "logicalLocations",
+						  json_pack("[{s:o,s:s}]", "name", string(s->func),
+							    "kind", "function"))) {
+		goto fail;
 	}
-	if (text)
-		json_object_set_new(loc, "message", message(text));
-	return loc;
+	if (text && json_object_set_new(*loc, "message", message(text)))
+		goto fail;
+	free(uri);
+	return 0;
+fail:
+	free(uri);
+	json_decref(*loc);
+	*loc = NULL;
+	return -1;
 }
 
+/* Appends value (its reference taken, NULL: out of memory) to a: 0, or -1. */
+static int append(json_t *a, json_t *value)
+{
+	return value ? json_array_append_new(a, value) : -1;
+}
+
+/* One diagnostic as a result; NULL when it cannot be built (out of memory). */
 static json_t *result(const struct check_diag *g)
 {
-	json_t *r = json_pack("{s:s,s:s,s:o}", "ruleId", rule_ids[g->rule], "level", "error",
-			      "message", message(g->message));
-	json_t *locs = json_array(), *related = json_array(), *loc = location(&g->at, NULL);
+	json_t *r = json_pack("{s:s,s:s,s:o,s:[],s:[],s:I}", "ruleId", rule_ids[g->rule], "level",
+			      "error", "message", message(g->message), "locations",
+			      "relatedLocations", "occurrenceCount", (json_int_t)g->count);
+	json_t *loc;
 
-	if (loc)
-		json_array_append_new(locs, loc);
-	json_object_set_new(r, "locations", locs);
-	for (unsigned k = 0; k < g->nnotes; k++) {
-		loc = location(&g->notes[k].at, g->notes[k].text);
-		if (loc)
-			json_array_append_new(related, loc);
-	}
-	json_object_set_new(r, "relatedLocations", related);
-	json_object_set_new(r, "occurrenceCount", json_integer(g->count));
+	if (!r || location(&g->at, NULL, &loc) ||
+	    (loc && append(json_object_get(r, "locations"), loc)))
+		goto fail;
+	for (unsigned k = 0; k < g->nnotes; k++)
+		if (location(&g->notes[k].at, g->notes[k].text, &loc) ||
+		    (loc && append(json_object_get(r, "relatedLocations"), loc)))
+			goto fail;
 	if (g->suppressed) {
-		char why[128];
+		char why[4200];
 
 		snprintf(why, sizeof(why), "%s:%lu", g->suppressed->file, g->suppressed->file_line);
-		json_object_set_new(
-			r, "suppressions",
-			json_pack("[{s:s,s:s}]", "kind", "external", "justification", why));
+		if (json_object_set_new(r, "suppressions",
+					json_pack("[{s:s,s:o}]", "kind", "external",
+						  "justification", string(why))))
+			goto fail;
 	}
 	return r;
+fail:
+	json_decref(r);
+	return NULL;
 }
 
 int check_sarif_write(const struct check_diags *d, FILE *out, const char *version,
@@ -104,18 +152,27 @@ int check_sarif_write(const struct check_diags *d, FILE *out, const char *versio
 	int failed;
 
 	for (int i = 0; i < CHECK_NR_RULES; i++)
-		json_array_append_new(rules, json_pack("{s:s,s:o,s:{s:s}}", "id", rule_ids[i],
-						       "shortDescription", message(rule_texts[i]),
-						       "defaultConfiguration", "level", "error"));
+		if (!rules || append(rules, json_pack("{s:s,s:o,s:{s:s}}", "id", rule_ids[i],
+						      "shortDescription", message(rule_texts[i]),
+						      "defaultConfiguration", "level", "error")))
+			goto out_of_memory;
+	/* Every diagnostic is a result, or nothing is written: a log that lacks one would pass
+	 * for a run with fewer errors. */
 	for (size_t i = 0; i < d->n; i++)
-		json_array_append_new(results, result(&d->v[i]));
+		if (!results || append(results, result(&d->v[i])))
+			goto out_of_memory;
 	log = json_pack("{s:s,s:s,s:[{s:{s:{s:s,s:s,s:o}},s:o}]}", "version", "2.1.0", "$schema",
 			SARIF_SCHEMA, "runs", "tool", "driver", "name", "closuretrace", "version",
 			version, "rules", rules, "results", results);
-	failed = log ? json_dumpf(log, out, JSON_INDENT(2) | JSON_ENSURE_ASCII) : -1;
+	if (!log)
+		return viz_error_set(err, "cannot write the SARIF log: out of memory");
+	failed = json_dumpf(log, out, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	if (failed)
-		viz_error_set(err, "cannot write the SARIF log: %s",
-			      log ? strerror(errno) : "out of memory");
+		viz_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
 	json_decref(log);
 	return failed ? -1 : 0;
+out_of_memory:
+	json_decref(rules);
+	json_decref(results);
+	return viz_error_set(err, "cannot write the SARIF log: out of memory");
 }

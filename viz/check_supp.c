@@ -146,12 +146,16 @@ void check_supp_free(struct check_supp *s)
 	s->n = 0;
 }
 
-/* FILE of a site: a glob over the whole path, or the path's last components. */
+/*
+ * FILE of a site: the whole path as it is (as --gen-suppressions writes it: a name shown with
+ * escapes holds backslashes, which a glob would read as its own), a glob over the whole path, or
+ * the path's last components.
+ */
 static bool file_matches(const char *pattern, const char *file)
 {
 	size_t pl = strlen(pattern), fl = strlen(file);
 
-	if (!fnmatch(pattern, file, 0))
+	if (!strcmp(pattern, file) || !fnmatch(pattern, file, 0))
 		return true;
 	return fl > pl && file[fl - pl - 1] == '/' && !strcmp(file + fl - pl, pattern);
 }

@@ -18,8 +18,9 @@ enum check_rule { CHECK_LEAK, CHECK_STUCK, CHECK_NR_RULES };
 
 /* A place a diagnostic names: the blamed call site, the closure's init site. */
 struct check_site {
-	const char *func, *file; /* NULL when not known */
+	const char *func, *file; /* as shown (trace_text.h); NULL when not known */
 	long line;		 /* 0 when not known */
+	const char *file_bytes;	 /* the file's own name when it is not shown as it is, else NULL */
 };
 
 enum supp_what { SUPP_FUN, SUPP_SRC, SUPP_SITE };

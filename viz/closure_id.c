@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_text.h"
 #include "viz.h"
 
 #define MAX_CANDIDATES 8
@@ -57,8 +58,10 @@ int viz_parse_closure(const char *s, struct model_id *id)
 static void ambiguous(struct viz_input *in, const struct model_id *id, const int64_t *pids,
 		      size_t n, char *err, size_t len)
 {
-	size_t used = (size_t)snprintf(
-		err, len, "0x%" PRIx64 " has lives in %zu processes of %s:", id->addr, n, in->path);
+	char path[4096];
+	size_t used = (size_t)snprintf(err, len,
+				       "0x%" PRIx64 " has lives in %zu processes of %s:", id->addr,
+				       n, text_visible(path, sizeof(path), in->path));
 
 	for (size_t i = 0; i < n && i < MAX_CANDIDATES && used < len; i++) {
 		unsigned lives = model_lives_at(in->m, pids[i], id->addr);
@@ -81,6 +84,7 @@ struct model_life *viz_find_closure(struct viz_input *in, const struct model_id 
 	size_t n = model_processes_at(in->m, id->addr, pids, MAX_CANDIDATES + 1);
 	struct model_life *l;
 	unsigned lives;
+	char path[4096];
 
 	if (!id->pid && n > 1) {
 		ambiguous(in, id, pids, n, err, len);
@@ -103,8 +107,9 @@ struct model_life *viz_find_closure(struct viz_input *in, const struct model_id 
 			 lives == 1 ? "fe" : "ves", id->pid ? " in that process" : "", id->nth);
 	else if (id->pid && n)
 		snprintf(err, len, "no closure at 0x%" PRIx64 " in process %lld of %s", id->addr,
-			 (long long)id->pid, in->path);
+			 (long long)id->pid, text_visible(path, sizeof(path), in->path));
 	else
-		snprintf(err, len, "no closure at 0x%" PRIx64 " in %s", id->addr, in->path);
+		snprintf(err, len, "no closure at 0x%" PRIx64 " in %s", id->addr,
+			 text_visible(path, sizeof(path), in->path));
 	return NULL;
 }

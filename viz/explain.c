@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "trace_args.h"
+#include "trace_text.h"
 #include "viz.h"
 
 #define TXT 512
@@ -66,7 +67,7 @@ static void words_sync_end(struct model *m, const struct trace_event *ev, char *
 static void words_bug(struct model *m, const struct trace_event *ev, char *buf, size_t len)
 {
 	(void)m;
-	snprintf(buf, len, "%s", ev->bug);
+	text_visible(buf, len, ev->bug); /* what the trace says: shown as every name is */
 }
 
 static words_fn *const op_words[TRACE_NR_OPS] = {

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_text.h"
+
 /* A count per finished closure that is whole: they all do the same there (a mix of 1 and 3 would
  * average a whole 2 only by chance). */
 static bool whole(double v)
@@ -671,8 +673,8 @@ const char *leaks_blame_text(struct model *m, const struct model_blame *b, char 
 				 "was never given up");
 			break;
 		}
-		snprintf(buf, len, "the running reference (owned by %s) was never given up",
-			 model_func_text(m, b->site, fn, sizeof(fn)));
+		text_snprintf(buf, len, "the running reference (owned by %s) was never given up",
+			      model_func_text(m, b->site, fn, sizeof(fn)));
 		break;
 	case BLAME_WAITLIST:
 		snprintf(buf, len, "closure_wait here; the waitlist was never woken");

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_text.h"
+
 int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
 	     struct viz_input *in, struct viz_error *err)
 {
@@ -26,16 +28,19 @@ int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
 unsigned viz_warnings(const struct viz_input *in, char lines[VIZ_MAX_WARNINGS][256])
 {
 	unsigned n = 0;
+	char path[256]; /* a file's name may be anyone's: shown as every name is */
 
+	text_visible(path, sizeof(path), in->path);
 	if (!in->info.has_end)
-		snprintf(lines[n++], sizeof(lines[0]),
-			 "%s: warning: no end record: the trace was cut short; read up to line "
-			 "%" PRIu64,
-			 in->path, in->info.lines);
+		text_snprintf(
+			lines[n++], sizeof(lines[0]),
+			"%s: warning: no end record: the trace was cut short; read up to line "
+			"%" PRIu64,
+			path, in->info.lines);
 	if (in->info.lost > 0)
-		snprintf(lines[n++], sizeof(lines[0]),
-			 "%s: warning: %lld event%s lost: every verdict is incomplete", in->path,
-			 in->info.lost, in->info.lost == 1 ? " was" : "s were");
+		text_snprintf(lines[n++], sizeof(lines[0]),
+			      "%s: warning: %lld event%s lost: every verdict is incomplete", path,
+			      in->info.lost, in->info.lost == 1 ? " was" : "s were");
 	return n;
 }
 
@@ -76,9 +81,12 @@ static const char *cut_by(const char *reason, char *buf, size_t len)
 {
 	const char *by = trace_end_cut_by(reason);
 
+	char shown[64];
+
 	if (by)
 		return by;
-	snprintf(buf, len, "\"%s\"", reason ? reason : "");
+	/* What the trace says, shown as every name is (trace_text.h). */
+	text_snprintf(buf, len, "\"%s\"", text_visible(shown, sizeof(shown), reason));
 	return buf;
 }
 
@@ -91,13 +99,14 @@ const char *viz_end_text(const struct trace_info *info, char *buf, size_t len)
 		snprintf(buf, len, "the process exited");
 		break;
 	case LEAKS_CUT_ENDED:
-		snprintf(buf, len,
-			 "the recording was cut short by %s and the process ended with it",
-			 cut_by(info->reason, by, sizeof(by)));
+		text_snprintf(buf, len,
+			      "the recording was cut short by %s and the process ended with it",
+			      cut_by(info->reason, by, sizeof(by)));
 		break;
 	case LEAKS_CUT_RUNNING:
-		snprintf(buf, len, "the recording was cut short by %s while the process ran on",
-			 cut_by(info->reason, by, sizeof(by)));
+		text_snprintf(buf, len,
+			      "the recording was cut short by %s while the process ran on",
+			      cut_by(info->reason, by, sizeof(by)));
 		break;
 	default:
 		snprintf(buf, len, "whether the process exited is not known (no end record)");

@@ -145,7 +145,8 @@ struct model_kind {
 
 struct model_sym {
 	uint64_t addr;
-	char *func, *file;
+	char *func, *file; /* as shown (text_visible, trace_text.h) */
+	char *file_bytes;  /* the file's name as the trace gives it, when not as shown; else NULL */
 	long line;
 };
 

@@ -9,12 +9,6 @@
 
 /* ---- symbols ---- */
 
-/* A copy with control characters made visible, so that no output carries them raw. */
-static char *clean_dup(const char *s)
-{
-	return text_visible(s ? strdup(s) : NULL);
-}
-
 void model_on_sym(void *ctx, const struct trace_sym *sym)
 {
 	struct model *m = ctx;
@@ -26,13 +20,16 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 	s->addr = sym->addr;
 	free(s->func);
 	free(s->file);
-	s->func = clean_dup(sym->func);
-	s->file = clean_dup(sym->file);
+	free(s->file_bytes);
+	/* Shown as every presentation shows names (trace_text.h): nothing acts on a terminal. */
+	s->func = text_visible_dup(sym->func);
+	s->file = text_visible_dup(sym->file);
+	s->file_bytes = s->file && strcmp(s->file, sym->file) ? strdup(sym->file) : NULL;
 	s->line = sym->line;
 }
 
 struct model_name {
-	char text[TRACE_NAME_MAX * 4 + 1]; /* made visible: a byte may take four */
+	char text[TRACE_NAME_MAX * TEXT_ESCAPE_MAX + 1]; /* made visible: a byte may take six */
 };
 
 void model_on_name(void *ctx, const struct trace_name *name)
@@ -40,10 +37,8 @@ void model_on_name(void *ctx, const struct trace_name *name)
 	struct model *m = ctx;
 	struct model_name *n =
 		hashmap_put(&m->names[name->kind], name->id, (uint64_t)name->pid, NULL);
-	char *visible = clean_dup(name->name);
 
-	snprintf(n->text, sizeof(n->text), "%s", visible ? visible : "");
-	free(visible);
+	text_visible(n->text, sizeof(n->text), name->name);
 }
 
 const char *model_name(const struct model *m, enum trace_name_kind kind, int64_t pid, uint64_t id)
@@ -61,7 +56,7 @@ const char *model_wq_text(const struct model *m, int64_t pid, uint64_t wq, char 
 	const char *name = model_name(m, TRACE_NAME_WORKQUEUE, pid, wq);
 
 	if (name)
-		snprintf(buf, len, "%s", name);
+		text_snprintf(buf, len, "%s", name);
 	else
 		snprintf(buf, len, "0x%" PRIx64, wq);
 	return buf;
@@ -80,6 +75,7 @@ void model_syms_free(struct model *m)
 	while ((s = hashmap_next(&m->syms, &pos, NULL, NULL))) {
 		free(s->func);
 		free(s->file);
+		free(s->file_bytes);
 	}
 	hashmap_free(&m->syms);
 }
@@ -130,11 +126,11 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 	if (!ip)
 		snprintf(buf, len, "(unknown site)");
 	else if (s && s->file && s->line > 0)
-		snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
+		text_snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
 	else if (s && s->file)
-		snprintf(buf, len, "%s", shown_file(m, s->file));
+		text_snprintf(buf, len, "%s", shown_file(m, s->file));
 	else if (s && s->func)
-		snprintf(buf, len, "%s", s->func);
+		text_snprintf(buf, len, "%s", s->func);
 	else
 		snprintf(buf, len, "0x%" PRIx64, ip);
 	return buf;
@@ -147,7 +143,7 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 	if (!addr)
 		snprintf(buf, len, "-");
 	else if (s && s->func)
-		snprintf(buf, len, "%s", s->func);
+		text_snprintf(buf, len, "%s", s->func);
 	else
 		snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;
@@ -174,12 +170,12 @@ const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char
 	char init[512], cont[512];
 
 	if (init_ip && fn)
-		snprintf(buf, len, "%s -> %s", model_func_text(m, init_ip, init, sizeof(init)),
-			 model_func_text(m, fn, cont, sizeof(cont)));
+		text_snprintf(buf, len, "%s -> %s", model_func_text(m, init_ip, init, sizeof(init)),
+			      model_func_text(m, fn, cont, sizeof(cont)));
 	else if (init_ip)
 		model_func_text(m, init_ip, buf, len);
 	else
-		snprintf(buf, len, "-> %s", model_func_text(m, fn, cont, sizeof(cont)));
+		text_snprintf(buf, len, "-> %s", model_func_text(m, fn, cont, sizeof(cont)));
 	return buf;
 }
 
@@ -194,7 +190,7 @@ const char *model_life_function(struct model *m, const struct model_life *l, cha
 	if (init_ip || fn)
 		return model_kind_name(m, init_ip, fn, buf, len);
 	if (l->first_ip && model_sym(m, l->first_ip) && model_sym(m, l->first_ip)->func)
-		snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
+		text_snprintf(buf, len, "? (first seen in %s)", model_sym(m, l->first_ip)->func);
 	else
 		snprintf(buf, len, "(unknown function)");
 	return buf;
@@ -237,27 +233,27 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 		snprintf(buf, len, "destroyed");
 		break;
 	case MODEL_SYNCING:
-		snprintf(buf, len, "inside closure_sync at %s",
-			 model_site_text(m, l->sync_ip, site, sizeof(site)));
+		text_snprintf(buf, len, "inside closure_sync at %s",
+			      model_site_text(m, l->sync_ip, site, sizeof(site)));
 		break;
 	case MODEL_CONTINUING:
 		if (l->how == TRACE_HOW_RETURN || (!l->fn && l->how != TRACE_HOW_DESTRUCTOR))
 			snprintf(buf, len, "returning (waits for its references)");
 		else if (l->how == TRACE_HOW_DESTRUCTOR)
-			snprintf(buf, len, "returning with destructor %s",
-				 model_func_text(m, l->fn, fn, sizeof(fn)));
+			text_snprintf(buf, len, "returning with destructor %s",
+				      model_func_text(m, l->fn, fn, sizeof(fn)));
 		else if (l->wq)
-			snprintf(buf, len, "continuing at %s on wq %s",
-				 model_func_text(m, l->fn, fn, sizeof(fn)),
-				 model_wq_text(m, l->pid, l->wq, site, sizeof(site)));
+			text_snprintf(buf, len, "continuing at %s on wq %s",
+				      model_func_text(m, l->fn, fn, sizeof(fn)),
+				      model_wq_text(m, l->pid, l->wq, site, sizeof(site)));
 		else
-			snprintf(buf, len, "continuing at %s",
-				 model_func_text(m, l->fn, fn, sizeof(fn)));
+			text_snprintf(buf, len, "continuing at %s",
+				      model_func_text(m, l->fn, fn, sizeof(fn)));
 		break;
 	case MODEL_RUNNING:
 		if (l->sync_timed_out)
-			snprintf(buf, len, "running: closure_sync at %s timed out",
-				 model_site_text(m, l->sync_ip, site, sizeof(site)));
+			text_snprintf(buf, len, "running: closure_sync at %s timed out",
+				      model_site_text(m, l->sync_ip, site, sizeof(site)));
 		else
 			snprintf(buf, len, "running");
 		break;
@@ -281,12 +277,12 @@ const char *model_kind_text(struct model *m, const struct model_kind *k, char *b
 	if (!k->init_ip && !k->fn)
 		snprintf(buf, len, "(no init in the trace)");
 	else if (!k->init_ip)
-		snprintf(buf, len, "%s (no init in the trace)",
-			 model_kind_name(m, 0, k->fn, name, sizeof(name)));
+		text_snprintf(buf, len, "%s (no init in the trace)",
+			      model_kind_name(m, 0, k->fn, name, sizeof(name)));
 	else
-		snprintf(buf, len, "%s (%s)",
-			 model_kind_name(m, k->init_ip, k->fn, name, sizeof(name)),
-			 model_site_text(m, k->init_ip, site, sizeof(site)));
+		text_snprintf(buf, len, "%s (%s)",
+			      model_kind_name(m, k->init_ip, k->fn, name, sizeof(name)),
+			      model_site_text(m, k->init_ip, site, sizeof(site)));
 	return buf;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report_internal.h"
+#include "trace_text.h"
 #include "viz.h"
 
 static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_t len)
@@ -18,28 +19,42 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 
 	model_site_text(m, ip, site, sizeof(site));
 	if (s && s->func && s->file)
-		snprintf(buf, len, "%s (%s)", site, model_func_text(m, ip, func, sizeof(func)));
+		text_snprintf(buf, len, "%s (%s)", site,
+			      model_func_text(m, ip, func, sizeof(func)));
 	else
-		snprintf(buf, len, "%s", site);
+		text_snprintf(buf, len, "%s", site);
 	return buf;
 }
 
 /* ---- text ---- */
 
+/* The trailer's notes: the trees sampled, the closures the snapshot missed, whose counts. */
+static void text_trailer_notes(const struct trace_info *info, FILE *out)
+{
+	const char *(*const notes[])(const struct trace_info *, char *, size_t) = {
+		report_sampled_text, report_missed_text, report_claims_text};
+	char note[512];
+
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (*notes[i](info, note, sizeof(note)))
+			fprintf(out, "# note: %s\n", note);
+}
+
 static void text_header(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
 	const struct trace_info *info = &in->info;
-	char d[64], end[256], sampled[512];
+	char d[64], end[256], shown[4096 * TEXT_ESCAPE_MAX];
 
-	fprintf(out, "# closuretrace report of %s\n", in->path);
+	/* What the trace says is shown as every name is (trace_text.h). */
+	fprintf(out, "# closuretrace report of %s\n", text_visible(shown, sizeof(shown), in->path));
 	fprintf(out, "# pid %lld%s%s, %" PRIu64 " event%s", info->pid, info->exe ? " " : "",
-		info->exe ? info->exe : "", model_counts(m)->events,
+		text_visible(shown, sizeof(shown), info->exe), model_counts(m)->events,
 		model_counts(m)->events == 1 ? "" : "s");
 	if (info->has_end)
 		fprintf(out, ", %s, stopped: %s",
 			model_duration_text((uint64_t)info->duration_ns, d, sizeof(d)),
-			info->reason ? info->reason : "?");
+			text_visible(shown, sizeof(shown), info->reason ? info->reason : "?"));
 	fputc('\n', out);
 	if (!info->has_end)
 		fprintf(out,
@@ -48,10 +63,7 @@ static void text_header(struct viz_input *in, FILE *out)
 	if (info->lost > 0)
 		fprintf(out, "# warning: %lld event%s lost: every verdict below is incomplete\n",
 			info->lost, info->lost == 1 ? " was" : "s were");
-	if (*report_sampled_text(info, sampled, sizeof(sampled)))
-		fprintf(out, "# note: %s\n", sampled);
-	if (*report_missed_text(info, sampled, sizeof(sampled)))
-		fprintf(out, "# note: %s\n", sampled);
+	text_trailer_notes(info, out);
 	if (info->has_end && !in->leaks.exited)
 		fprintf(out,
 			"# note: %s: unfinished closures are in flight, not leaks%s; a suspect "

@@ -61,6 +61,28 @@ const char *report_missed_text(const struct trace_info *info, char *buf, size_t 
 	return buf;
 }
 
+/*
+ * Whose counts: of the lost events, those the traced processes say their library dropped (their
+ * own count, which nothing can check), and the claims refused as impossible; "" when none.
+ */
+const char *report_claims_text(const struct trace_info *info, char *buf, size_t len)
+{
+	int at = 0;
+
+	buf[0] = 0;
+	if (info->lost_claimed > 0)
+		at = snprintf(buf, len,
+			      "%lld of the lost events are the traced process's own count of records "
+			      "its library dropped (not verified)",
+			      info->lost_claimed);
+	if (info->claims_refused > 0 && at >= 0 && (size_t)at < len)
+		snprintf(buf + at, len - (size_t)at,
+			 "%sthe traced process claimed %lld more records it never handed over than "
+			 "its CPU time could have made: refused, not counted as lost",
+			 at ? "; " : "", info->claims_refused);
+	return buf;
+}
+
 const char *report_sampled_text(const struct trace_info *info, char *buf, size_t len)
 {
 	long long kept = info->trees - info->trees_left_out;

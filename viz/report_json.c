@@ -10,43 +10,18 @@
 
 #include "hashmap.h"
 #include "report_internal.h"
+#include "trace_text.h"
 #include "viz.h"
 #include "xalloc.h"
 
-/* A JSON string for any bytes: what is not UTF-8 becomes U+FFFD, so that no field is dropped. */
+/* A JSON string for any bytes: shown as every name is (trace_text.h), so that no field is dropped.
+ */
 static json_t *json_text(const char *s)
 {
-	json_t *j = json_string(s);
-	size_t n = strlen(s), k = 0;
-	char *copy;
+	char *shown = text_visible_dup(s);
+	json_t *j = shown ? json_string(shown) : NULL;
 
-	if (j)
-		return j;
-	copy = malloc(3 * n + 1);
-	if (!copy)
-		return json_null();
-	for (size_t i = 0; i < n;) {
-		unsigned char c = (unsigned char)s[i];
-		size_t len = c < 0x80		  ? 1
-			     : (c & 0xe0) == 0xc0 ? 2
-			     : (c & 0xf0) == 0xe0 ? 3
-			     : (c & 0xf8) == 0xf0 ? 4
-						  : 0;
-		json_t *one = len && i + len <= n ? json_stringn(s + i, len) : NULL;
-
-		if (one) {
-			memcpy(copy + k, s + i, len);
-			k += len;
-			i += len;
-			json_decref(one);
-		} else {
-			memcpy(copy + k, "\xef\xbf\xbd", 3);
-			k += 3;
-			i++;
-		}
-	}
-	j = json_stringn(copy, k);
-	free(copy);
+	free(shown);
 	return j ? j : json_null();
 }
 
@@ -387,6 +362,8 @@ static json_t *warnings(struct viz_input *in)
 	if (in->info.has_trees && *report_sampled_text(&in->info, buf, sizeof(buf)))
 		json_array_append_new(w, json_text(buf));
 	if (*report_missed_text(&in->info, buf, sizeof(buf)))
+		json_array_append_new(w, json_text(buf));
+	if (*report_claims_text(&in->info, buf, sizeof(buf)))
 		json_array_append_new(w, json_text(buf));
 	if (!in->leaks.exited) {
 		char end[256];

@@ -18,6 +18,7 @@
 #include "model.h"
 #include "timeline_out.h"
 #include "trace_args.h"
+#include "trace_text.h"
 #include "viz.h"
 
 #define CHILD_FLOWS   8	  /* children's finishes held per parent until its next step */
@@ -622,14 +623,17 @@ static int find_closure(struct tl *t)
 
 static void warn_incomplete(const struct tl *t)
 {
+	char path[4096]; /* a file's name may be anyone's: shown as every name is */
+
+	text_visible(path, sizeof(path), t->o->path);
 	if (!t->info.has_end)
 		fprintf(stderr,
 			"%s: warning: no end record: the trace was cut short; read up to line "
 			"%" PRIu64 "; unfinished closures are shown unfinished\n",
-			t->o->path, t->info.lines);
+			path, t->info.lines);
 	if (t->info.lost > 0)
-		fprintf(stderr, "%s: warning: %lld event%s lost: the timeline has holes\n",
-			t->o->path, t->info.lost, t->info.lost == 1 ? " was" : "s were");
+		fprintf(stderr, "%s: warning: %lld event%s lost: the timeline has holes\n", path,
+			t->info.lost, t->info.lost == 1 ? " was" : "s were");
 }
 
 int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_stats *st)

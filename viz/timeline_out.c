@@ -3,6 +3,7 @@
 #include "timeline_out.h"
 #include "hashmap.h"
 #include "model.h"
+#include "trace_text.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,59 +11,35 @@
 
 /* ---- JSON ---- */
 
-/* Length of a valid UTF-8 sequence at s (1..4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		n = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		n = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and values beyond Unicode are not UTF-8. */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
 void tlo_string(FILE *f, const char *str)
 {
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	const char *s = str ? str : "", *end = s + strlen(s);
 
 	putc_unlocked('"', f);
-	while (*s) {
-		const unsigned char *run = s;
-		size_t n;
+	while (s < end) {
+		const char *run = s, *shown;
+		char esc[TEXT_ESCAPE_MAX + 1];
+		size_t len;
 
 		/* Plain text goes out in one piece. */
-		while (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
+		while (s < end && *s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
 			s++;
-		while (*s >= 0x80 && (n = utf8_len(s)))
-			s += n;
 		if (s > run) {
 			fwrite_unlocked(run, 1, (size_t)(s - run), f);
 			continue;
 		}
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputs("\\ufffd", f); /* not UTF-8 */
-		s++;
+		if (*s == '"' || *s == '\\') {
+			putc_unlocked('\\', f);
+			putc_unlocked(*s++, f);
+			continue;
+		}
+		/* The rest as every name is shown (trace_text.h), a backslash escaped for JSON. */
+		s += text_visible_char(s, end, esc, &shown, &len);
+		for (size_t i = 0; i < len; i++) {
+			if (shown[i] == '\\')
+				putc_unlocked('\\', f);
+			putc_unlocked(shown[i], f);
+		}
 	}
 	putc_unlocked('"', f);
 }

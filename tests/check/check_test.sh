@@ -92,6 +92,28 @@ case_usage_errors() {
 	run -- ./no-such-program
 	expect_rc 2
 	[ "$(cat err)" = "closuretrace: cannot run ./no-such-program: No such file or directory" ] || fail "no such program"
+	# --log-file: a file; %p and %% only; one that cannot be written is said before anything runs.
+	run --log-file - -- true
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace check: --log-file needs a file: -; see 'closuretrace check --help'" ] || fail "--log-file -"
+	run --log-file 'x.%q' -- true
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace check: --log-file takes %p (check's pid) and %% (a %), no other %: x.%q; see 'closuretrace check --help'" ] ||
+		fail "--log-file x.%q"
+	run --log-file no-such-folder/log -- touch ran
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace check: cannot write no-such-folder/log: No such file or directory" ] || fail "--log-file in no folder"
+	[ ! -e ran ] || fail "the command ran though its --log-file cannot be written"
+	# A log that cannot be written at the end (a full disk) is said where check was told to
+	# speak, exit 2.
+	run --log-file /dev/full -- ./no-such-program
+	expect_rc 2
+	[ "$(cat err)" = "closuretrace check: cannot write /dev/full: No space left on device" ] || fail "--log-file /dev/full"
+	# From the moment the log is open, check's own lines go there, its errors too.
+	run --log-file 'a%%b' -- ./no-such-program
+	expect_rc 2
+	[ ! -s err ] || fail "--log-file: check wrote to stderr"
+	[ "$(cat 'a%b')" = "closuretrace: cannot run ./no-such-program: No such file or directory" ] || fail "--log-file a%%b: $(ls)"
 }
 
 case_clean() {
@@ -331,6 +353,56 @@ case_output_unchanged() {
 	cmp <(head -c "$n" err.check) err.plain || fail "stderr changed"
 	[[ "$(tail -c +$((n + 1)) err.check)" =~ ^closuretrace:\ no\ leaks\;\ [0-9]+\ events,\ 0\ lost$ ]] ||
 		fail "check added more than its summary to stderr: $(tail -c +$((n + 1)) err.check)"
+}
+
+# check --log-file FILE (%p: check's pid): every line of check's own goes to FILE; the command's
+# standard output and error stay exactly its own, byte for byte (a test suite that asserts an
+# empty stderr passes under check); the exit status is the check's. Both transports.
+case_log_file() {
+	skip_without_bpf
+	local transport opt pid n
+	"$PROG" leak_chatter </dev/null >out.plain 2>err.plain
+	[ $? = 0 ] || fail "ck_prog leak_chatter failed on its own"
+	[ "$(cat err.plain)" = "ck_prog: to stderr" ] || fail "ck_prog's own stderr: $(cat err.plain)"
+	for transport in bpf no-bpf; do
+		opt=()
+		[ $transport = bpf ] || opt=(--no-bpf)
+		rm -f log.*
+		"$CT" check "${opt[@]}" --log-file 'log.%p' -- "$PROG" leak_chatter </dev/null >out 2>err &
+		pid=$!
+		wait $pid
+		RC=$?
+		expect_rc 1
+		cmp out.plain out || fail "$transport: stdout changed"
+		cmp err.plain err || fail "$transport: stderr changed: $(cat err)"
+		[ "$(ls log.*)" = "log.$pid" ] || fail "$transport: the log is not log.$pid: $(ls)"
+		cp "log.$pid" err
+		expect_diagnostics "${DIAG_A[@]}"
+		expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
+		n=$(wc -l <"log.$pid")
+		[ "$n" = 4 ] || fail "$transport: the log has $n lines, not 3 of diagnostics and the summary"
+		# Clean: "no leaks" in the log, exit 0; a program whose stderr is empty keeps it empty.
+		"$CT" check "${opt[@]}" --log-file log.clean -- "$PROG" clean </dev/null >out 2>err
+		RC=$?
+		expect_rc 0
+		cmp err.plain err || fail "$transport: clean: stderr changed: $(cat err)"
+		cp log.clean err
+		[ "$(wc -l <log.clean)" = 1 ] || fail "$transport: clean: the log: $(cat log.clean)"
+		expect_summary "closuretrace: no leaks"
+		"$CT" check "${opt[@]}" --log-file log.quiet -- "$PROG" leak_a </dev/null >out 2>err
+		RC=$?
+		expect_rc 1
+		[ ! -s err ] && [ ! -s out ] || fail "$transport: leak_a: output that is not the command's: $(cat out err)"
+		grep -qx "${DIAG_A[0]}" log.quiet || fail "$transport: leak_a: the log: $(cat log.quiet)"
+		# Started with standard error closed, the command has it closed too (not the log).
+		"$CT" check "${opt[@]}" --log-file log.closed -- \
+			sh -c "if [ -e /proc/\$\$/fd/2 ]; then echo open; else echo closed; fi; \"$PROG\" leak_a" \
+			</dev/null >out 2>&-
+		RC=$?
+		expect_rc 1
+		[ "$(cat out)" = closed ] || fail "$transport: standard error closed: the command's was $(cat out)"
+		grep -qx "${DIAG_A[0]}" log.closed || fail "$transport: standard error closed: the log: $(cat log.closed)"
+	done
 }
 
 # Each entry hides exactly the diagnostics it names.

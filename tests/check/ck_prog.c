@@ -209,6 +209,9 @@ int main(int argc, char **argv)
 		batch(0, 0);
 	} else if (!strcmp(mode, "leak_a")) {
 		batch(argc > 2 ? (unsigned)atoi(argv[2]) : 1, 0);
+	} else if (!strcmp(mode, "leak_chatter")) {
+		chatter(); /* known bytes on stdout and stderr, then the leak of leak_a */
+		batch(1, 0);
 	} else if (!strcmp(mode, "leak_b")) {
 		batch(0, 1);
 	} else if (!strcmp(mode, "both")) {
@@ -249,8 +252,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mode, "hang")) {
 		hang();
 	} else {
-		fprintf(stderr, "usage: ck_prog clean|leak_a [N]|leak_b|both|exit N|segv|wait "
-				"PIDFILE|stuck|hang|waitlist|many N|fork LEAK\n");
+		fprintf(stderr,
+			"usage: ck_prog clean|leak_a [N]|leak_chatter|leak_b|both|exit N|segv|wait "
+			"PIDFILE|stuck|hang|waitlist|many N|fork LEAK\n");
 		return 2;
 	}
 	return 0;

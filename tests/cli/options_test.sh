@@ -42,5 +42,20 @@ done
 grep -q "wrote 12 events" a.err || fail "--from 1.5us --to 2us: $(cat a.err)"
 cmp -s a.json b.json || fail "--from 1.5us is not --from 1500"
 expect 2 "closuretrace timeline: --from is after --to$(see timeline)" "$ct" timeline --from 2s --to 1s
+# Options that cannot go together are refused (exit 2), never ignored: beside --create-schema
+# without -i, export has no trace for what only a trace takes; --cluster only makes tables; a
+# label without --export; an --export URL that is not one, before the command runs.
+for o in "--label a=b" "--host h" "--run-id r" "--batch-bytes 10"; do
+	# shellcheck disable=SC2086 # the option and its value are two words
+	expect 2 "closuretrace export: ${o%% *} is for a trace to export: beside --create-schema, give -i TRACE$(see export)" \
+		"$ct" export --create-schema --to http://127.0.0.1:1/db $o
+done
+expect 2 "closuretrace export: --cluster goes with --create-schema: two$(see export)" \
+	"$ct" export -i "$fixtures/fold.json" --to http://127.0.0.1:1/db --cluster two
+for c in check record; do
+	expect 2 "closuretrace $c: --label goes with --export URL$(see $c)" "$ct" $c --label a=b -- true
+	expect 2 "closuretrace $c: want a ClickHouse URL as http://HOST:PORT/DATABASE, not 'db:8123'$(see $c)" \
+		"$ct" $c --export db:8123 -- true
+done
 echo "ok: one message shape and exit 2 for every command's bad usage; units and pid lists read"
 exit $status

@@ -535,10 +535,10 @@ err_no_probes)
 	expect 3 "closuretrace: no closure probes in true or the programs it ran; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -- true
 	sleep 30 &
 	pids+=($!)
-	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!
+	expect 3 "closuretrace: no closure probes in process $! (sleep); link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" record -p $!
 	[ ! -e closuretrace.json ] || fail "a trace was written"
 	# list(1) EXIT STATUS: 3 when no probes are found, in a binary or a process.
-	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" list -p $!
+	expect 3 "closuretrace: no closure probes in process $! (sleep); link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" list -p $!
 	sleep_bin=$(command -v sleep)
 	expect 3 "closuretrace: no closure probes in $sleep_bin or the libraries it loads; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" list "$sleep_bin"
 	echo ok

@@ -5,7 +5,8 @@
 # single: one server for every case: three recorded traces of two programs from two labelled
 #   hosts, counts equal to report --json; the fleet queries' rows; re-export, damaged trace,
 #   server refused, slow, killed mid-export; check --export and record --export.
-# cluster: two servers as two shards behind Distributed tables give the same answers as one.
+# cluster: two servers as two shards behind Distributed tables, configured by the remote_servers
+#   block of docs/fleet.md, give the same answers as one.
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 case_name=$1 ct=$2 src=$3 blockio=$4 kstyle=$5
 here=$src/tests/fleet
@@ -185,24 +186,80 @@ while True:
 		fail "slow: $(cat err.txt)"
 	grep -q "rows stored before the failure: events 0, closures 0" err.txt || fail "slow: $(cat err.txt)"
 
-	# check --export: the verdict and exit status unchanged; the run in ClickHouse.
+	# check --export: the verdict and exit status unchanged; the run in ClickHouse. Its temporary
+	# trace in $TMPDIR, here the scratch folder.
 	expect_check() { # STATUS URL ARGS...
 		local want=$1 url=$2
 		shift 2
-		"$ct" check --export "$url" --label ci=check "$@" >out.txt 2>err.txt
+		TMPDIR=$tmp/tmpdir "$ct" check --export "$url" --label ci=check "$@" >out.txt 2>err.txt
 		local got=$?
 		[ "$got" = "$want" ] || fail "check --export $url $*: exit $got, not $want: $(cat err.txt)"
 	}
+	mkdir tmpdir
 	expect_check 1 "$U" -- "$blockio" --leak
 	grep -q "blockio.c:217: error: closure leaked" err.txt || fail "check --export: $(cat err.txt)"
 	grep -q "^closuretrace: exported trace [0-9a-f]*-[0-9]* to $U: [0-9]* events, [0-9]* closures, 1 diagnostics$" err.txt ||
 		fail "check --export said: $(cat err.txt)"
 	[ "$(count $P "SELECT count() FROM fleet.traces FINAL WHERE has(label_values, 'check')")" = 1 ] ||
 		fail "check --export: no traces row"
+	[ -z "$(ls -A tmpdir)" ] || fail "check --export left files in \$TMPDIR: $(ls -A tmpdir)"
 	expect_check 0 "http://127.0.0.1:$dead/fleet" -- "$blockio" --requests 10
 	grep -q "^closuretrace: warning: the export to http://127.0.0.1:$dead/fleet failed; the verdict above stands$" err.txt ||
 		fail "check --export to a dead server: $(cat err.txt)"
-	expect_check 1 "http://127.0.0.1:$dead/fleet" -- "$blockio" --leak
+	rm -f tmpdir/*
+	# No run is lost (issue 38 item 7): the trace of a failed export is kept where check says,
+	# with the command that exports it again; run later, that command stores the rows a direct
+	# export of the same file stores, and run twice, stores nothing twice.
+	expect_check 1 "http://127.0.0.1:$dead/fleet" --label "who=a b's" -- "$blockio" --leak
+	grep -q "blockio.c:217: error: closure leaked" err.txt || fail "check --export, dead: $(cat err.txt)"
+	local kept again_cmd kept_id
+	kept=$(sed -n 's/^closuretrace: the trace is kept in \(.*\); this exports it again (rows already stored count once):$/\1/p' err.txt)
+	[ "$kept" = "$(echo "$tmp"/tmpdir/closuretrace-check-*.json)" ] && [ -s "$kept" ] ||
+		fail "check --export, dead: the trace is not where it says ('$kept'): $(cat err.txt); $(ls -A tmpdir)"
+	again_cmd=$(grep -A1 '^closuretrace: the trace is kept in ' err.txt | tail -1)
+	[ "$again_cmd" = "  closuretrace export -i $kept --to http://127.0.0.1:$dead/fleet --label ci=check --label 'who=a b'\\''s'" ] ||
+		fail "check --export, dead: the command to export again: '$again_cmd'"
+	kept_id=$(sed -n 's/^closuretrace: warning: trace \([0-9a-f]*-[0-9]*\) (.*) is not complete there: .*/\1/p' err.txt)
+	[ -n "$kept_id" ] || fail "check --export, dead: no trace id said: $(cat err.txt)"
+	"$ct" report -i "$kept" >kept.report 2>kept.err || fail "report -i the kept trace: $(cat kept.err)"
+	grep -q "blockio.c:217" kept.report || fail "the kept trace's report: $(cat kept.report)"
+	"$ct" report --json -i "$kept" >kept.report.json || fail "report --json -i the kept trace"
+	# The command as printed, run twice against the server come back (here: another port).
+	for _ in 1 2; do
+		(eval "${again_cmd/#  closuretrace/\"\$ct\"} --to $U") >again.out 2>again.err ||
+			fail "the printed export: exit $?: $(cat again.err)"
+		grep -q "^closuretrace export: trace $kept_id: " again.out || fail "printed export: $(cat again.out)"
+	done
+	python3 "$here/compare.py" "$U" "$kept_id" kept.report.json || fail "the kept trace exported differs"
+	# A direct export of the file, into a database of its own made by the same command
+	# (--create-schema with -i does both: issue 39 item 6).
+	local D=http://127.0.0.1:$P/direct
+	"$ct" export -i "$kept" --to "$D" --create-schema --label ci=check --label "who=a b's" >both.out 2>both.err ||
+		fail "export -i --create-schema: exit $?: $(cat both.err)"
+	[ "$(head -1 both.out)" = "closuretrace export: the tables of closuretrace are in $D" ] &&
+		grep -q "^closuretrace export: trace $kept_id: [0-9]* events, .* bytes sent to $D$" both.out ||
+		fail "export -i --create-schema said: $(cat both.out)"
+	local cols order
+	for t in events closures diagnostics traces; do
+		# Every column but the time of the export (the traces row's version).
+		cols=$(ch_query $P "SELECT arrayStringConcat(groupArray(name), ', ') FROM system.columns WHERE database = 'fleet' AND table = '$t' AND name != 'exported_at'")
+		order=seq
+		[ $t != traces ] || order=trace_id
+		ch_query $P "SELECT $cols FROM fleet.$t FINAL WHERE trace_id = '$kept_id' ORDER BY $order FORMAT TSV" >a.$t ||
+			fail "query fleet.$t"
+		ch_query $P "SELECT $cols FROM direct.$t FINAL ORDER BY $order FORMAT TSV" >b.$t || fail "query direct.$t"
+		[ -s a.$t ] || fail "fleet.$t: no rows of the kept trace"
+		cmp -s a.$t b.$t || fail "$t: the kept trace exported later and directly differ: $(diff a.$t b.$t | head -5)"
+	done
+	[ "$(count $P "SELECT count() FROM fleet.traces FINAL WHERE trace_id = '$kept_id'")" = 1 ] ||
+		fail "the kept trace's traces row is not one"
+	rm -f tmpdir/*
+	# --keep-trace: the trace is its file, and the command names it.
+	expect_check 1 "http://127.0.0.1:$dead/fleet" --keep-trace kept.json -- "$blockio" --leak
+	grep -qx "  closuretrace export -i kept.json --to http://127.0.0.1:$dead/fleet --label ci=check" err.txt ||
+		fail "check --keep-trace --export, dead: $(cat err.txt)"
+	[ -z "$(ls -A tmpdir)" ] || fail "check --keep-trace --export left a temporary trace: $(ls -A tmpdir)"
+	"$ct" report -i kept.json >/dev/null 2>kept.err || fail "report -i kept.json: $(cat kept.err)"
 	"$ct" record -o r.json --export "$U" --label ci=record -- "$blockio" --requests 10 >/dev/null 2>err.txt ||
 		fail "record --export: $(cat err.txt)"
 	grep -q "^closuretrace: exported trace " err.txt || fail "record --export said: $(cat err.txt)"
@@ -245,17 +302,20 @@ while True:
 case_cluster() {
 	ch_ports s1
 	ch_ports s2
-	local shards="<two><shard><replica><host>127.0.0.1</host><port>$CH_TCP_s1</port></replica></shard><shard><replica><host>127.0.0.1</host><port>$CH_TCP_s2</port></replica></shard></two>"
+	# The remote_servers block of docs/fleet.md, its shard1 and shard2 put at our two servers.
+	local shards
+	shards=$(python3 "$here/remote_servers.py" "$src/docs/fleet.md" "127.0.0.1:$CH_TCP_s1" "127.0.0.1:$CH_TCP_s2") ||
+		fail "docs/fleet.md's remote_servers: $shards"
 	ch_start one || fail "clickhouse-server one did not start"
 	ch_start s1 "$shards" || fail "shard 1 did not start"
 	ch_start s2 "$shards" || fail "shard 2 did not start"
 	local one=http://127.0.0.1:$CH_PORT_one/fleet s1=http://127.0.0.1:$CH_PORT_s1/fleet
 	local s2=http://127.0.0.1:$CH_PORT_s2/fleet q t
 	expect 0 "" "$ct" export --create-schema --to "$one"
-	expect 0 "" "$ct" export --create-schema --to "$s1" --cluster two
-	[ "$(cat out.txt)" = "closuretrace export: the tables of closuretrace are in $s1, over cluster two" ] ||
+	expect 0 "" "$ct" export --create-schema --to "$s1" --cluster fleet
+	[ "$(cat out.txt)" = "closuretrace export: the tables of closuretrace are in $s1, over cluster fleet" ] ||
 		fail "create-schema --cluster said: $(cat out.txt)"
-	expect 0 "" "$ct" export --create-schema --to "$s2" --cluster two
+	expect 0 "" "$ct" export --create-schema --to "$s2" --cluster fleet
 	build_runs
 	export_builds "$one"
 	export_builds "$s1"

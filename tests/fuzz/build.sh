@@ -21,7 +21,8 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 # check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
 supp=$src/viz/check_supp.c
 [ -f "$supp" ] || supp=$src/cli/check_supp.c
-"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/trace/viz_error.c" "$src/tests/fuzz/fuzz_supp.c" \
+"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/trace/viz_error.c" "$src/trace/trace_text.c" \
+	"$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" -I"$src/bpf" "$src/recorder/elf_probes.c" \
 	"$src/recorder/object_open.c" "$src/recorder/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \

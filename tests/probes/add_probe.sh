@@ -30,7 +30,7 @@ edit("lib/include/closure_probes.h", last,
 # 2. Where it fires: a new call, closure_poke(cl, v), naming its caller's function.
 edit("lib/include/closure.h", "void closure_debug_destroy(struct closure *cl);",
      "void closure_debug_destroy(struct closure *cl);\nvoid closure_poke(struct closure *cl, int v);")
-edit("lib/closure.c", "static void require_running(", """void closure_poke(struct closure *cl, int v)
+edit("lib/closure.c", "/* A plain store, as in the kernel:", """void closure_poke(struct closure *cl, int v)
 {
 	uintptr_t ip = CALLER_IP();
 	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
@@ -38,7 +38,7 @@ edit("lib/closure.c", "static void require_running(", """void closure_poke(struc
 	probe_op2(poke, cl, r, ip, (int64_t)v, (uintptr_t)closure_poke);
 }
 
-static void require_running(""")
+/* A plain store, as in the kernel:""")
 # 3. What the model does: nothing beyond what every operation does (the count after it).
 edit("viz/model.c", "\tcase TRACE_NR_OPS:\n", "\tcase TRACE_POKE:\n\tcase TRACE_NR_OPS:\n")
 PY

@@ -4,9 +4,11 @@
  *   ps_hang sync    main sleeps in closure_sync on a stack closure whose child never puts
  *   ps_hang tree    a parent with three identical children and one on a waitlist, forever
  *   ps_hang queue   a one-thread workqueue busy forever, and a closure queued behind it
+ *   ps_hang chain N a chain of N closures, each the parent of the next, the last never put
  * Prints "ready" when everything is in place.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -78,6 +80,21 @@ static void hang_with_queue(void)
 		pause();
 }
 
+static void hang_in_chain(long n)
+{
+	struct closure *chain = calloc((size_t)n, sizeof(*chain));
+
+	if (!chain)
+		exit(1);
+	closure_init(&chain[0], NULL);
+	for (long i = 1; i < n; i++)
+		closure_init(&chain[i], &chain[i - 1]); /* L_LINK */
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "sync"))
@@ -86,6 +103,8 @@ int main(int argc, char **argv)
 		hang_with_tree();
 	else if (argc == 2 && !strcmp(argv[1], "queue"))
 		hang_with_queue();
-	fprintf(stderr, "usage: ps_hang sync|tree|queue\n");
+	else if (argc == 3 && !strcmp(argv[1], "chain") && atol(argv[2]) > 0)
+		hang_in_chain(atol(argv[2]));
+	fprintf(stderr, "usage: ps_hang sync|tree|queue|chain N\n");
 	return 2;
 }

@@ -193,6 +193,27 @@ assert len(w) == 1 and w[0]["flags"] == ["running", "waiting"] and w[0]["count"]
 print("ok: JSON lists the 3 folded closures one by one")' || fail "tree JSON"
 	running "$pid"
 	;;
+chain)
+	# A 40,000-deep chain (issue 38 item 4): --json's size grows with the closures, not with
+	# their depth squared (indentation by depth wrote 1.69 GB); every closure is in it once.
+	start "$bindir/ps_hang_debug" chain 40000
+	expect 0 "" "$ct" ps --json -p "$pid"
+	size=$(stat -c %s out.txt)
+	[ "$size" -lt $((20 << 20)) ] || fail "ps --json of a 40,000 chain wrote $size bytes"
+	python3 -c '
+import json, sys
+sys.setrecursionlimit(20000) # ps nests 1,000 levels, then starts again at the top
+d = json.load(open("out.txt"))
+seen, todo = 0, list(d["closures"])
+while todo:
+    c = todo.pop()
+    seen += 1
+    todo.extend(c["children"])
+assert d["count"] == 40000 and seen == 40000, (d["count"], seen)
+print("ok: JSON of a 40,000 chain: every closure once")' || fail "chain JSON"
+	echo "ok: ps --json of a 40,000 chain: $size bytes"
+	running "$pid"
+	;;
 queue)
 	# The kernel's Q: a closure on a workqueue whose one worker is busy forever.
 	start "$bindir/ps_hang_debug" queue

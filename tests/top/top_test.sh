@@ -88,7 +88,7 @@ no_process)
 	# top(1) EXIT STATUS: 3 for a process without closure probes too.
 	sleep 30 &
 	pids+=($!)
-	expect 3 "closuretrace: no closure probes in process $!; link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" top -b -n 1 -p $!
+	expect 3 "closuretrace: no closure probes in process $! (sleep); link it with libclosure built with probes (CLOSURE_PROBES=ON)" "$ct" top -b -n 1 -p $!
 	echo "ok: no process, no probes: exit 3"
 	;;
 no_terminal)

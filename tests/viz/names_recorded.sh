@@ -88,7 +88,7 @@ python3 - "$tmp/tl.json" >"$tmp/tracks" <<'PY' || fail "names.json: tracks: $(ca
 import json, sys
 got = [e["args"]["name"] for e in json.load(open(sys.argv[1], encoding="utf-8"))["traceEvents"]
        if e["name"] == "thread_name"]
-want = ["main?[31m? 101", 'io "x" \\ \ufffd 102 bio_done (wq %s)' % ("w" * 64)]
+want = ["main\\u001b[31m\\u000a 101", 'io "x" \\ \\udcff 102 bio_done (wq %s)' % ("w" * 64)]
 if got != want:
     print("got %r, expected %r" % (got, want))
     sys.exit(1)
