@@ -2,6 +2,7 @@
 #include "trace_line.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <string.h>
 
 #include "trace_args.h"
@@ -125,15 +126,17 @@ static const char *fast_value(const char *p, const char *end, struct field *f)
 			return NULL;
 		if (*p == '0' && p + 1 < end && p[1] >= '0' && p[1] <= '9')
 			return NULL; /* a leading zero: let jansson say so */
+		/* Any long long (what the writer writes: a 64-bit field may take 19 digits); past
+		 * it, jansson says so. */
 		while (p < end && *p >= '0' && *p <= '9') {
 			v = v * 10 + (unsigned)(*p++ - '0');
-			if (++digits > 18)
+			if (++digits > 19 || v > (unsigned long long)LLONG_MAX + neg)
 				return NULL;
 		}
 		if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
 			return NULL;
 		f->kind = V_INT;
-		f->i = neg ? -(long long)v : (long long)v;
+		f->i = neg ? (long long)(0 - v) : (long long)v;
 		return p;
 	}
 	if (end - p >= 4 && !memcmp(p, "true", 4)) {
