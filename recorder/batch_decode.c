@@ -45,7 +45,8 @@ struct batch_decoder {
 	struct time_order merge;
 	uint64_t order;
 	struct hashmap threads; /* (pid, stream key) -> struct thread_seq */
-	uint64_t dups, forgotten, stale, refused, early;
+	uint64_t dups, forgotten, stale, refused, early, late;
+	uint64_t early_until; /* the newest time an event left early at (0: none did) */
 	batch_gap_fn *on_gap; /* told of each gap given up (NULL: none) */
 	size_t spans;	  /* the spans' room over every stream (BATCH_SPANS_TOTAL_MAX) */
 	int64_t injected; /* the source of batch_decoder_inject, -1 until its first event */
@@ -78,9 +79,21 @@ static void pop(struct batch_decoder *d)
 	time_order_pop(&d->merge);
 }
 
+/*
+ * Past the room, the oldest events leave before their frontiers say; one that comes later and
+ * is older than them is lost (counted) rather than written out of time order.
+ */
 static bool push(struct batch_decoder *d, uint32_t src, struct held_event *it)
 {
+	if (it->e.ts < d->early_until) {
+		d->late++;
+		return true;
+	}
 	while (d->merge.held && d->merge.bytes >= BATCH_HELD_BYTES) {
+		const struct held_event *first = time_order_first(&d->merge);
+
+		if (first->e.ts > d->early_until)
+			d->early_until = first->e.ts;
 		d->early++;
 		pop(d);
 	}
@@ -366,6 +379,11 @@ void batch_decoder_commit(struct batch_decoder *d)
 uint64_t batch_decoder_early(const struct batch_decoder *d)
 {
 	return d->early;
+}
+
+uint64_t batch_decoder_late(const struct batch_decoder *d)
+{
+	return d->late;
 }
 
 void batch_decoder_flush(struct batch_decoder *d)

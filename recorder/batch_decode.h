@@ -150,6 +150,8 @@ void batch_decoder_commit(struct batch_decoder *d);
 
 /* Events that left before their time (past BATCH_HELD_BYTES): 0 unless the recorder fell behind. */
 uint64_t batch_decoder_early(const struct batch_decoder *d);
+/* Events lost for coming after later ones had left early: the trace stays in time order. */
+uint64_t batch_decoder_late(const struct batch_decoder *d);
 
 /* Emits every event held. */
 void batch_decoder_flush(struct batch_decoder *d);

@@ -344,15 +344,27 @@ static void learn_registries(struct session *s)
  * holds it).
  */
 #define CLAIM_REREAD_NS (10 * 1000 * 1000ull)
-static bool believe(struct session *s, struct batch_process *p, uint64_t n)
-{
-	uint64_t now = session_now_ns(), cpu;
+/* And read at every poll at most this often while it runs: gaps are mostly given up at the end,
+ * when the process may be gone (its last reading then stands). */
+#define CPU_POLL_NS (100 * 1000 * 1000ull)
 
-	if (p && p->claimed + n > p->cpu_ns && now - p->cpu_read_ns >= CLAIM_REREAD_NS &&
-	    proc_cpu_ns((pid_t)p->pid, &cpu)) {
-		p->cpu_ns = cpu + CLAIM_REREAD_NS; /* a tick the kernel has not counted yet */
+/* p's CPU time read again, with the time since then that the kernel may not have counted yet. */
+static void read_cpu(struct batch_process *p, uint64_t now, uint64_t slack)
+{
+	uint64_t cpu;
+
+	if (proc_cpu_ns((pid_t)p->pid, &cpu) && cpu + slack > p->cpu_ns) {
+		p->cpu_ns = cpu + slack;
 		p->cpu_read_ns = now;
 	}
+}
+
+static bool believe(struct session *s, struct batch_process *p, uint64_t n)
+{
+	uint64_t now = session_now_ns();
+
+	if (p && p->claimed + n > p->cpu_ns && now - p->cpu_read_ns >= CLAIM_REREAD_NS)
+		read_cpu(p, now, CLAIM_REREAD_NS); /* a tick the kernel has not counted yet */
 	if (!p || p->claimed + n > p->cpu_ns) {
 		s->claims_refused += n;
 		return false;
@@ -473,6 +485,8 @@ static void poll_all(struct session *s, uint64_t now)
 		struct batch_process *p = &s->batch_procs[i];
 		long got = 0;
 
+		if (!p->gone && now - p->cpu_read_ns >= CPU_POLL_NS)
+			read_cpu(p, now, CPU_POLL_NS);
 		if (!p->gone &&
 		    (!still_traced(s, p->pid) ||
 		     (got = batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
@@ -614,7 +628,7 @@ static uint64_t lost_in_ring(struct session *s)
 
 uint64_t session_batch_lost(struct session *s)
 {
-	uint64_t ring, forgotten, refused;
+	uint64_t ring, forgotten, refused, late;
 
 	if (!s->batch)
 		return s->batch_dropped + session_read_stat(s, CT_STAT_LOST_BATCHED);
@@ -622,22 +636,24 @@ uint64_t session_batch_lost(struct session *s)
 	ring = lost_in_ring(s) + session_read_stat(s, CT_STAT_LOST_BATCHED);
 	forgotten = s->gaps_lost;
 	refused = batch_decoder_refused(s->batch) + s->tid_refused;
+	late = batch_decoder_late(s->batch);
 	/* Where they went, for whoever must make it lose nothing next time. */
-	if (s->verbose && s->batch_dropped + ring + forgotten + refused)
+	if (s->verbose && s->batch_dropped + ring + forgotten + refused + late)
 		fprintf(stderr,
 			"closuretrace: batched records lost: %llu dropped by the library (the "
 			"process's own count: a buffer full under a nested call), %llu in batches "
 			"the ring buffer could not take, %llu in sequence gaps given up, %llu "
-			"refused\n",
+			"refused, %llu read after later ones had left the full reorder queue\n",
 			(unsigned long long)s->batch_dropped, (unsigned long long)ring,
-			(unsigned long long)forgotten, (unsigned long long)refused);
+			(unsigned long long)forgotten, (unsigned long long)refused,
+			(unsigned long long)late);
 	if (s->claims_refused)
 		fprintf(stderr,
 			"closuretrace: warning: refused the traced process's word for %llu more "
 			"records it never handed over (dropped by its library, or skipped in its "
 			"sequence numbers) than its CPU time could have made (not counted as lost)\n",
 			(unsigned long long)s->claims_refused);
-	return s->batch_dropped + ring + forgotten + refused;
+	return s->batch_dropped + ring + forgotten + refused + late;
 }
 
 void session_batch_free(struct session *s)
