@@ -42,15 +42,15 @@ static int refuse(enum live_status st, pid_t pid, const struct live_list *l)
 		break;
 	case LIVE_NO_LIBCLOSURE:
 		fprintf(stderr,
-			"closuretrace: process %d has no libclosure that describes its live list; "
-			"link it with this libclosure built with -DCLOSURE_DEBUG=ON\n",
+			"closuretrace: process %d has no libclosure that describes its live "
+			"closures; link it with libclosure\n",
 			p);
 		break;
 	case LIVE_NO_LIST:
 		fprintf(stderr,
 			"closuretrace: libclosure in process %d (%s) keeps no list of live "
-			"closures; "
-			"rebuild libclosure with -DCLOSURE_DEBUG=ON and run the program again\n",
+			"closures (a libclosure older than its live registry, built without "
+			"CLOSURE_DEBUG); link the program with this libclosure and run it again\n",
 			p, lib);
 		break;
 	case LIVE_NEWER:

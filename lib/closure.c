@@ -291,8 +291,8 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	__atomic_store_n(&cl->waitlist, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	__atomic_store_n(&cl->init_ip, ip, __ATOMIC_RELAXED);
-	closure_debug_stamp(&cl->init_ns);
-	__atomic_store_n(&cl->ip_ns, cl->init_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&cl->init_ns, registry_now_ns(), __ATOMIC_RELAXED);
+	closure_debug_stamp(&cl->ip_ns);
 	/* Whether its tree is recorded: decided before its first record (and its parent's get). */
 	if (traced && parent)
 		closure_stack_first_use(parent, ip, /* before its tree is inherited */
@@ -307,9 +307,10 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	 */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
 	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_ALIVE, __ATOMIC_RELAXED); /* before the count */
+	/* Before the count too: whoever finishes it finds its slot. */
+	registry_add(cl);
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
 	__atomic_store_n(CLOSURE_WORD(cl), CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
-	closure_debug_create(cl);
 }
 
 PROBE_COLD void init_traced(struct closure *cl, struct closure *parent, uintptr_t ip)
@@ -337,8 +338,9 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 	closure_side_stack_prepare();
 	memset(cl, 0, sizeof(*cl));
 	cl->ip = cl->init_ip = ip;
-	closure_debug_stamp(&cl->init_ns);
-	cl->ip_ns = cl->init_ns;
+	cl->init_ns = registry_now_ns();
+	closure_debug_stamp(&cl->ip_ns);
+	cl->init_tid = registry_tid();
 	cl->magic = CLOSURE_MAGIC_STACK;
 	if (traced)
 		cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
@@ -351,8 +353,9 @@ PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool tra
 void closure_announce_stack(struct closure *cl, uintptr_t ip, uint32_t before)
 {
 	cl->ip = cl->init_ip = ip;
-	closure_debug_stamp(&cl->init_ns);
-	cl->ip_ns = cl->init_ns;
+	cl->init_ns = registry_now_ns();
+	closure_debug_stamp(&cl->ip_ns);
+	cl->init_tid = registry_tid();
 	cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
 	if ((before & CLOSURE_REMAINING_MASK) == 1)
 		probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, 0, 1);

@@ -8,6 +8,7 @@
 
 #include "closure.h"
 #include "closure_probes.h"
+#include "registry.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -115,12 +116,18 @@ static inline void closure_stack_first_use(struct closure *cl, uintptr_t ip, uin
 /* Run cl's continuation in this thread (fires the run probe). */
 void closure_run(struct closure *cl);
 
-/* The live-closure list behind closure_debug_dump(); no-ops unless CLOSURE_DEBUG. */
-void closure_debug_create(struct closure *cl);
 /* With CLOSURE_DEBUG: aborts (bug init_live) when cl is alive and listed, about to be reused. */
 void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip);
-/* Off the list and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
-void closure_debug_unlist(struct closure *cl);
+
+/* Out of the registry and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
+static inline void closure_debug_unlist(struct closure *cl)
+{
+	if (cl->magic != CLOSURE_MAGIC_ALIVE)
+		return; /* stack closures are listed only while they sleep */
+	registry_remove(cl);
+	/* Atomic: the inline get and put read it (closure_magic_live). */
+	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_DEAD, __ATOMIC_RELAXED);
+}
 
 /* With CLOSURE_DEBUG: *at = CLOCK_MONOTONIC now (the ages `closuretrace ps` shows). */
 static inline void closure_debug_stamp(uint64_t *at)
@@ -138,20 +145,8 @@ static inline void closure_debug_stamp(uint64_t *at)
 }
 
 /* The owner sleeps in closure_sync() at ip, then wakes (lists a stack closure meanwhile). */
-#ifdef CLOSURE_DEBUG
 void closure_debug_sync_begin(struct closure *cl, uintptr_t ip);
 void closure_debug_sync_end(struct closure *cl);
-#else
-static inline void closure_debug_sync_begin(struct closure *cl, uintptr_t ip)
-{
-	(void)cl;
-	(void)ip;
-}
-static inline void closure_debug_sync_end(struct closure *cl)
-{
-	(void)cl;
-}
-#endif
 
 /* The call site as a return address (docs/probes.md: arg3); tracers resolve ip - 1. */
 #define CALLER_IP() ((uintptr_t)__builtin_return_address(0))

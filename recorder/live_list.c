@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "hashmap.h"
@@ -24,6 +25,10 @@
 /* And its list_count (version 3: one list per thread in turn) up to this, list_stride this. */
 #define MAX_LISTS	4096
 #define MAX_LIST_STRIDE (2 * MAX_CLOSURE_SIZE)
+/* A registry's chunks are believed up to this size, and walked up to this many (version 4). */
+#define MAX_CHUNK_SIZE	(1u << 20)
+#define MAX_CHUNK_SLOTS (MAX_CHUNK_SIZE / 4)
+#define MAX_CHUNKS	(1u << 16)
 
 /* The link-time address of the descriptor's section in the ELF file at path, or 0. */
 static uint64_t descriptor_section(const char *path)
@@ -70,6 +75,18 @@ static bool offset_ok(const struct closure_debug_info *d, uint32_t off, uint32_t
 	return off <= d->closure_size && size <= d->closure_size - off;
 }
 
+/* The registry's fields (version 4): a chunk holds its header and its slots, within bounds. */
+static bool registry_descriptor_ok(const struct closure_debug_info *d)
+{
+	uint64_t slots_end = d->chunk_off_slots + (uint64_t)d->chunk_slots * d->pointer_size;
+
+	return d->registry && d->chunk_slots && d->chunk_slots <= MAX_CHUNK_SLOTS &&
+	       d->chunk_size <= MAX_CHUNK_SIZE && slots_end <= d->chunk_size &&
+	       d->chunk_off_next <= d->chunk_size - d->pointer_size && d->chunk_size >= 8 &&
+	       offset_ok(d, d->off_registry_slot, d->pointer_size) &&
+	       offset_ok(d, d->off_init_tid, 4);
+}
+
 static enum live_status check_descriptor(const struct closure_debug_info *d)
 {
 	uint32_t p = d->pointer_size;
@@ -80,20 +97,22 @@ static enum live_status check_descriptor(const struct closure_debug_info *d)
 		return LIVE_NEWER;
 	if (!d->keeps_list)
 		return LIVE_NO_LIST;
-	if ((p != 4 && p != 8) || !d->list_head || !d->generation || d->closure_size < p ||
-	    d->closure_size > MAX_CLOSURE_SIZE || !offset_ok(d, d->off_remaining, 4) ||
-	    !offset_ok(d, d->off_parent, p) || !offset_ok(d, d->off_fn, p) ||
-	    !offset_ok(d, d->off_waitlist, p) || !offset_ok(d, d->off_ip, p) ||
-	    !offset_ok(d, d->off_waiting_on, p) || !offset_ok(d, d->off_prev, p) ||
-	    !offset_ok(d, d->off_next, p) || !offset_ok(d, d->off_magic, 4) ||
-	    !offset_ok(d, d->off_sync_tid, 4) || !offset_ok(d, d->off_sync_ip, p) ||
-	    !offset_ok(d, d->off_queued, 1))
+	if ((p != 4 && p != 8) || (d->version < 4 && (!d->list_head || !d->generation)) ||
+	    d->closure_size < p || d->closure_size > MAX_CLOSURE_SIZE ||
+	    !offset_ok(d, d->off_remaining, 4) || !offset_ok(d, d->off_parent, p) ||
+	    !offset_ok(d, d->off_fn, p) || !offset_ok(d, d->off_waitlist, p) ||
+	    !offset_ok(d, d->off_ip, p) || !offset_ok(d, d->off_waiting_on, p) ||
+	    !offset_ok(d, d->off_prev, p) || !offset_ok(d, d->off_next, p) ||
+	    !offset_ok(d, d->off_magic, 4) || !offset_ok(d, d->off_sync_tid, 4) ||
+	    !offset_ok(d, d->off_sync_ip, p) || !offset_ok(d, d->off_queued, 1))
 		return LIVE_BAD_DESCRIPTOR;
 	if (d->version >= 2 &&
 	    (!offset_ok(d, d->off_init_ip, p) || !offset_ok(d, d->off_init_ns, 8) ||
 	     !offset_ok(d, d->off_ip_ns, 8) || !offset_ok(d, d->off_wait_ns, 8) ||
 	     !offset_ok(d, d->off_sync_ns, 8)))
 		return LIVE_BAD_DESCRIPTOR;
+	if (d->version >= 4)
+		return registry_descriptor_ok(d) ? LIVE_OK : LIVE_BAD_DESCRIPTOR;
 	/* Each list's sentinel is whole before the next one's; the last one's address fits. */
 	if (d->version >= 3 &&
 	    (!d->list_count || d->list_count > MAX_LISTS || d->list_stride < d->closure_size ||
@@ -109,6 +128,7 @@ static void upgrade_descriptor(struct closure_debug_info *d)
 {
 	size_t from = d->version < 2   ? offsetof(struct closure_debug_info, off_init_ip)
 		      : d->version < 3 ? offsetof(struct closure_debug_info, list_count)
+		      : d->version < 4 ? offsetof(struct closure_debug_info, registry)
 				       : sizeof(*d);
 
 	memset((char *)d + from, 0, sizeof(*d) - from);
@@ -134,13 +154,16 @@ static enum live_status find_descriptor(pid_t pid, struct objects *objs, struct 
 		err = proc_mem_read(pid, at + objs->v[i].bias, &out->info, sizeof(out->info));
 		if (err == -EFAULT)
 			err = proc_mem_read(pid, at + objs->v[i].bias, &out->info,
+					    offsetof(struct closure_debug_info, registry));
+		if (err == -EFAULT)
+			err = proc_mem_read(pid, at + objs->v[i].bias, &out->info,
 					    offsetof(struct closure_debug_info, list_count));
 		if (err)
 			return from_errno(pid, err);
 		out->library = objs->v[i].path;
 		/* An older descriptor ends before the newer fields: what was read past it is not
 		 * its. */
-		if (out->info.magic == CLOSURE_DEBUG_MAGIC && out->info.version < 3)
+		if (out->info.magic == CLOSURE_DEBUG_MAGIC && out->info.version < 4)
 			upgrade_descriptor(&out->info);
 		return check_descriptor(&out->info);
 	}
@@ -193,6 +216,8 @@ static void decode(const struct live_list *l, const unsigned char *node, uint64_
 		memcpy(&c->wait_ns, node + d->off_wait_ns, 8);
 		memcpy(&c->sync_ns, node + d->off_sync_ns, 8);
 	}
+	if (d->version >= 4)
+		c->init_tid = field_u32(node, d->off_init_tid);
 }
 
 static bool live_magic(const struct live_list *l, const unsigned char *node)
@@ -421,6 +446,162 @@ static enum live_status copy_list(pid_t pid, struct live_list *l, size_t max)
 	return err ? from_errno(pid, err) : LIVE_OK;
 }
 
+/* A closure the registry names (version 4): the slot that held it, and its address. */
+struct registry_entry {
+	uint64_t slot, addr;
+};
+
+static int by_entry_addr(const void *a, const void *b)
+{
+	const struct registry_entry *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Every slot of every chunk that names a closure, into *out (*n of them, at most max: beyond,
+ * 2). 0 when the chunks ended (a null link), 1 when cut (a chunk that is none, MAX_CHUNKS
+ * walked: a cycle), 2 when past max, -errno when the first read failed.
+ */
+static int registry_entries(pid_t pid, const struct live_list *l, struct registry_entry **out,
+			    size_t *n, size_t max)
+{
+	const struct closure_debug_info *d = &l->info;
+	unsigned char *chunk = malloc(d->chunk_size);
+	size_t cap = 0;
+	uint64_t at = 0, magic;
+	int err, cut = 0;
+
+	*n = 0;
+	if (!chunk)
+		return -ENOMEM;
+	if ((err = proc_mem_read(pid, d->registry, chunk, d->pointer_size))) {
+		free(chunk);
+		return err;
+	}
+	at = field_ptr(l, chunk, 0);
+	for (unsigned walked = 0; at && !cut; walked++) {
+		if (walked == MAX_CHUNKS || proc_mem_read(pid, at, chunk, d->chunk_size)) {
+			cut = 1;
+			break;
+		}
+		memcpy(&magic, chunk, sizeof(magic));
+		if (magic != d->chunk_magic) {
+			cut = 1;
+			break;
+		}
+		for (uint32_t i = 0; i < d->chunk_slots && !cut; i++) {
+			uint32_t off = d->chunk_off_slots + i * d->pointer_size;
+			uint64_t addr = field_ptr(l, chunk, off);
+			struct registry_entry *v;
+
+			if (!addr)
+				continue;
+			if (*n == max) {
+				cut = 2;
+				break;
+			}
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 4096;
+				if (cap > max)
+					cap = max;
+				if (!(v = realloc(*out, cap * sizeof(*v)))) {
+					free(chunk);
+					return -ENOMEM;
+				}
+				*out = v;
+			}
+			(*out)[(*n)++] = (struct registry_entry){.slot = at + off, .addr = addr};
+		}
+		at = field_ptr(l, chunk, d->chunk_off_next);
+	}
+	free(chunk);
+	return cut;
+}
+
+/* Closures read at once: one system call for this many, wherever they are. */
+#define READ_GROUP 512
+
+/*
+ * The closures of entries [from, from + k) into buf, one process_vm_readv for them all; ok[i]
+ * says which could be read (the call stops at the first that could not: it goes on after it).
+ */
+static void read_group(pid_t pid, const struct live_list *l, const struct registry_entry *e,
+		       size_t k, unsigned char *buf, bool *ok)
+{
+	size_t size = l->info.closure_size, done = 0;
+	struct iovec local[READ_GROUP], remote[READ_GROUP];
+
+	for (size_t i = 0; i < k; i++) {
+		local[i] = (struct iovec){buf + i * size, size};
+		remote[i] = (struct iovec){(void *)(uintptr_t)e[i].addr, size};
+		ok[i] = false;
+	}
+	while (done < k) {
+		ssize_t got =
+			process_vm_readv(pid, local + done, k - done, remote + done, k - done, 0);
+		size_t whole = got > 0 ? (size_t)got / size : 0;
+
+		if (got < 0 && errno != EFAULT) { /* no process_vm_readv: one at a time */
+			for (; done < k; done++)
+				ok[done] = !proc_mem_read(pid, e[done].addr, local[done].iov_base,
+							  size);
+			return;
+		}
+		for (size_t i = 0; i < whole; i++)
+			ok[done + i] = true;
+		done += whole + 1; /* the one after those read could not be: skipped */
+	}
+}
+
+/*
+ * Version 4: the registry's entries, each closure read and kept when it is still alive in the
+ * slot it was found in (it may have finished, and its memory been reused, since the slot was
+ * read). Oldest first by init time.
+ */
+static enum live_status copy_registry(pid_t pid, struct live_list *l, size_t max)
+{
+	size_t size = l->info.closure_size, n = 0;
+	struct registry_entry *e = NULL;
+	unsigned char *buf = malloc(READ_GROUP * size);
+	bool ok[READ_GROUP];
+	int cut = buf ? registry_entries(pid, l, &e, &n, max) : -ENOMEM;
+
+	l->walks = 1;
+	if (cut < 0 || !(l->v = malloc((n ? n : 1) * sizeof(*l->v)))) {
+		free(e);
+		free(buf);
+		return cut == -ENOMEM || cut >= 0 ? LIVE_BAD_DESCRIPTOR : from_errno(pid, cut);
+	}
+	/* By address: closures allocated together are read together. */
+	qsort(e, n, sizeof(*e), by_entry_addr);
+	for (size_t from = 0; from < n; from += READ_GROUP) {
+		size_t k = n - from < READ_GROUP ? n - from : READ_GROUP;
+
+		read_group(pid, l, e + from, k, buf, ok);
+		for (size_t i = 0; i < k; i++) {
+			const unsigned char *node = buf + i * size;
+
+			if (!ok[i] || !live_magic(l, node) ||
+			    field_ptr(l, node, l->info.off_registry_slot) != e[from + i].slot)
+				continue;
+			decode(l, node, e[from + i].addr, &l->v[l->n]);
+			l->v[l->n].seq = l->n;
+			l->n++;
+		}
+	}
+	l->complete = cut == 0;
+	l->too_long = cut == 2;
+	l->consistent = l->complete; /* each closure checked against its own slot */
+	drop_duplicates(l);
+	qsort(l->v, l->n, sizeof(*l->v), by_init_seq);
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].seq = i;
+	free(e);
+	free(buf);
+	return LIVE_OK;
+}
+
 enum live_status live_list_read(pid_t pid, struct objects *objs, struct live_list *out)
 {
 	return live_list_read_max(pid, objs, out, MAX_CLOSURES);
@@ -435,7 +616,8 @@ enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live
 	st = find_descriptor(pid, objs, out);
 	if (st != LIVE_OK)
 		return st;
-	st = copy_list(pid, out, max < MAX_CLOSURES ? max : MAX_CLOSURES);
+	max = max < MAX_CLOSURES ? max : MAX_CLOSURES;
+	st = out->info.version >= 4 ? copy_registry(pid, out, max) : copy_list(pid, out, max);
 	if (st != LIVE_OK)
 		live_list_free(out);
 	return st;

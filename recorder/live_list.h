@@ -1,10 +1,11 @@
 /*
- * The list of live closures that libclosure keeps in CLOSURE_DEBUG builds, copied out of a
- * running process (lib/include/closure_debug.h describes it: since version 3, one list per thread
- * in turn). The process is never stopped: each list is walked while it changes, each node checked
- * against its neighbour and its list, the walk bounded whatever the memory says (a cycle, a
- * broken link), and taken again once when a list changed under it. Several lists are merged
- * oldest first.
+ * The closures alive in a running process, copied out of libclosure's live registry (every build
+ * since version 4 of lib/include/closure_debug.h), or its live list (CLOSURE_DEBUG builds of
+ * versions 1-3). The process is never stopped. A registry's chunks are walked to a bound (a cycle,
+ * a chunk that is none), each closure read where its slot says, in groups of a system call each,
+ * and kept only when its magic is alive and it names that slot. A list is walked while it
+ * changes, each node checked against its neighbour and its list, the walk bounded whatever the
+ * memory says, and taken again once when a list changed under it. Oldest first (init time).
  */
 #ifndef CLOSURETRACE_LIVE_LIST_H
 #define CLOSURETRACE_LIVE_LIST_H
@@ -29,6 +30,7 @@ struct live_closure {
 	uint64_t init_ns, ip_ns, wait_ns, sync_ns;
 	uint32_t remaining; /* count | flags */
 	uint32_t sync_tid;
+	uint32_t init_tid; /* the thread that initialised it (0: not known, before version 4) */
 	size_t seq;  /* place in the list as read */
 	bool queued; /* on a workqueue, not started yet */
 	bool stack;  /* a stack closure (listed while it sleeps in closure_sync) */
@@ -39,7 +41,7 @@ enum live_status {
 	LIVE_NO_PROCESS,     /* no such process */
 	LIVE_NOT_PERMITTED,  /* its maps or memory may not be read */
 	LIVE_NO_LIBCLOSURE,  /* no object of it carries the descriptor (or an older libclosure) */
-	LIVE_NO_LIST,	     /* its libclosure was built without CLOSURE_DEBUG */
+	LIVE_NO_LIST,	     /* its libclosure (before version 4) was built without CLOSURE_DEBUG */
 	LIVE_NEWER,	     /* the descriptor's version is newer than this reader */
 	LIVE_BAD_DESCRIPTOR, /* the descriptor does not make sense (see message) */
 };

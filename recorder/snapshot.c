@@ -1,9 +1,12 @@
 /* The closures alive at attach, as synthetic inits: see snapshot.h. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "batch_decode.h"
 #include "event.h"
+#include "hashmap.h"
 #include "live_list.h"
 #include "session.h"
 #include "snapshot.h"
@@ -16,11 +19,68 @@
  */
 #define SNAPSHOT_MAX (1 << 20)
 
+/* By init time, then parents before their children (seq holds the depth: parents_first). */
 static int by_init_ns(const void *a, const void *b)
 {
 	const struct live_closure *x = a, *y = b;
 
-	return x->init_ns < y->init_ns ? -1 : x->init_ns > y->init_ns;
+	if (x->init_ns != y->init_ns)
+		return x->init_ns < y->init_ns ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The parent of v[i] among those read, as an index, or -1. */
+static ssize_t parent_of(const struct live_list *l, const struct hashmap *at, size_t i)
+{
+	const size_t *p =
+		l->v[i].stack || !l->v[i].parent ? NULL : hashmap_get(at, l->v[i].parent, 0);
+
+	return p ? (ssize_t)*p : -1;
+}
+
+/*
+ * Each closure's depth among those read into its seq: init times are to a clock tick (a few ms),
+ * so a parent and its child often share one, and the parent's init must come first. Each chain
+ * is followed once (depths kept as found); a cycle in what the process's memory says counts as
+ * a root where it closes.
+ */
+static bool parents_first(struct live_list *l)
+{
+	size_t *depth = malloc((l->n ? l->n : 1) * sizeof(*depth)), *chain;
+	const size_t unknown = SIZE_MAX, walking = SIZE_MAX - 1;
+	struct hashmap at;
+
+	chain = malloc((l->n ? l->n : 1) * sizeof(*chain));
+	if (!depth || !chain) {
+		free(depth);
+		free(chain);
+		return false;
+	}
+	hashmap_init(&at, sizeof(size_t));
+	for (size_t i = 0; i < l->n; i++) {
+		*(size_t *)hashmap_put(&at, l->v[i].addr, 0, NULL) = i;
+		depth[i] = unknown;
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		size_t n = 0, d = 0;
+		ssize_t j = (ssize_t)i;
+
+		while (j >= 0 && depth[j] == unknown) {
+			depth[j] = walking;
+			chain[n++] = (size_t)j;
+			j = parent_of(l, &at, (size_t)j);
+		}
+		if (j >= 0 && depth[j] != walking)
+			d = depth[j] + 1;
+		while (n--)
+			depth[chain[n]] = d++;
+	}
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].seq = depth[i];
+	hashmap_free(&at);
+	free(depth);
+	free(chain);
+	return true;
 }
 
 size_t snapshot_write(struct session *s, uint64_t on_ns)
@@ -48,6 +108,10 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	live_list_add_parents(s->pid, &l);
 	s->snapshot_ns = session_now_ns(); /* what was alive at attach and is not here had ended */
 	/* Oldest first: the trace's events in time order, as far as they go. */
+	if (!parents_first(&l)) {
+		live_list_free(&l);
+		return 0;
+	}
 	qsort(l.v, l.n, sizeof(l.v[0]), by_init_ns);
 	s->snapshot = calloc(l.n ? l.n : 1, sizeof(*s->snapshot));
 	for (size_t i = 0; s->snapshot && i < l.n; i++) {

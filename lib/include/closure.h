@@ -346,10 +346,11 @@ struct closure {
 	struct closure_waitlist *waitlist; /* the list it waits on, while CLOSURE_WAITING */
 	uintptr_t released_at;	    /* call site of the put that queued fn (the run probe's ip) */
 
-	/* closure_debug_dump(): kept in every build so that the layout never changes. */
+	/* The live registry (closure_debug.h) and closure_debug_dump(): every build, one layout. */
 	uintptr_t ip;		/* where it was initialised or last given a continuation */
 	uintptr_t waiting_on;	/* who called closure_wait() */
-	struct closure *debug_prev, *debug_next;
+	struct closure **registry_slot; /* its slot in the registry while listed, else NULL */
+	void *reserved;			/* 0 (the second link of the list before the registry) */
 	uint32_t magic;
 	uint8_t fn_takes_closure; /* fn is a closure_fn_cl, the older form (CLOSURE_FN_REF) */
 	uint8_t queued;		  /* atomic: on a workqueue, not started yet (the kernel's PENDING) */
@@ -357,12 +358,14 @@ struct closure {
 	 * records, or 0: decided at the init of its root, inherited at init from the parent. In
 	 * what was padding: the layout does not change. */
 	uint8_t left_out;
-	uint8_t debug_list;	/* which of the live lists it is on (CLOSURE_DEBUG); padding before */
-	uint32_t sync_tid;	/* the thread sleeping in closure_sync() (CLOSURE_DEBUG), or 0 */
-	uintptr_t sync_ip;	/* where it sleeps in closure_sync() (CLOSURE_DEBUG), or 0 */
+	uint8_t reserved_byte;	/* 0 (a list index before the registry) */
+	uint32_t sync_tid;	/* the thread sleeping in closure_sync(), or 0 */
+	uint32_t init_tid;	/* the thread that initialised it (in what was padding) */
+	uintptr_t sync_ip;	/* where it sleeps in closure_sync(), or 0 */
 	uintptr_t init_ip;	/* where it was initialised: with its first continuation, its kind */
-	/* CLOCK_MONOTONIC ns (CLOSURE_DEBUG, else 0) of its init, its last continuation, its
-	 * closure_wait() and its closure_sync() sleep: the ages `closuretrace ps` shows. */
+	/* CLOCK_MONOTONIC ns of its init (every build, to a few ms: CLOCK_MONOTONIC_COARSE), its
+	 * last continuation and its closure_wait() (CLOSURE_DEBUG, else 0), its closure_sync()
+	 * sleep (every build): the ages `closuretrace ps` shows. */
 	uint64_t init_ns, ip_ns, wait_ns, sync_ns;
 };
 

@@ -9,17 +9,21 @@
  * in the file, adds the object's load bias, and reads the descriptor from the process. Every
  * field has a fixed size, so the reader needs no headers of the program's build.
  *
- * The list (CLOSURE_DEBUG builds only) holds every closure initialised with closure_init() that
- * has not finished, and a stack closure while its owner sleeps in closure_sync(). Since version 3
- * it is split into list_count lists, so that threads do not contend on one lock: a thread links
- * the closures it initialises into its own list (threads take the lists in turn; more threads
- * than lists share them), and whichever thread finishes a closure unlinks it from the list it is
- * on (its byte at off_list). Each list is circular and doubly linked through struct closure's
- * debug_next/debug_prev, with a sentinel struct closure: list i's at list_head + i * list_stride
- * (a sentinel whose debug_next is 0 heads an empty list, never used yet). Each list's counter,
- * at generation + i * list_stride, is odd while the list changes and grows with every change (a
- * seqlock; the writers' lock too): a reader that sees every counter even and the same before and
- * after its walk has read a consistent list. Before version 3 there was one list (list_count 1).
+ * Since version 4, every build keeps a registry of live closures: every closure initialised with
+ * closure_init() that has not finished, and a stack closure while its owner sleeps in
+ * closure_sync(). It is a list of chunks (the pointer at `registry` names the newest; each
+ * chunk's pointer at chunk_off_next the one before, 0 ending the list), each chunk_size bytes,
+ * starting with the uint64_t chunk_magic, holding chunk_slots pointers at chunk_off_slots. A slot
+ * holds a live closure's address, or 0. The process is never stopped: a reader checks each entry
+ * against the closure itself (its magic alive or stack, and the pointer at off_registry_slot
+ * naming that very slot) and drops what fails, a closure that finished, or whose memory was
+ * reused, while it read. Each closure carries its init site (off_init_ip), init time
+ * (off_init_ns, CLOCK_MONOTONIC to a few ms) and init thread (off_init_tid, a uint32_t).
+ *
+ * Versions 1-3 kept a list only in CLOSURE_DEBUG builds (keeps_list 1), doubly linked through
+ * off_prev/off_next with a sentinel struct closure at list_head; version 3 split it into
+ * list_count lists of list_stride bytes each, a closure's list index a byte at off_list, each
+ * list's seqlock counter at generation + i * list_stride. closuretrace still reads them.
  */
 #ifndef CLOSURE_DEBUG_H
 #define CLOSURE_DEBUG_H
@@ -28,12 +32,13 @@
 
 #define CLOSURE_DEBUG_SECTION ".closure_debug"
 #define CLOSURE_DEBUG_MAGIC   0x6762646c63ull /* "cldbg", little-endian */
-#define CLOSURE_DEBUG_VERSION 3
+#define CLOSURE_DEBUG_VERSION  4
+#define CLOSURE_REGISTRY_MAGIC 0x6765726c63ull /* "clreg", little-endian: a chunk's first word */
 
 struct closure_debug_info {
 	uint64_t magic;	       /* CLOSURE_DEBUG_MAGIC */
 	uint32_t version;      /* CLOSURE_DEBUG_VERSION: a reader refuses a newer one */
-	uint32_t keeps_list;   /* 1: built with CLOSURE_DEBUG; 0: list_head and generation are 0 */
+	uint32_t keeps_list;   /* 1: a list or registry (always, since version 4) */
 	uint64_t list_head;    /* address of the first list's sentinel struct closure */
 	uint64_t generation;   /* address of the first list's uint64_t counter (see above) */
 	uint32_t closure_size; /* sizeof(struct closure) */
@@ -52,6 +57,14 @@ struct closure_debug_info {
 	/* Version 3: the lists (see above), and the offset of a closure's uint8_t list index. A
 	 * version 2 descriptor ends before them. */
 	uint32_t list_count, list_stride, off_list, reserved;
+	/* Version 4: the registry (see above); the list fields above are 0. */
+	uint64_t registry;	 /* address of the pointer to the newest chunk */
+	uint64_t chunk_magic;	 /* CLOSURE_REGISTRY_MAGIC */
+	uint32_t chunk_size;	 /* bytes of a chunk */
+	uint32_t chunk_off_next; /* a pointer: the chunk made before */
+	uint32_t chunk_off_slots, chunk_slots;
+	uint32_t off_registry_slot; /* a pointer: the slot holding the closure */
+	uint32_t off_init_tid;	    /* a uint32_t: the thread that initialised it */
 };
 
 #endif

@@ -1,15 +1,15 @@
 /*
- * The live list's cost (CLOSURE_DEBUG, lib/debug.c): T threads each give N heap closures a whole
- * life (init, get, put, return: one link and one unlink). Linked with the library built with the
- * list (debug_list_on) and without (debug_list_off); debug_list.bench.sh runs both and prints the
- * ratio.
- *   debug_list_ops THREADS LIVES [cross]   prints "THREADS ns-per-life cpu-ns-per-life": wall
+ * The live registry's cost (lib/registry.h, kept in every build): T threads each give N heap
+ * closures a whole life (init, get, put, return: a slot taken, its init time read, the slot
+ * cleared). Linked with the library as built (registry_on) and built without the registry
+ * (registry_off, CLOSURE_NO_REGISTRY); registry.bench.sh runs both and prints the ratio.
+ *   registry_ops THREADS LIVES [cross]   prints "THREADS ns-per-life cpu-ns-per-life": wall
  *   time and the process's CPU time, each / (THREADS * LIVES). On a loaded machine the wall time
  *   includes waiting for a core; the CPU time does not (nor a thread asleep on a lock).
  * own (the default): each thread finishes the closures it made, 64 alive at a time. cross: each
  * thread finishes the closures the next thread made (as a completion thread does), 4,096 at a
- * time between two barriers: the live list's worst case, where threads unlink from each other's
- * lists.
+ * time between two barriers: the registry's worst case, where threads clear slots in each other's
+ * chunks.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 	lives = argc > 2 ? atol(argv[2]) : 1000000;
 	if (threads < 1 || threads > MAX_THREADS || lives < batch ||
 	    (argc > 3 && !is_cross && strcmp(argv[3], "own"))) {
-		fprintf(stderr, "usage: debug_list_ops THREADS(1..%d) LIVES(>=%ld) [own|cross]\n",
+		fprintf(stderr, "usage: registry_ops THREADS(1..%d) LIVES(>=%ld) [own|cross]\n",
 			MAX_THREADS, batch);
 		return 2;
 	}

@@ -38,8 +38,8 @@ __attribute__((used, section(CLOSURE_DEBUG_SECTION))) struct closure_debug_info 
 	.off_waitlist = offsetof(struct closure, waitlist),
 	.off_ip = offsetof(struct closure, ip),
 	.off_waiting_on = offsetof(struct closure, waiting_on),
-	.off_prev = offsetof(struct closure, debug_prev),
-	.off_next = offsetof(struct closure, debug_next),
+	.off_prev = offsetof(struct closure, registry_slot),
+	.off_next = offsetof(struct closure, reserved),
 	.off_magic = offsetof(struct closure, magic),
 	.off_sync_tid = offsetof(struct closure, sync_tid),
 	.off_sync_ip = offsetof(struct closure, sync_ip),
@@ -54,7 +54,7 @@ __attribute__((used, section(CLOSURE_DEBUG_SECTION))) struct closure_debug_info 
 	.off_sync_ns = offsetof(struct closure, sync_ns),
 	.list_count = 2,
 	.list_stride = sizeof(struct fake_list),
-	.off_list = offsetof(struct closure, debug_list),
+	.off_list = offsetof(struct closure, reserved_byte),
 };
 
 int main(int argc, char **argv)
@@ -64,12 +64,13 @@ int main(int argc, char **argv)
 	info.list_head = (uintptr_t)&lists[0].head;
 	info.generation = (uintptr_t)&lists[0].generation;
 	/* List 0: the sentinel -> a <-> b, and b leads back to a, not to the sentinel. */
-	lists[0].head.debug_next = &a;
+	/* A version 3 list's links, in the fields that held them then. */
+	lists[0].head.reserved = &a;
 	a.magic = b.magic = MAGIC_ALIVE;
-	a.debug_prev = &lists[0].head;
-	a.debug_next = &b;
-	b.debug_prev = &a;
-	b.debug_next = &a;
+	a.registry_slot = (struct closure **)&lists[0].head;
+	a.reserved = &b;
+	b.registry_slot = (struct closure **)&a;
+	b.reserved = &a;
 	a.remaining.counter = b.remaining.counter = 1;
 	if (!strcmp(mode, "lists"))
 		info.list_count = 1000000;
