@@ -316,14 +316,21 @@ static struct model_kind *peer_kind(struct model *m, const struct model_life *l)
 	return best;
 }
 
-static bool is_suspect(const struct model_life *l)
+static bool is_suspect(struct model_life *l, uint64_t idle_ns)
 {
 	const struct model_kind *k = l->peer;
 
-	if (l->before_recording || !k || k->finished < LEAKS_SUSPECT_MIN_FINISHED)
+	if (l->before_recording)
 		return false;
 	/* A stack closure holding only its running reference: its function is still at work. */
 	if (l->stack && !l->held_other && !l->held_waitlist && !l->live_children)
+		return false;
+	/* Nothing moved in the process for a while, and its owner is not asleep waiting for it. */
+	if (idle_ns && l->state != MODEL_SYNCING) {
+		l->idle_ns = idle_ns;
+		return true;
+	}
+	if (!k || k->finished < LEAKS_SUSPECT_MIN_FINISHED)
 		return false;
 	return l->age_ns > LEAKS_SUSPECT_P99 * model_kind_percentile(k, 99) &&
 	       l->age_ns > LEAKS_SUSPECT_MAX * k->max_ns;
@@ -376,7 +383,8 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	l->stuck = (out->end == LEAKS_EXITED || out->end == LEAKS_CUT_ENDED) &&
 		   (l->state == MODEL_SYNCING || l->on_waitlist);
 	out->stuck += l->stuck;
-	if (!out->exited && !is_suspect(l)) {
+	l->idle_ns = 0;
+	if (!out->exited && !is_suspect(l, out->idle_ns)) {
 		l->verdict = VERDICT_IN_FLIGHT;
 		out->in_flight += !l->stuck; /* the stuck ones are counted apart */
 		/* The process was ended while it ran: who held what is what a hang is made of. */
@@ -496,6 +504,10 @@ void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct l
 	out->end = end;
 	out->exited = end == LEAKS_EXITED;
 	out->end_ts = end_ts;
+	/* The process ran on after the recording (record -p, top): what it left idle is a suspect.
+	 * A process ended with the recording was judged for its hang (below). */
+	if (end == LEAKS_CUT_RUNNING && end_ts - model_counts(m)->last_ts >= LEAKS_IDLE_NS)
+		out->idle_ns = (uint64_t)(end_ts - model_counts(m)->last_ts);
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		l->hang_root = false;
 		l->waiting_behind = 0;
@@ -623,6 +635,10 @@ const char *leaks_age_text(const struct model_life *l, char *buf, size_t len)
 	model_duration_text(l->age_ns, age, sizeof(age));
 	if (l->before_recording)
 		snprintf(buf, len, "alive %s; created before the recording: never a suspect", age);
+	else if (l->idle_ns)
+		snprintf(buf, len,
+			 "alive %s; the process made no closure operation for its last %s", age,
+			 model_duration_text(l->idle_ns, p99, sizeof(p99)));
 	else if (!k)
 		snprintf(buf, len, "alive %s; no finished closure of its kind to compare with",
 			 age);
@@ -632,6 +648,22 @@ const char *leaks_age_text(const struct model_life *l, char *buf, size_t len)
 			 age, k->finished, k->finished == 1 ? "" : "s",
 			 model_duration_text(model_kind_percentile(k, 99), p99, sizeof(p99)),
 			 model_duration_text(k->max_ns, max, sizeof(max)));
+	return buf;
+}
+
+const char *leaks_suspect_rule(const struct leaks_summary *s, char *buf, size_t len)
+{
+	char idle[32];
+	int n = snprintf(buf, len,
+			 "a suspect has lived over %dx the p99 and %dx the max of the finished "
+			 "closures of its kind (at least %d of them)",
+			 LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
+
+	if (s->end == LEAKS_CUT_RUNNING && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n,
+			 ", or was left by a process idle for the last %s (no closure operation), "
+			 "not waited for in closure_sync",
+			 model_duration_text(LEAKS_IDLE_NS, idle, sizeof(idle)));
 	return buf;
 }
 

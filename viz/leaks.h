@@ -5,10 +5,11 @@
  * unfinished children hold it), and stuck when it waits in closure_sync or on a waitlist.
  * The recording stopped while the process ran: nothing is known to be leaked; an unfinished
  * closure is in flight, or a suspect when it has lived far longer than the finished closures of
- * its kind (LEAKS_SUSPECT_*). Either way, a closure first seen without an init after its address's
- * closure finished is an event that reached the trace late: set aside. A stack closure that held
- * only its running reference when its frame was left, and a closure ended by
- * closure_debug_destroy, finished (the model ends them).
+ * its kind (LEAKS_SUSPECT_*), or when the process made no closure operation in the last
+ * LEAKS_IDLE_NS of the recording and no thread waits for it in closure_sync. Either way, a closure
+ * first seen without an init after its address's closure finished is an event that reached the
+ * trace late: set aside. A stack closure that held only its running reference when its frame was
+ * left, and a closure ended by closure_debug_destroy, finished (the model ends them).
  */
 #ifndef CLOSURETRACE_LEAKS_H
 #define CLOSURETRACE_LEAKS_H
@@ -20,6 +21,9 @@
 #define LEAKS_SUSPECT_MIN_FINISHED 20
 #define LEAKS_SUSPECT_P99	   10
 #define LEAKS_SUSPECT_MAX	   2
+/* A process idle this long at the end of a recording that stopped while it ran: what it left
+ * unfinished is a suspect, whatever its kind's lives (none may have finished). */
+#define LEAKS_IDLE_NS (1000 * 1000 * 1000LL)
 
 /*
  * How the recording ended (docs/trace-format.md, "end"; viz_end reads it from the trailer): what
@@ -44,6 +48,9 @@ struct leaks_summary {
 	uint64_t late;			    /* set aside (VERDICT_LATE) */
 	uint64_t hang_roots;		    /* of leaked: roots of a hang (a recording cut short) */
 	int64_t end_ts; /* the end of the recording (ns since its start): ages count to it */
+	/* LEAKS_CUT_RUNNING with no closure operation in the last LEAKS_IDLE_NS before end_ts:
+	 * how long the process was idle (else 0) */
+	uint64_t idle_ns;
 };
 
 /*
@@ -83,6 +90,9 @@ uint64_t leaks_blamed_site(const struct model_life *l);
 
 /* "leaked", "kept_alive", "in_flight", "suspect", "late", "finished" (static; JSON's words). */
 const char *leaks_verdict_name(const struct model_life *l);
+/* The rule that makes a suspect, in words (report's note and its JSON warnings say it). */
+const char *leaks_suspect_rule(const struct leaks_summary *s, char *buf, size_t len);
+
 /*
  * Why an unfinished life of a recording that stopped early is in flight or a suspect, with the
  * numbers: "alive 2.9 s; finished closures of its kind live p99 4.0 ms, max 9.9 ms". Writes into

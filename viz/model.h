@@ -115,6 +115,7 @@ struct model_life {
 	bool hang_root;		 /* leaked: the root of a hang (leaks.h, "The root of a hang") */
 	uint64_t waiting_behind; /* hang_root: how many stuck closures wait behind it */
 	uint64_t hang_quiet_ns;	 /* hang_root: from its last event to the end of the recording */
+	uint64_t idle_ns; /* a suspect for its idle process: how long that was idle (else 0) */
 	unsigned live_children;
 	int64_t held_running, held_waitlist, held_children, held_other;
 	struct model_blame blames[MODEL_MAX_BLAMES];

@@ -44,7 +44,7 @@ static void text_header(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
 	const struct trace_info *info = &in->info;
-	char d[64], end[256], shown[4096 * TEXT_ESCAPE_MAX];
+	char d[64], end[256], rule[320], shown[4096 * TEXT_ESCAPE_MAX];
 
 	/* What the trace says is shown as every name is (trace_text.h). */
 	fprintf(out, "# closuretrace report of %s\n", text_visible(shown, sizeof(shown), in->path));
@@ -65,14 +65,11 @@ static void text_header(struct viz_input *in, FILE *out)
 			info->lost, info->lost == 1 ? " was" : "s were");
 	text_trailer_notes(info, out);
 	if (info->has_end && !in->leaks.exited)
-		fprintf(out,
-			"# note: %s: unfinished closures are in flight, not leaks%s; a suspect "
-			"has lived over %dx the p99 and %dx the max of the finished closures of "
-			"its kind (at least %d of them)\n",
+		fprintf(out, "# note: %s: unfinished closures are in flight, not leaks%s; %s\n",
 			viz_end_text(info, end, sizeof(end)),
 			in->leaks.end == LEAKS_CUT_ENDED ? ", and those still waiting are stuck"
 							 : "",
-			LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
+			leaks_suspect_rule(&in->leaks, rule, sizeof(rule)));
 	else if (!in->leaks.exited)
 		fprintf(out, "# note: whether the process exited is not known: unfinished closures "
 			     "are in flight, not leaks\n");
@@ -309,10 +306,7 @@ static void text_leaks(struct viz_input *in, FILE *out)
 				viz_incomplete(in) ? " found (the trace is incomplete)" : "");
 			return;
 		}
-		fprintf(out,
-			"suspects: %" PRIu64 " (alive over %dx the p99 and %dx the max of "
-			"the finished closures of their kind)\n",
-			s->suspects, LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX);
+		fprintf(out, "suspects: %" PRIu64 " (see the note above)\n", s->suspects);
 		text_root_causes(in, VERDICT_SUSPECT, out);
 		fputc('\n', out);
 		return;

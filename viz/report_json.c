@@ -368,14 +368,13 @@ static json_t *warnings(struct viz_input *in)
 	if (!in->leaks.exited) {
 		char end[256];
 
-		snprintf(buf, sizeof(buf),
-			 "%s: unfinished closures are in flight, not leaks%s; a suspect has lived "
-			 "over %dx the p99 and %dx the max of the finished closures of its kind "
-			 "(at least %d of them)",
+		char rule[320];
+
+		snprintf(buf, sizeof(buf), "%s: unfinished closures are in flight, not leaks%s; %s",
 			 viz_end_text(&in->info, end, sizeof(end)),
 			 in->leaks.end == LEAKS_CUT_ENDED ? ", and those still waiting are stuck"
 							  : "",
-			 LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
+			 leaks_suspect_rule(&in->leaks, rule, sizeof(rule)));
 		json_array_append_new(w, json_text(buf));
 	}
 	return w;

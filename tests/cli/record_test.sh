@@ -729,6 +729,32 @@ PY
 	grep -q "ct_leak_first.c:$leak_line" r.txt || fail "the leak's init line $leak_line: $(cat r.txt)"
 	echo "ok: $(grep ^closures r.txt)"
 	;;
+idle_suspects)
+	# Issue 35 items 1 and 4: a program linked with libclosure as installed (no CLOSURE_DEBUG)
+	# did its work and sits idle with 7 closures that will never finish, made before the
+	# recording at a site where none ever finished. record -p reads them from the registry
+	# with their init site; the process made no closure operation for the recording's last
+	# second, so they are suspects at that line (not "in flight"), in the report and the graph.
+	needs_bpf
+	"$wdir/ct_idle" >w.out 2>&1 &
+	wpid=$!
+	pids+=("$wpid")
+	wait_for w.out "^ready" "$wpid"
+	"$ct" record -p "$wpid" -d 2 -o t.json 2>err.txt || fail "record: $(cat err.txt)"
+	line=$(grep -n '/\* IDLE \*/' "$src/ct_idle.c" | cut -d: -f1)
+	"$ct" report -i t.json >report.txt || fail "report: $(cat report.txt)"
+	grep -qx "closures: 7 (0 finished, 7 unfinished: 0 in flight, 7 suspects, 0 kept alive by them)" report.txt ||
+		fail "not 7 suspects: $(cat report.txt)"
+	grep -q "^  suspect 1 \[7 closures\]: 0x[0-9a-f]*#1 main, init at .*ct_idle.c:$line: running, alive " report.txt ||
+		fail "the suspects' line: $(cat report.txt)"
+	grep -q "^    blame: .*ct_idle.c:$line (main): the running reference (owned by main) was never given up" report.txt ||
+		fail "the blame: $(cat report.txt)"
+	grep -q "no init in the trace\|created before" report.txt && fail "a closure without its init: $(cat report.txt)"
+	"$ct" graph -T dot -i t.json >g.dot || fail "graph"
+	grep -q "label=\"×7 main\\\\ninit ct_idle.c:$line\\\\n.*SUSPECT: 7 refs held" g.dot ||
+		fail "the graph does not draw them: $(grep label g.dot)"
+	echo "ok: 7 closures made before the recording by an idle process: suspects at ct_idle.c:$line"
+	;;
 snapshot_stack_parent)
 	# A closure alive at attach whose parent is a stack closure outside closure_sync (not in the
 	# live list): the snapshot reads the parent from the process's memory, so both have their
