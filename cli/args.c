@@ -51,11 +51,11 @@ int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* Appends: a repeated -p adds to the list (as perf's), never replaces it. */
 int parse_pid_list(const char *s, struct pid_list *l)
 {
 	char buf[32];
 
-	l->n = 0;
 	for (const char *p = s;; p++) {
 		size_t len = strcspn(p, ",");
 
@@ -88,7 +88,8 @@ int args_one_pid(const char *cmd, const struct pid_list *l, pid_t *pid)
 	if (!l->n)
 		return args_error(cmd, "give -p PID", NULL);
 	if (l->n > 1)
-		return args_error(cmd, "-p takes one process id here, not a list", NULL);
+		return args_error(cmd, "-p takes one process id here, not a list nor -p twice",
+				  NULL);
 	*pid = l->v[0];
 	return 0;
 }

@@ -49,9 +49,8 @@ static int check_options(struct record_options *o)
 	if (o->export.url && !strcmp(o->output, "-"))
 		return args_error("record", "--export reads the trace back: give -o FILE, not -",
 				  NULL);
-	if (o->pids.n > 1)
-		return args_error("record", "-p takes one process id here, not a list", NULL);
-	o->pid = o->pids.n ? o->pids.v[0] : 0;
+	if (o->pids.n && args_one_pid("record", &o->pids, &o->pid))
+		return EXIT_USAGE;
 	if (o->pid && o->no_bpf)
 		return args_error("record",
 				  "--no-bpf cannot record a running process (-p): it was not "

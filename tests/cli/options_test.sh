@@ -31,9 +31,10 @@ expect 2 "closuretrace top: --delay needs a duration from 0.1s to 3600s (1.5, 1s
 	"$ct" top -d 2h -p 1
 # A list of pids is read (perf's -p PID,PID) and refused by the commands that read one process.
 for c in top ps; do
-	expect 2 "closuretrace $c: -p takes one process id here, not a list$(see "$c")" "$ct" "$c" -p 1,2
+	expect 2 "closuretrace $c: -p takes one process id here, not a list nor -p twice$(see "$c")" "$ct" "$c" -p 1,2
 	expect 2 "closuretrace $c: not a process id: 1,,2$(see "$c")" "$ct" "$c" -p 1,,2
 	expect 2 "closuretrace $c: not a process id: 1,$(see "$c")" "$ct" "$c" -p 1,
+	expect 2 "closuretrace $c: -p takes one process id here, not a list nor -p twice$(see "$c")" "$ct" "$c" -p 1 -p 2
 done
 # timeline's times take the same units (bare: nanoseconds): 1.5 us to 2 us of fold.json is 12 of
 # its 45 events.

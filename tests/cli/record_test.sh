@@ -149,7 +149,9 @@ usage_errors)
 	for d in 1e-300 inf nan -1 0 1x 5parsecs; do
 		expect 2 "closuretrace record: --duration needs a positive duration (1.5, 1s, 500ms): $d; see 'closuretrace record --help'" "$ct" record -d "$d" -- true
 	done
-	expect 2 "closuretrace record: -p takes one process id here, not a list; see 'closuretrace record --help'" "$ct" record -p 1,2
+	expect 2 "closuretrace record: -p takes one process id here, not a list nor -p twice; see 'closuretrace record --help'" "$ct" record -p 1,2
+	# A second -p used to replace the first: only P2 was recorded, and the exit status was 0.
+	expect 2 "closuretrace record: -p takes one process id here, not a list nor -p twice; see 'closuretrace record --help'" "$ct" record -p 1 -p 2
 	expect 2 "closuretrace record: an option is missing its argument: -p; see 'closuretrace record --help'" "$ct" record -p
 	expect 2 "closuretrace list: give one BINARY or -p PID; see 'closuretrace list --help'" "$ct" list
 	expect 2 "closuretrace list: cannot read /nonexistent as an ELF file: No such file or directory" "$ct" list /nonexistent

@@ -76,7 +76,7 @@ usage)
 	expect 2 "closuretrace top: --delay needs a duration from 0.1s to 3600s (1.5, 1s, 500ms): 0; see 'closuretrace top --help'" "$ct" top -d 0 -p 1
 	expect 2 "closuretrace top: --delay needs a duration from 0.1s to 3600s (1.5, 1s, 500ms): 50ms; see 'closuretrace top --help'" "$ct" top -d 50ms -p 1
 	expect 2 "closuretrace top: --iterations needs a number from 1 to 1000000: -1; see 'closuretrace top --help'" "$ct" top -n -1 -p 1
-	expect 2 "closuretrace top: -p takes one process id here, not a list; see 'closuretrace top --help'" "$ct" top -p 1,2
+	expect 2 "closuretrace top: -p takes one process id here, not a list nor -p twice; see 'closuretrace top --help'" "$ct" top -p 1,2
 	expect 2 "closuretrace top: unknown option: --bogus; see 'closuretrace top --help'" "$ct" top --bogus
 	echo "ok: usage errors exit 2 with one line"
 	;;
