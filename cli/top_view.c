@@ -256,8 +256,33 @@ static bool is_suspect(const struct top_view *v, const struct model_life *l,
 	if (l->before_recording || !l->init_ip)
 		return false;
 	s = kind_find(v, r, l->first_fn);
-	return s && s->k->finished >= LEAKS_SUSPECT_MIN_FINISHED &&
-	       age > LEAKS_SUSPECT_P99 * s->p99 && age > LEAKS_SUSPECT_MAX * s->k->max_ns;
+	return s && leaks_outlived(age, s->k->finished, r->in_flight, s->p99, s->k->max_ns);
+}
+
+/*
+ * The row of a closure in flight, or NULL for one that is not: reused (its address was
+ * initialised again, so it is over, its end unseen), no_init (events that reached the trace after
+ * their closure finished), a stack closure.
+ */
+static struct site_row *in_flight_row(struct top_view *v, const struct model_life *l)
+{
+	if (l->finished || l->reused || l->no_init || l->stack)
+		return NULL;
+	return row_of(v, l->before_recording ? 0 : l->init_ip);
+}
+
+/* Once every row knows its closures in flight (the rule compares them with the finished). */
+static void judge_suspects(struct top_view *v, int64_t now)
+{
+	for (struct model_life *l = model_lives(v->model); l; l = l->next) {
+		struct site_row *r = in_flight_row(v, l);
+
+		if (r &&
+		    is_suspect(v, l, r, now > l->start_ts ? (uint64_t)(now - l->start_ts) : 0)) {
+			r->suspects++;
+			v->suspects++;
+		}
+	}
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -294,28 +319,18 @@ void top_view_update(struct top_view *v, uint64_t now_ns)
 	take_kinds(v);
 	v->in_flight = v->suspects = 0;
 	for (struct model_life *l = model_lives(v->model); l; l = l->next) {
-		struct site_row *r;
-		uint64_t age;
+		struct site_row *r = in_flight_row(v, l);
 
-		/*
-		 * reused: its address was initialised again, so it is over (its end went unseen);
-		 * no_init: events that reached the trace after their closure finished.
-		 */
-		if (l->finished || l->reused || l->no_init || l->stack ||
-		    !(r = row_of(v, l->before_recording ? 0 : l->init_ip)))
+		if (!r)
 			continue;
-		age = now > l->start_ts ? (uint64_t)(now - l->start_ts) : 0;
 		r->in_flight++;
 		v->in_flight++;
 		if (l->start_ts < r->oldest_ts)
 			r->oldest_ts = l->start_ts;
 		if (!r->live_fn)
 			r->live_fn = l->first_fn;
-		if (is_suspect(v, l, r, age)) {
-			r->suspects++;
-			v->suspects++;
-		}
 	}
+	judge_suspects(v, now);
 	for (size_t i = 0; i < v->nrows; i++) {
 		struct site_row *r = v->rows[i];
 
@@ -503,7 +518,7 @@ void top_view_print(struct top_view *v, FILE *out, int rows, int cols)
 	if (v->suspects && (budget < 0 || (int)shown < budget)) {
 		snprintf(line, sizeof(line),
 			 "! suspects: in flight over %dx the p99 and %dx the max lifetime of %d or "
-			 "more finished closures of their kind",
+			 "more finished closures of their kind (no fewer than in flight)",
 			 LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
 		put_line(out, cols, line);
 	}

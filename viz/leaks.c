@@ -330,10 +330,8 @@ static bool is_suspect(struct model_life *l, uint64_t idle_ns)
 		l->idle_ns = idle_ns;
 		return true;
 	}
-	if (!k || k->finished < LEAKS_SUSPECT_MIN_FINISHED)
-		return false;
-	return l->age_ns > LEAKS_SUSPECT_P99 * model_kind_percentile(k, 99) &&
-	       l->age_ns > LEAKS_SUSPECT_MAX * k->max_ns;
+	return k && leaks_outlived(l->age_ns, k->finished, k->unfinished,
+				   model_kind_percentile(k, 99), k->max_ns);
 }
 
 /* What an unfinished life holds: the running and waitlist references, children, the rest. */
@@ -656,7 +654,7 @@ const char *leaks_suspect_rule(const struct leaks_summary *s, char *buf, size_t 
 	char idle[32];
 	int n = snprintf(buf, len,
 			 "a suspect has lived over %dx the p99 and %dx the max of the finished "
-			 "closures of its kind (at least %d of them)",
+			 "closures of its kind (at least %d of them, no fewer than in flight)",
 			 LEAKS_SUSPECT_P99, LEAKS_SUSPECT_MAX, LEAKS_SUSPECT_MIN_FINISHED);
 
 	if (s->end == LEAKS_CUT_RUNNING && n > 0 && (size_t)n < len)

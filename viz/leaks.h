@@ -21,6 +21,21 @@
 #define LEAKS_SUSPECT_MIN_FINISHED 20
 #define LEAKS_SUSPECT_P99	   10
 #define LEAKS_SUSPECT_MAX	   2
+/*
+ * The suspect rule against a kind's finished closures, one definition (report, graph, explain,
+ * top): at least LEAKS_SUSPECT_MIN_FINISHED finished, no fewer than are in flight, and an age
+ * over both bounds. A kind with more in flight than finished is a queue being worked through
+ * (blockio flat out: a million waiting, a thousand done a second): the finished are the first
+ * served, and say nothing of how long the rest may wait (top once called 990,000 of them
+ * suspects).
+ */
+static inline bool leaks_outlived(uint64_t age, uint64_t finished, uint64_t in_flight, uint64_t p99,
+				  uint64_t max)
+{
+	return finished >= LEAKS_SUSPECT_MIN_FINISHED && finished >= in_flight &&
+	       age > LEAKS_SUSPECT_P99 * p99 && age > LEAKS_SUSPECT_MAX * max;
+}
+
 /* A process idle this long at the end of a recording that stopped while it ran: what it left
  * unfinished is a suspect, whatever its kind's lives (none may have finished). */
 #define LEAKS_IDLE_NS (1000 * 1000 * 1000LL)

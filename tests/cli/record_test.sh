@@ -875,6 +875,10 @@ blockio_pid)
 	tail -1 b.json >end.json
 	grep -q '"lost":0,' end.json || fail "lost: $(cat end.json); $(grep -E 'MiB|lost' err.txt)"
 	grep -q '"reason":"duration"' end.json || fail "reason: $(cat end.json)"
+	# -d counts from the moment the probes are live, not from the start of the attach (reading
+	# the closures alive at attach once took 10 s, counted as recording): at most 3.3 s.
+	span=$(sed -n 's/.*"duration_ns":\([0-9]*\).*/\1/p' end.json)
+	[ "$span" -le 3300000000 ] || fail "-d 3 recorded for $span ns"
 	# Nothing after the stop: the last event is within duration_ns of the start.
 	python3 - b.json <<'PY' || fail "events after the stop"
 import json, sys
@@ -891,16 +895,19 @@ PY
 	events=$(sed -n 's/.*"events":\([0-9]*\),.*/\1/p' end.json)
 	[ "$events" -gt 0 ] || fail "no events: $(cat end.json)"
 	[ "$(grep -c '"type":"event"' b.json)" = "$events" ] || fail "events in the file != trailer's $events"
-	# Reading the list takes seconds: closures alive at the attach end meanwhile. The snapshot
-	# misses them; they are left out and counted, and no closure is without its init.
+	# Closures alive at the attach may end while the registry is read (it takes a fraction of
+	# a second now, seconds under load): the snapshot misses them; they are left out and
+	# counted, and no closure is without its init.
 	missed=$(sed -n 's/.*"snapshot_missed":\([0-9]*\).*/\1/p' end.json)
-	[ "${missed:-0}" -gt 0 ] || fail "no closure counted as missed by the snapshot: $(cat end.json)"
 	"$ct" report -i b.json >r.txt || fail "report: $(cat r.txt)"
-	grep -q "no init in the trace" r.txt && fail "closures without their init: $(grep -m3 'no init' r.txt)"
-	grep -qx "# note: $missed closures from before the recording ended while the closures alive at attach were being read: left out (their init is not known)" r.txt ||
-		fail "no note of the $missed missed: $(head -4 r.txt)"
+	grep -q "no init in the trace\|first seen\|state unknown\|created before" r.txt &&
+		fail "closures without their init: $(grep -m3 'no init\|first seen\|state unknown\|created before' r.txt)"
+	if [ "${missed:-0}" -gt 0 ]; then
+		grep -qx "# note: $missed closures from before the recording ended while the closures alive at attach were being read: left out (their init is not known)" r.txt ||
+			fail "no note of the $missed missed: $(head -4 r.txt)"
+	fi
 	rm -f b.json
-	echo "ok: $events events, 0 lost, $missed closures the snapshot missed left out; $(grep MiB err.txt)"
+	echo "ok: $events events in $span ns, 0 lost, ${missed:-0} closures the snapshot missed left out; $(grep MiB err.txt)"
 	;;
 degrade_pid)
 	# record -p of a service whose recorder is held up (SIGSTOP, 2 s; a 4 MiB ring buffer holds
