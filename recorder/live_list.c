@@ -573,8 +573,9 @@ static enum live_status copy_registry(pid_t pid, struct live_list *l, size_t max
 		free(buf);
 		return cut == -ENOMEM || cut >= 0 ? LIVE_BAD_DESCRIPTOR : from_errno(pid, cut);
 	}
-	/* By address: closures allocated together are read together. */
-	qsort(e, n, sizeof(*e), by_entry_addr);
+	/* By address: closures allocated together are read together (none: e is NULL). */
+	if (n)
+		qsort(e, n, sizeof(*e), by_entry_addr);
 	for (size_t from = 0; from < n; from += READ_GROUP) {
 		size_t k = n - from < READ_GROUP ? n - from : READ_GROUP;
 
