@@ -178,15 +178,17 @@ static unsigned blame_unmatched(struct model_life *l)
 
 /*
  * Nothing to compare with, but every get still open is known (model.c pairs plain gets with plain
- * puts last in, first out): the sites of those, which no put matched, and not the sites of gets
- * that were put back elsewhere. 0 when some were forgotten: then blame_unmatched() decides.
+ * puts last in, first out) and no pairing was a guess (every put came while the gets open were
+ * of one site): the sites of those, which no put matched, and not the sites of gets that were put
+ * back elsewhere. 0 otherwise: then blame_unmatched() names every site that took more than it put,
+ * whatever order the puts came in.
  */
 static unsigned blame_open(struct model *m, struct model_life *l)
 {
 	unsigned before = l->nblames;
 	bool told[MODEL_OPEN_GETS] = {false};
 
-	if (!l->nopen || l->nkept != l->nopen || l->held_other <= 0)
+	if (!l->nopen || l->nkept != l->nopen || l->held_other <= 0 || l->open_guessed)
 		return 0;
 	for (uint32_t i = 0; i < l->nkept; i++) {
 		int64_t refs = 0, taken = 0;
@@ -284,21 +286,26 @@ static void blame(struct model *m, struct model_life *l)
 	found = l->init_ip ? blame_open(m, l) : 0;
 	if (!found)
 		found = blame_unmatched(l);
-	keep_needed(l);
+	/* Which gets the puts gave back is not known: every site is a candidate, none dropped. */
+	if (!l->open_guessed)
+		keep_needed(l);
 	if (!found && !l->init_ip) {
 		l->sure = SURE_LOW;
 		l->sure_why = "the references it holds were taken before its first event";
 		return;
 	}
 	l->sure = found == 1 ? SURE_MEDIUM : SURE_LOW;
-	l->sure_why = !l->init_ip
-			      ? "created before recording: the references it had then are unknown"
-		      : l->peer && l->peer->finished
-			      ? "its call sites match the finished closures of its kind; these "
-				"took references that were not put back here"
-		      : found == 1 ? "no finished closure of its kind to compare with; the only "
-				     "call site that took references not put back"
-				   : "no finished closure of its kind to compare with";
+	l->sure_why =
+		!l->init_ip ? "created before recording: the references it had then are unknown"
+		: l->peer && l->peer->finished
+			? "its call sites match the finished closures of its kind; these "
+			  "took references that were not put back here"
+		: found == 1	  ? "no finished closure of its kind to compare with; the only "
+				    "call site that took references not put back"
+		: l->open_guessed ? "no finished closure of its kind to compare with; the puts "
+				    "do not tell which of these sites' references they gave "
+				    "back"
+				  : "no finished closure of its kind to compare with";
 }
 
 /* The finished closures a life is compared with: its kind, or without a continuation yet, the

@@ -43,9 +43,18 @@ static void open_push(struct model_life *l, uint64_t ip)
 	l->nopen++;
 }
 
-/* n plain puts: each puts back the newest get still open. */
+/*
+ * n plain puts: each puts back the newest get still open. Which get a put gives back is not
+ * known when the gets still open were taken at different sites (I/O completions come back in
+ * any order): the pairing is then marked a guess.
+ */
 static void open_pop(struct model_life *l, uint64_t n)
 {
+	if (n && l->nopen > l->nkept)
+		l->open_guessed = true; /* some open gets were forgotten: their sites unknown */
+	for (uint32_t i = 1; n && i < l->nkept && !l->open_guessed; i++)
+		if (l->open_get[i] != l->open_get[0])
+			l->open_guessed = true;
 	for (; n && l->nopen; n--) {
 		l->nopen--;
 		if (l->nkept)

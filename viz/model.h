@@ -106,6 +106,7 @@ struct model_life {
 	 */
 	uint64_t open_get[MODEL_OPEN_GETS];
 	uint32_t nopen, nkept;
+	bool open_guessed;	 /* a put came while the open gets were of several sites */
 	uint32_t child_puts_due; /* children finished whose put on this life is still to come */
 	struct model_kind *kind; /* set when it finished or at the end */
 
