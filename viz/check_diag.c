@@ -112,6 +112,11 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 static void describe_stuck(struct check_diag *d, struct model *m, const struct model_life *l)
 {
 	char why[512], fn[256];
+	const struct model_blame *culprit = leaks_stuck_culprit(l);
+	/* A child's: "the child took ..." (get blames begin with a verb). */
+	const char *whose = culprit && (culprit < l->blames || culprit >= l->blames + l->nblames)
+				    ? "the child "
+				    : "";
 	uint64_t at = leaks_blamed_site(l);
 	int64_t waits_for = l->held_other + l->held_children + l->held_waitlist;
 	unsigned children = 0;
@@ -121,11 +126,20 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 
 	if (l->state == MODEL_SYNCING)
 		snprintf(d->message, sizeof(d->message),
-			 "closure stuck: inside closure_sync at exit, waiting for %lld %s",
-			 (long long)waits_for, waits_for == 1 ? "reference" : "references");
+			 "closure stuck: inside closure_sync at exit, waiting for %lld %s%s%s%s",
+			 (long long)waits_for, waits_for == 1 ? "reference" : "references",
+			 culprit ? ": " : "", whose,
+			 culprit ? leaks_blame_text(m, culprit, why, sizeof(why)) : "");
 	else
 		snprintf(d->message, sizeof(d->message),
-			 "closure stuck: waits on a waitlist that was never woken");
+			 "closure stuck: waits on a waitlist that was never woken%s%s%s",
+			 culprit ? "; it holds references taken and never given back: " : "", whose,
+			 culprit ? leaks_blame_text(m, culprit, why, sizeof(why)) : "");
+	/* The error is where the reference was taken; where it waits is said beneath. */
+	if (culprit)
+		add_note(d, m, leaks_wait_site(l), "%s",
+			 l->state == MODEL_SYNCING ? "it waits here, inside closure_sync"
+						   : "it waits here, on the waitlist");
 	note_init(d, m, l, "the stuck closure");
 	for (const struct model_life *c = l->first_child; c; c = c->next_sibling) {
 		if (c->finished || children++ >= MAX_CHAIN)
@@ -133,7 +147,9 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 		add_note(d, m, c->init_ip,
 			 "it waits for an unfinished child (%s), initialised here",
 			 model_life_function(m, c, fn, sizeof(fn)));
-		if (c->nblames) /* the call site that holds the child: the put that never came */
+		/* the call site that holds the child: the put that never came (unless it is the
+		 * error's own site) */
+		if (c->nblames && c->blames[0].site != at)
 			/* "the child took 2 references ...", "the child: the running reference
 			 * ..." (a blame that starts with a noun) */
 			add_note(d, m, c->blames[0].site,

@@ -615,10 +615,48 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 	return groups;
 }
 
+/* l's first blame of a reference taken and never given back, or NULL. */
+static const struct model_blame *get_blame_of(const struct model_life *l)
+{
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (is_get_blame(&l->blames[i]) && l->blames[i].site)
+			return &l->blames[i];
+	return NULL;
+}
+
+const struct model_blame *leaks_stuck_culprit(const struct model_life *l)
+{
+	const struct model_blame *b;
+
+	if (!l->stuck)
+		return NULL;
+	if ((b = get_blame_of(l)))
+		return b;
+	/*
+	 * Its own references all came back: what holds it is an unfinished child's, one not judged
+	 * itself (in flight when the process was ended). A child that is an error of its own
+	 * (leaked, the root of the hang) is told there.
+	 */
+	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
+		if (!c->finished && c != l && !c->stuck && !leaks_is_root_cause(c) &&
+		    (b = get_blame_of(c)))
+			return b;
+	return NULL;
+}
+
+uint64_t leaks_wait_site(const struct model_life *l)
+{
+	return l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+}
+
 uint64_t leaks_blamed_site(const struct model_life *l)
 {
+	const struct model_blame *culprit = leaks_stuck_culprit(l);
+
+	if (culprit)
+		return culprit->site;
 	if (l->stuck)
-		return l->state == MODEL_SYNCING ? l->sync_ip : l->wait_ip;
+		return leaks_wait_site(l);
 	return l->nblames ? l->blames[0].site : l->init_ip;
 }
 

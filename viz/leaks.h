@@ -97,11 +97,17 @@ static inline bool leaks_is_root_cause(const struct model_life *l)
 }
 
 /*
- * The call site a verdict points at (the one rule for every presentation): for a stuck closure
- * where it waits (closure_sync, else closure_wait), for a root cause its first blamed site, else
- * its init site (0 when none is known).
+ * The call site a verdict points at (the one rule for every presentation: the compiler's, the
+ * error where the fix goes): for a stuck closure that waits for references of its own that were
+ * taken and never given back, where they were taken (leaks_stuck_culprit); for another stuck one
+ * where it waits (closure_sync, else closure_wait: leaks_wait_site); for a root cause its first
+ * blamed site; else its init site (0 when none is known).
  */
 uint64_t leaks_blamed_site(const struct model_life *l);
+/* A stuck closure's reference taken and never given back: its own, else that of an unfinished
+ * child not judged itself (NULL: none known). */
+const struct model_blame *leaks_stuck_culprit(const struct model_life *l);
+uint64_t leaks_wait_site(const struct model_life *l);
 
 /* "leaked", "kept_alive", "in_flight", "suspect", "late", "finished" (static; JSON's words). */
 const char *leaks_verdict_name(const struct model_life *l);
