@@ -149,10 +149,14 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 		json_object_set_new(o, "quiet_ns", json_integer((json_int_t)l->hang_quiet_ns));
 	}
 	if (l->verdict == VERDICT_SUSPECT) {
-		json_t *peer = json_object();
-
 		json_object_set_new(o, "why_suspect",
 				    json_string(leaks_age_text(l, buf, sizeof(buf))));
+		if (l->idle_ns) /* left by an idle process: its kind may have no finished closure */
+			json_object_set_new(o, "idle_ns", json_integer((json_int_t)l->idle_ns));
+	}
+	if (l->verdict == VERDICT_SUSPECT && l->peer) {
+		json_t *peer = json_object();
+
 		json_object_set_new(peer, "finished", json_integer((json_int_t)l->peer->finished));
 		json_object_set_new(peer, "p99_ns",
 				    json_integer((json_int_t)model_kind_percentile(l->peer, 99)));
