@@ -284,6 +284,15 @@ static struct model_life *life_of_event(struct model *m, struct addr_slot **slot
 		return NULL; /* the library's own finish lets the memory go too: nothing new */
 	if (l && l->destroyed)
 		return NULL; /* the finish of a closure destroyed while it ran: its life is over */
+	/*
+	 * Stamped before this life's init: an earlier life's at the address, reaching the model
+	 * after it (top applied finishes from 2 s before the attach to closures the snapshot had
+	 * begun since at those addresses: lifetimes below 0, shown "0ns"). Set aside as late.
+	 */
+	if (l && !l->before_recording && ev->ts < l->start_ts) {
+		m->n.late++;
+		return NULL;
+	}
 	if (l && (!l->finished || ev->op == TRACE_DESTRUCTOR))
 		return l;
 	if (!l && ev->op == TRACE_DESTRUCTOR && (*slot)->lives)
