@@ -21,6 +21,11 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 	if (e->kind == CT_NAME) { /* not an event: a name for the trace's readers */
 		char name[CLOSURE_BATCH_NAME_MAX + 1];
 
+		/* A thread names itself (the library writes its own id): a name record for another
+		 * thread is the process's lie, as is an id no thread has (trust_hostile_batches).
+		 */
+		if (e->x6 == CLOSURE_NAME_THREAD && ct_name_id(e) != e->tid)
+			return;
 		ct_name_text(e, name);
 		if (s->out)
 			trace_write_name(s->out, e->x6, pid, ct_name_id(e), name);

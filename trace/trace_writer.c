@@ -280,7 +280,7 @@ void trace_write_module(FILE *f, const char *path, uint64_t base, const char *bu
 
 void trace_write_name(FILE *f, unsigned kind, uint32_t pid, uint64_t id, const char *name)
 {
-	if (kind == CLOSURE_NAME_THREAD)
+	if (kind == CLOSURE_NAME_THREAD && id <= INT32_MAX) /* what a reader takes as a tid */
 		fprintf(f, "{\"type\":\"thread\",\"tid\":%" PRIu64, id);
 	else if (kind == CLOSURE_NAME_WORKQUEUE)
 		fprintf(f, "{\"type\":\"workqueue\",\"wq\":\"0x%" PRIx64 "\"", id);

@@ -23,6 +23,7 @@
  *                      under A), every 10 ms
  *   tidlie TID         every 100 ms, a batch of one record naming thread TID, not one of its
  *                      own (another process's thread): its records must be refused
+ *   namelie            every 10 ms, thread names: its own, thread 1's and thread 3000000000's
  *   claims D           every 100 ms, a batch of no record claiming D records dropped by the
  *                      library: its own count, which the recorder may only believe so far
  *   faketid TID        a buffer listed in its registry whose head names thread TID of another
@@ -316,6 +317,32 @@ _Noreturn static void tidlie(long tid)
 	}
 }
 
+/*
+ * Batches of thread names: its own, then one for thread 1 (init) and one for a thread id no
+ * thread can have (3,000,000,000): only a thread's own name may name it.
+ */
+_Noreturn static void namelie(void)
+{
+	static struct closure_batch_name rec[3];
+	const uint64_t ids[3] = {(uint64_t)syscall(SYS_gettid), 1, 3000000000ull};
+	uint32_t seq = 0;
+
+	for (long round = 0;; round++) {
+		for (int i = 0; i < 3; i++) {
+			rec[i] = (struct closure_batch_name){.ts = now_ns(),
+							     .id = ids[i],
+							     .seq = seq++,
+							     .op = CLOSURE_BATCH_OP_NAME,
+							     .kind = CLOSURE_NAME_THREAD};
+			snprintf(rec[i].name, sizeof(rec[i].name), "name%d", i);
+		}
+		hand(0x1000, (struct closure_batch_record *)rec, 3, round);
+		if (!round)
+			ready();
+		nap_ms(10);
+	}
+}
+
 /* Batches that claim drops: the recorder believes them only up to what the CPU time allows. */
 _Noreturn static void claims(unsigned long dropped)
 {
@@ -423,11 +450,13 @@ int main(int argc, char **argv)
 		cycle();
 	if (argc >= 3 && !strcmp(argv[1], "tidlie"))
 		tidlie(atol(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "namelie"))
+		namelie();
 	if (argc >= 3 && !strcmp(argv[1], "claims"))
 		claims(strtoul(argv[2], NULL, 0));
 	if (argc >= 4 && !strcmp(argv[1], "gaps"))
 		return gaps(atol(argv[2]), atol(argv[3]), argc >= 5 ? atol(argv[4]) : 0);
 	fprintf(stderr, "usage: ct_hostile names|leaks|module PATH|paths|streams N|gaps N S [R]|"
-			"bogus|many|cycle|tidlie TID|claims D|faketid TID|victim|once\n");
+			"bogus|many|cycle|tidlie TID|namelie|claims D|faketid TID|victim|once\n");
 	return 2;
 }

@@ -283,6 +283,20 @@ hostile_batches)
 		esac
 	done
 	;;
+name_lie)
+	# A thread name record names its own thread (the library writes its own id): one naming
+	# thread 1 (init) or an id no thread has is the process's lie, left out; the trace stays
+	# one report reads (a tid past 2^31 once made it refuse the trace).
+	start_hostile "$bindir/ct_hostile" namelie
+	recorded 30 "$ct" record -p "$hpid" -d 1 -o t.json
+	[ "$rc" = 0 ] || fail "record exited $rc: $(cat err.txt)"
+	grep -q '"type":"thread","tid":1,' t.json && fail "thread 1 named: $(grep '"type":"thread"' t.json | head -3)"
+	grep -q '"type":"thread","tid":3000000000' t.json && fail "a tid past 2^31 named"
+	grep -qE "^\{\"type\":\"thread\",\"tid\":$hpid,(\"pid\":$hpid,)?\"name\":\"name0\"\}$" t.json ||
+		fail "its own name not kept: $(grep '"type":"thread"' t.json | head -3)"
+	"$ct" report -i t.json >r.txt 2>&1 || fail "report: $(cat r.txt)"
+	echo "ok: names of thread 1 and of 3000000000 left out, its own kept, report reads it"
+	;;
 tid_lie)
 	# Issue 38 item 5: a batch handed over by one thread that names another (at process exit
 	# one thread hands over the others' buffers) is believed only for a thread of the same
