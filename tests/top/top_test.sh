@@ -203,9 +203,12 @@ snapshot)
 	grep -qx leaked leaky.txt || fail "no leak made: $(cat leaky.txt)"
 	"$ct" top -b -n 1 -p "$lpid" >out.txt 2>err.txt || fail "top exited $?: $(cat err.txt)"
 	init=$(grep -n 'L_INIT' "$src/tests/top/top_leaky.c" | cut -d: -f1)
-	grep -qx 'in flight 1, created [0-9]*/s, finished [0-9]*/s, suspects [01]' out.txt ||
+	# The leak, and at most the one short life whose finish had not reached top when the frame
+	# was drawn (top's view is complete to 250 ms ago; under ASan on a loaded machine the ring
+	# buffer's reader fell further behind once: "in flight 2").
+	grep -qxE 'in flight [12], created [0-9]*/s, finished [0-9]*/s, suspects [01]' out.txt ||
 		fail "first frame: $(cat out.txt)"
-	grep -qE "^[! ] +1 +[0-9]+ +[0-9]+ +[0-9.]+(ms|s) .* main \(top_leaky\.c:$init\)$" out.txt ||
+	grep -qE "^[! ] +[12] +[0-9]+ +[0-9]+ +[0-9.]+(ms|s) .* main \(top_leaky\.c:$init\)$" out.txt ||
 		fail "the leak is not in flight on top_leaky.c:$init's row: $(cat out.txt)"
 	grep -q 'created before top started' out.txt && fail "a 'created before' row: $(cat out.txt)"
 	echo "ok: the closure leaked before top started is in flight on its init line's row"
