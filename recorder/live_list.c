@@ -397,14 +397,19 @@ static int by_init_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Several lists, one per thread in turn: merged oldest first, as one list would be. */
-static void merge_lists(struct live_list *l)
+/* Oldest first (by init time), numbered in that order. */
+static void oldest_first(struct live_list *l)
 {
-	if (l->info.list_count < 2)
-		return;
 	qsort(l->v, l->n, sizeof(*l->v), by_init_seq);
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].seq = i;
+}
+
+/* Several lists, one per thread in turn: merged oldest first, as one list would be. */
+static void merge_lists(struct live_list *l)
+{
+	if (l->info.list_count >= 2)
+		oldest_first(l);
 }
 
 /* Walks until a walk is consistent, at most twice; keeps the last walk. */
@@ -595,9 +600,7 @@ static enum live_status copy_registry(pid_t pid, struct live_list *l, size_t max
 	l->too_long = cut == 2;
 	l->consistent = l->complete; /* each closure checked against its own slot */
 	drop_duplicates(l);
-	qsort(l->v, l->n, sizeof(*l->v), by_init_seq);
-	for (size_t i = 0; i < l->n; i++)
-		l->v[i].seq = i;
+	oldest_first(l);
 	free(e);
 	free(buf);
 	return LIVE_OK;
