@@ -58,7 +58,6 @@ static struct registry_chunk *new_chunk(void)
 	if (!c)
 		return NULL;
 	c->magic = CLOSURE_REGISTRY_MAGIC;
-	c->slots = REGISTRY_SLOTS;
 	c->next = __atomic_load_n(&closure_registry, __ATOMIC_RELAXED);
 	/* Release: a reader that finds c finds it whole. */
 	while (!__atomic_compare_exchange_n(&closure_registry, &c->next, c, true, __ATOMIC_RELEASE,

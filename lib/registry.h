@@ -27,7 +27,6 @@ struct registry_chunk {
 	uint64_t magic;			 /* CLOSURE_REGISTRY_MAGIC (closure_debug.h) */
 	struct registry_chunk *next;	 /* every chunk made, newest first (closure_registry) */
 	struct registry_chunk *next_own; /* the owner's chunks, a ring */
-	uint32_t slots, reserved;	 /* REGISTRY_SLOTS */
 	struct closure *slot[REGISTRY_SLOTS]; /* atomic: a live closure, or NULL */
 };
 
