@@ -49,6 +49,18 @@ X='0x[0-9a-f]+'
 AGE='[0-9.]+ (ns|µs|ms|s)'
 S=$(realpath "$src/ps_hang.c")
 
+# ps of BIN hung with its tree (ps_hang.c tree); WAITED: what follows the closure_wait line.
+tree_case() {
+	local bin=$1 waited=$2
+	start "$bin" tree
+	expect 0 "" "$ct" ps -p "$pid"
+	match out.txt "process $pid \\($(realpath "$bin")\\): 5 live closures" \
+		"$X r 4 - -> parent_done last at $S:$(line_of L_CONTINUE) \\(hang_with_tree\\), init at $S:$(line_of L_PARENT) \\(hang_with_tree\\), alive $AGE" \
+		"  $X r 2 RW last at $S:$(line_of L_WAITER) \\(hang_with_tree\\), init at $S:$(line_of L_WAITER) \\(hang_with_tree\\), alive $AGE" \
+		"    waits on waitlist $X, closure_wait at $S:$(line_of L_WAIT) \\(hang_with_tree\\)$waited" \
+		"  \\[3 closures, first $X\\] r 1 R last at $S:$(line_of L_KIDS) \\(hang_with_tree\\), init at $S:$(line_of L_KIDS) \\(hang_with_tree\\), oldest alive $AGE"
+}
+
 sync_case() {
 	local bin=$1 header
 	start "$bin" sync
@@ -94,14 +106,9 @@ no_process)
 	;;
 nodebug_tree)
 	# The live registry is kept in every build: a library without CLOSURE_DEBUG is read as
-	# the debug one is (issue 35), the same tree, init sites and ages.
-	start "$bindir/ps_hang_nodebug" tree
-	expect 0 "" "$ct" ps -p "$pid"
-	match out.txt "process $pid \\($(realpath "$bindir/ps_hang_nodebug")\\): 5 live closures" \
-		"$X r 4 - -> parent_done last at $S:$(line_of L_CONTINUE) \\(hang_with_tree\\), init at $S:$(line_of L_PARENT) \\(hang_with_tree\\), alive $AGE" \
-		"  $X r 2 RW last at $S:$(line_of L_WAITER) \\(hang_with_tree\\), init at $S:$(line_of L_WAITER) \\(hang_with_tree\\), alive $AGE" \
-		"    waits on waitlist $X, closure_wait at $S:$(line_of L_WAIT) \\(hang_with_tree\\)" \
-		"  \\[3 closures, first $X\\] r 1 R last at $S:$(line_of L_KIDS) \\(hang_with_tree\\), init at $S:$(line_of L_KIDS) \\(hang_with_tree\\), oldest alive $AGE"
+	# the debug one is (issue 35), the same tree, init sites and ages (no wait's age: only a
+	# CLOSURE_DEBUG build stamps closure_wait).
+	tree_case "$bindir/ps_hang_nodebug" ""
 	running "$pid"
 	sleep 60 &
 	pids+=($!)
@@ -174,13 +181,7 @@ PY
 	running "$pid"
 	;;
 tree)
-	start "$bindir/ps_hang_debug" tree
-	expect 0 "" "$ct" ps -p "$pid"
-	match out.txt "process $pid \\($(realpath "$bindir/ps_hang_debug")\\): 5 live closures" \
-		"$X r 4 - -> parent_done last at $S:$(line_of L_CONTINUE) \\(hang_with_tree\\), init at $S:$(line_of L_PARENT) \\(hang_with_tree\\), alive $AGE" \
-		"  $X r 2 RW last at $S:$(line_of L_WAITER) \\(hang_with_tree\\), init at $S:$(line_of L_WAITER) \\(hang_with_tree\\), alive $AGE" \
-		"    waits on waitlist $X, closure_wait at $S:$(line_of L_WAIT) \\(hang_with_tree\\); waiting $AGE" \
-		"  \\[3 closures, first $X\\] r 1 R last at $S:$(line_of L_KIDS) \\(hang_with_tree\\), init at $S:$(line_of L_KIDS) \\(hang_with_tree\\), oldest alive $AGE"
+	tree_case "$bindir/ps_hang_debug" "; waiting $AGE"
 	expect 0 "" "$ct" ps --json -p "$pid"
 	python3 -c '
 import json, sys
