@@ -2,9 +2,9 @@
  * The one architecture closuretrace's tool supports: x86-64 (the library itself is portable C).
  * Everything that depends on it is here, chosen by the one switch CLOSURETRACE_ARCH (CMake, from
  * CMAKE_SYSTEM_PROCESSOR; only x86_64 is accepted): struct pt_regs as the BPF programs read it, and
- * the registers an SDT argument names ("8@%rdi") with their offsets in it (recorder/usdt_multi.c), and
- * where ld.so finds the system's libraries (recorder/ld_search.c).
- * Porting means another block here with both, and its -D__TARGET_ARCH_ in bpf/CMakeLists.txt.
+ * the registers an SDT argument names ("8@%rdi") with their offsets in it (recorder/usdt_multi.c),
+ * and where ld.so finds the system's libraries (process/ld_search.c). Porting means another block
+ * here with both, and its -D__TARGET_ARCH_ in bpf/CMakeLists.txt.
  */
 #ifndef CLOSURETRACE_ARCH_H
 #define CLOSURETRACE_ARCH_H

@@ -29,7 +29,6 @@
 #include "leaks.h"
 #include "model.h"
 #include "out_file.h"
-#include "record_shared.h"
 #include "recorder.h"
 #include "temp_dir.h"
 #include "trace_reader.h"

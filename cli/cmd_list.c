@@ -14,7 +14,7 @@
 #include "elf_probes.h"
 #include "objects.h"
 #include "out_file.h"
-#include "record_shared.h"
+#include "recorder.h"
 #include "trace_text.h"
 
 #define MAX_OBJECTS 256

@@ -19,7 +19,7 @@
 #include "objects.h"
 #include "out_file.h"
 #include "ps_tree.h"
-#include "record_shared.h"
+#include "recorder.h"
 #include "symbols.h"
 #include "trace_text.h"
 

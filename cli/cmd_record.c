@@ -14,7 +14,6 @@
 #include "args.h"
 #include "commands.h"
 #include "export.h"
-#include "record_shared.h"
 #include "recorder.h"
 #include "trace_out.h"
 

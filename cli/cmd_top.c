@@ -13,7 +13,6 @@
 #include "commands.h"
 #include "out_file.h"
 #include "recorder.h"
-#include "session.h"
 #include "top_term.h"
 #include "top_view.h"
 
@@ -92,12 +91,12 @@ static bool show(struct top_view *v, const struct top_opts *o, struct out_file *
 static void run(struct recorder *r, struct top_view *v, const struct top_opts *o,
 		struct out_file *out)
 {
-	uint64_t step = o->interval_ns, next = session_now_ns() + step;
+	uint64_t step = o->interval_ns, next = recorder_now_ns() + step;
 	long shown = 0;
 	int key;
 
 	for (;;) {
-		uint64_t now = session_now_ns();
+		uint64_t now = recorder_now_ns();
 		int ms = next > now ? (int)((next - now) / 1000000) : 0;
 
 		if (recorder_poll(r, ms < POLL_MS ? ms : POLL_MS) != RECORDER_RUNNING)
@@ -105,7 +104,7 @@ static void run(struct recorder *r, struct top_view *v, const struct top_opts *o
 		while (!o->batch && (key = term_key()) >= 0)
 			if (key == 'q' || key == 'Q' || key == 3 /* Ctrl-C */)
 				return;
-		now = session_now_ns();
+		now = recorder_now_ns();
 		if (now < next)
 			continue;
 		if (!show(v, o, out, now))
@@ -136,7 +135,7 @@ int cmd_top(int argc, char **argv)
 				"use -b for plain text\n");
 		return EXIT_USAGE;
 	}
-	v = top_view_new(o.pid, session_now_ns());
+	v = top_view_new(o.pid, recorder_now_ns());
 	if (!v) {
 		fprintf(stderr, "closuretrace: out of memory\n");
 		return EXIT_ENVIRONMENT;
@@ -154,7 +153,7 @@ int cmd_top(int argc, char **argv)
 		return status;
 	}
 	status = recorder_start(r, NULL, NULL);
-	top_view_begin(v, session_now_ns());
+	top_view_begin(v, recorder_now_ns());
 	if (!status) {
 		if (!o.batch && term_enter()) {
 			fprintf(stderr, "closuretrace top: standard input and output are not a "

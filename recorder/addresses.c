@@ -158,7 +158,7 @@ static bool module_believed(struct session *s, const struct session_module *m, c
 		return false;
 	if (!m->tid) /* the in-process sink: read as the process's user, after it */
 		return true;
-	mapped = objects_mapped(&s->module_maps, (pid_t)pid, m->ts, session_now_ns(),
+	mapped = objects_mapped(&s->module_maps, (pid_t)pid, m->ts, recorder_now_ns(),
 				MODULE_MAPS_GAP_NS, path, id);
 	return mapped == 1 || (mapped < 0 && readable_by(st, m->uid));
 }

@@ -178,7 +178,7 @@ static void flow_ack(struct drain *d)
  */
 static void flow_catch_up(struct drain *d)
 {
-	uint64_t now = session_now_ns(), consumer, producer;
+	uint64_t now = recorder_now_ns(), consumer, producer;
 
 	if (d->launched || !d->ring_pos || now - d->caught_up_ns < CATCH_UP_NS)
 		return;
@@ -373,7 +373,7 @@ static bool take_from(struct session *s, struct drain *d, struct spool *q, uint6
 		bytes += (uint32_t)size;
 		if (s->read_until_ns && bytes >= READ_CLOCK_BYTES) {
 			bytes = 0;
-			if (session_now_ns() >= s->read_until_ns)
+			if (recorder_now_ns() >= s->read_until_ns)
 				return false;
 		}
 	}

@@ -43,7 +43,7 @@ int session_start(struct session *s, uint64_t start_ns)
 	int err;
 
 	s->start_ns = start_ns;
-	s->begin_ns = s->last_scan = s->last_status = session_now_ns();
+	s->begin_ns = s->last_scan = s->last_status = recorder_now_ns();
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->pidfd < 0)
 		return -errno;
@@ -76,7 +76,7 @@ static void show_status(struct session *s, uint64_t now)
 static void enter(struct session *s, enum session_phase phase)
 {
 	s->phase = phase;
-	s->phase_ns = session_now_ns();
+	s->phase_ns = recorder_now_ns();
 	if (phase == PHASE_DONE && !s->stopped_ns)
 		s->stopped_ns = s->phase_ns;
 }
@@ -154,7 +154,7 @@ int session_poll(struct session *s, int timeout_ms)
 	/* At most READ_BUDGET_NS of reading per call: a process that writes faster than we read
 	 * must not starve the frames of top, the signals and the clocks (the rest stays buffered).
 	 */
-	s->read_until_ns = session_now_ns() + READ_BUDGET_NS;
+	s->read_until_ns = recorder_now_ns() + READ_BUDGET_NS;
 	s->read_behind = drain_take(s);
 	s->read_until_ns = 0;
 	session_batch_tick(s);
@@ -183,7 +183,7 @@ int session_poll(struct session *s, int timeout_ms)
 		drain_sync(s->drain); /* what the last process wrote before it went */
 		enter(s, PHASE_DONE);
 	}
-	now = session_now_ns();
+	now = recorder_now_ns();
 	check_clocks(s, now);
 	if (now - s->last_scan >= RESCAN_NS && s->phase != PHASE_DONE) {
 		session_scan(s);

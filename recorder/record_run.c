@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "commands.h"
+#include "exit_status.h"
 #include "recorder.h"
 #include "sink.h"
 

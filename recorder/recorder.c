@@ -12,9 +12,8 @@
 #include "closure_batch.h"
 #include "proc_mem.h"
 #include "check_guard.h"
-#include "commands.h"
+#include "exit_status.h"
 #include "launch.h"
-#include "record_shared.h"
 #include "recorder.h"
 #include "session.h"
 #include "snapshot.h"
@@ -262,7 +261,7 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	int err;
 
 	check_guard_unlink(r->guard, temp_path);
-	r->start_ns = session_now_ns();
+	r->start_ns = recorder_now_ns();
 	s->out = out;
 	if (s->out) { /* flushed at once: a recorder killed from now on leaves a trace */
 		trace_write_header(s->out, s->pid, r->exe, (char *const *)r->o.argv, r->start_ns);
@@ -296,7 +295,7 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	/* record -p and top: every closure alive now, from before the probes, as a synthetic init
 	 * (snapshot.h), to the trace or to the consumer (top's view) alike. */
 	if (!s->launched && (s->out || s->consumer)) {
-		size_t n = snapshot_write(s, session_now_ns());
+		size_t n = snapshot_write(s, recorder_now_ns());
 
 		if (r->o.verbose && n)
 			fprintf(stderr, "closuretrace: %zu closures alive at attach\n", n);
@@ -358,7 +357,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 	res->lost = session_finish(s);
 	res->events = s->events;
 	/* Until the stop; the records queued by then were written after it (complete_ns). */
-	res->duration_ns = (s->stopped_ns ? s->stopped_ns : session_now_ns()) - r->start_ns;
+	res->duration_ns = (s->stopped_ns ? s->stopped_ns : recorder_now_ns()) - r->start_ns;
 	res->end = s->end;
 	res->stop_signal = s->stop_signal;
 	res->write_errno = s->write_errno;
@@ -383,7 +382,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .snapshot_missed = s->snapshot_missed,
 				 .lost_claimed = s->batch_dropped,
 				 .claims_refused = s->claims_refused};
-	end.complete_ns = session_now_ns() - r->start_ns;
+	end.complete_ns = recorder_now_ns() - r->start_ns;
 	if (s->out)
 		trace_write_end(s->out, &end);
 	if (s->consumer && s->consumer->end)

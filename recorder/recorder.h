@@ -133,4 +133,17 @@ typedef FILE *(*recorder_open_fn)(void *ctx, const char **temp_path);
 int recorder_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx,
 		 struct recorder_result *res);
 
+/*
+ * What record, check, list, ps and the recorder say when the environment refuses (refusals.c), so
+ * that all say the same thing: each prints one line saying what to do and returns EXIT_ENVIRONMENT.
+ */
+int permission_error(void);	       /* no permission to use BPF and uprobes */
+int no_process_error(pid_t pid);       /* no process with that pid */
+int no_probes_error(const char *what); /* what (a binary, a process) has no closure probes */
+int no_probes_in_process(pid_t pid);   /* the same, said with the process's program name */
+int load_error(int err);	       /* the BPF programs would not load (err: -errno) */
+
+/* The recorder's clock (CLOCK_MONOTONIC ns), which the trace's times count on. */
+uint64_t recorder_now_ns(void);
+
 #endif

@@ -8,7 +8,7 @@
 #include "closuretrace.skel.h"
 #include "session.h"
 
-uint64_t session_now_ns(void)
+uint64_t recorder_now_ns(void)
 {
 	struct timespec t;
 

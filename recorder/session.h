@@ -155,8 +155,7 @@ struct session {
 	uint64_t stopped_ns; /* when the recording stopped (PHASE_DONE), 0 before */
 };
 
-/* session.c */
-uint64_t session_now_ns(void);
+/* session.c (and recorder_now_ns, recorder.h) */
 uint64_t session_read_stat(struct session *s, uint32_t slot);
 
 /* session_life.c */

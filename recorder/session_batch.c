@@ -324,7 +324,7 @@ static void learn_registries(struct session *s)
 		start_sampling(s, p);
 		/* At once: its threads are known to BPF from now on (the message says so). */
 		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
-			   session_now_ns() - BATCH_IDLE_NS, polled_until(s, session_now_ns()));
+			   recorder_now_ns() - BATCH_IDLE_NS, polled_until(s, recorder_now_ns()));
 		if (s->verbose) {
 			char shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* a path the process chose */
 
@@ -361,7 +361,7 @@ static void read_cpu(struct batch_process *p, uint64_t now, uint64_t slack)
 
 static bool believe(struct session *s, struct batch_process *p, uint64_t n)
 {
-	uint64_t now = session_now_ns();
+	uint64_t now = recorder_now_ns();
 
 	if (p && p->claimed + n > p->cpu_ns && now - p->cpu_read_ns >= CLAIM_REREAD_NS)
 		read_cpu(p, now, CLAIM_REREAD_NS); /* a tick the kernel has not counted yet */
@@ -536,7 +536,7 @@ void session_batch_tick(struct session *s)
 	if (!s->batch)
 		return;
 	learn_registries(s);
-	now = session_now_ns();
+	now = recorder_now_ns();
 	/* With a drain thread, it acknowledges handovers as it reads them (drain.h). */
 	for (size_t i = 0; s->launched && !s->drain && i < s->n_batch_procs; i++) {
 		struct batch_process *p = &s->batch_procs[i];

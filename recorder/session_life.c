@@ -35,7 +35,7 @@ int session_init(struct session *s, pid_t pid)
 	objects_set_process(&s->objects, pid);
 	s->pidfd = s->sigfd = s->epfd = s->guard = -1;
 	s->syms = symbols_new();
-	return s->syms && !session_batch_init(s, session_now_ns()) ? 0 : -1;
+	return s->syms && !session_batch_init(s, recorder_now_ns()) ? 0 : -1;
 }
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -214,7 +214,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	s->read_since_clock += (uint32_t)size;
 	if (s->read_until_ns && s->read_since_clock >= READ_CLOCK_BYTES) {
 		s->read_since_clock = 0;
-		if (session_now_ns() >= s->read_until_ns)
+		if (recorder_now_ns() >= s->read_until_ns)
 			return -EAGAIN;
 	}
 	return 0;
@@ -230,7 +230,7 @@ uint64_t session_finish(struct session *s)
 	 * came after), so that nothing before the stop overflows it meanwhile. Then what the
 	 * thread queued last, and what came after it stopped.
 	 */
-	s->cut_ns = s->stopped_ns ? s->stopped_ns : session_now_ns();
+	s->cut_ns = s->stopped_ns ? s->stopped_ns : recorder_now_ns();
 	drain_cut(s->drain, s->cut_ns);
 	s->read_until_ns = 0;
 	if (s->drain)

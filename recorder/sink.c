@@ -13,9 +13,8 @@
 
 #include "batch_decode.h"
 #include "closure_batch.h"
-#include "commands.h"
+#include "exit_status.h"
 #include "launch.h"
-#include "record_shared.h"
 #include "recorder.h"
 #include "session.h"
 #include "sink.h"
@@ -125,7 +124,7 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 	}
 	unsetenv(CLOSURE_SINK_ENV);
 	if (ret < 0) {
-		start = session_now_ns();
+		start = recorder_now_ns();
 		s.start_ns = start;
 		res->pid = child.pid;
 		if (s.out)
@@ -134,7 +133,7 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 			s.consumer->start(s.consumer_ctx, child.pid, exe, start);
 		launch_release(&child);
 		wait_command(child.pid, res);
-		res->duration_ns = session_now_ns() - start;
+		res->duration_ns = recorder_now_ns() - start;
 		write_trace(&s, dir, res);
 	}
 	s.out = NULL; /* the caller's */

@@ -106,7 +106,7 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	/* A parent the list does not hold (a stack closure outside closure_sync) needs its init
 	 * too, or its child's finish would put a reference of a closure the trace never began. */
 	live_list_add_parents(s->pid, &l);
-	s->snapshot_ns = session_now_ns(); /* what was alive at attach and is not here had ended */
+	s->snapshot_ns = recorder_now_ns(); /* what was alive at attach and is not here had ended */
 	/* Oldest first: the trace's events in time order, as far as they go. */
 	if (!parents_first(&l)) {
 		live_list_free(&l);

@@ -9,7 +9,7 @@
 
 struct ct_event;
 
-/* A code address resolved (recorder/symbols.c fills it): what a sym record says. */
+/* A code address resolved (process/symbols.c fills it): what a sym record says. */
 struct sym_info {
 	const char *obj;  /* the object's path; NULL when the address is in no known object */
 	const char *func; /* NULL when unknown */

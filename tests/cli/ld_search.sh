@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The loader search honours /etc/ld.so.conf and /etc/ld.so.cache (recorder/ld_search.c): a library in a
+# The loader search honours /etc/ld.so.conf and /etc/ld.so.cache (process/ld_search.c): a library in a
 # folder only the configuration names is found through a cache that ldconfig wrote; includes,
 # comments and separators are read as ldconfig reads them; broken caches give nothing, no crash.
 #   ld_search.sh PROBE LIBRARY   (LIBRARY: a real shared object to install in a private folder)

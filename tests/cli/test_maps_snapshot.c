@@ -1,5 +1,5 @@
 /*
- * recorder/objects.c's objects_mapped, the check that a closure:module record names a file the
+ * process/objects.c's objects_mapped, the check that a closure:module record names a file the
  * process maps: a snapshot of the maps read before the record was made is read again before it
  * says no (the mapping may be newer than the snapshot, however recent), and still says no for a
  * file the process does not map.

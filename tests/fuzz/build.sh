@@ -24,6 +24,6 @@ supp=$src/viz/check_supp.c
 "$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/trace/viz_error.c" "$src/trace/trace_text.c" \
 	"$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
-"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/recorder" -I"$src/bpf" "$src/recorder/elf_probes.c" \
-	"$src/recorder/object_open.c" "$src/recorder/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \
+"$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/process" -I"$src/bpf" "$src/process/elf_probes.c" \
+	"$src/process/object_open.c" "$src/process/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \
 	-o "$out/fuzz_elf" "${elf_libs[@]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The sizes the project keeps (docs/design.md, "Sizes"): no product function over 80 lines, no
-product file over 800. Product code is the C of lib/, bpf/, recorder/, trace/, viz/, cli/ and
-common/ (not tests/, examples/ or the benchmarks). A function is counted in the kernel's layout,
+product file over 800. Product code is the C of lib/, bpf/, process/, recorder/, trace/, viz/,
+cli/ and common/ (not tests/, examples/ or the benchmarks). A function is counted in the kernel's layout,
 which clang-format keeps: its opening brace alone at the start of a line, its closing brace alone
 at the start of a line; its length is the lines between them, as clang-tidy's
 readability-function-size counts them.
@@ -13,7 +13,7 @@ import sys
 
 FUNCTION_MAX = 80
 FILE_MAX = 800
-DIRS = ("lib", "bpf", "recorder", "trace", "viz", "cli", "common")
+DIRS = ("lib", "bpf", "process", "recorder", "trace", "viz", "cli", "common")
 # Files kept over FILE_MAX, each with why; the list may only shrink.
 FILE_EXCEPTIONS = {
     # The installed API: the comment that teaches closures comes first, then every declaration

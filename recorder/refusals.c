@@ -1,12 +1,11 @@
-/* What record, check, list, ps and the recorder say when the environment refuses (record_shared.h).
- */
+/* What record, check, list, ps and the recorder say when the environment refuses (recorder.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "record_shared.h"
+#include "exit_status.h"
+#include "recorder.h"
 #include "trace_text.h"
 
 int permission_error(void)
