@@ -19,7 +19,7 @@ static bool seen_insert(struct session *s, uint64_t a)
 {
 	bool added;
 
-	hashmap_put(&s->seen, a, 0, &added);
+	hashmap_put(&s->addr.seen, a, 0, &added);
 	return added;
 }
 
@@ -27,12 +27,12 @@ static bool resolve_and_write(struct session *s, uint64_t addr)
 {
 	struct sym_info info;
 
-	if (!symbols_resolve(s->syms, addr, &info))
+	if (!symbols_resolve(s->addr.syms, addr, &info))
 		return false;
-	if (s->out)
-		trace_write_sym(s->out, addr, &info);
-	if (s->consumer && s->consumer->sym)
-		s->consumer->sym(s->consumer_ctx, addr, &info);
+	if (s->out.file)
+		trace_write_sym(s->out.file, addr, &info);
+	if (s->opts->consumer && s->opts->consumer->sym)
+		s->opts->consumer->sym(s->opts->consumer_ctx, addr, &info);
 	return true;
 }
 
@@ -40,26 +40,26 @@ void session_note_address(struct session *s, uint64_t addr)
 {
 	if (!addr || !seen_insert(s, addr) || resolve_and_write(s, addr))
 		return;
-	if (s->n_pending == s->pending_cap) {
-		size_t cap = s->pending_cap ? s->pending_cap * 2 : 64;
-		uint64_t *v = realloc(s->pending, cap * sizeof(*v));
+	if (s->addr.n_pending == s->addr.pending_cap) {
+		size_t cap = s->addr.pending_cap ? s->addr.pending_cap * 2 : 64;
+		uint64_t *v = realloc(s->addr.pending, cap * sizeof(*v));
 
 		if (!v)
 			return;
-		s->pending = v;
-		s->pending_cap = cap;
+		s->addr.pending = v;
+		s->addr.pending_cap = cap;
 	}
-	s->pending[s->n_pending++] = addr;
+	s->addr.pending[s->addr.n_pending++] = addr;
 }
 
 void session_retry_pending(struct session *s)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < s->n_pending; i++)
-		if (!resolve_and_write(s, s->pending[i]))
-			s->pending[kept++] = s->pending[i];
-	s->n_pending = kept;
+	for (size_t i = 0; i < s->addr.n_pending; i++)
+		if (!resolve_and_write(s, s->addr.pending[i]))
+			s->addr.pending[kept++] = s->addr.pending[i];
+	s->addr.n_pending = kept;
 }
 
 /* --- objects --- */
@@ -67,25 +67,25 @@ void session_retry_pending(struct session *s)
 /* Makes the objects from index first on known: symbols, a module record, their probes. */
 static void learn_objects(struct session *s, size_t first)
 {
-	for (size_t i = first; i < s->objects.n; i++)
-		if (s->objects.v[i].elf && s->objects.v[i].has_probes && s->skel)
-			session_detect_batch(s, s->objects.v[i].file);
-	for (size_t i = first; i < s->objects.n; i++) {
-		struct object *o = &s->objects.v[i];
+	for (size_t i = first; i < s->addr.objects.n; i++)
+		if (s->addr.objects.v[i].elf && s->addr.objects.v[i].has_probes && s->skel)
+			session_detect_batch(s, s->addr.objects.v[i].file);
+	for (size_t i = first; i < s->addr.objects.n; i++) {
+		struct object *o = &s->addr.objects.v[i];
 
 		if (!o->elf)
 			continue;
-		symbols_add_object(s->syms, o->path, o->file, o->bias);
-		if (s->out) {
+		symbols_add_object(s->addr.syms, o->path, o->file, o->bias);
+		if (s->out.file) {
 			char id[OBJECT_BUILD_ID_MAX];
 
-			trace_write_module(s->out, o->path, o->bias,
+			trace_write_module(s->out.file, o->path, o->bias,
 					   object_build_id(o->file, id, sizeof(id)));
 		}
 		if (o->has_probes && s->skel)
 			session_attach_path(s, o->file);
 	}
-	if (first < s->objects.n)
+	if (first < s->addr.objects.n)
 		session_retry_pending(s);
 }
 
@@ -101,12 +101,12 @@ static bool runs_exe(struct session *s)
 
 void session_scan(struct session *s)
 {
-	size_t first = s->objects.n;
+	size_t first = s->addr.objects.n;
 
 	if (!runs_exe(s))
 		return;
 
-	if (objects_scan_maps(&s->objects, s->pid) > 0)
+	if (objects_scan_maps(&s->addr.objects, s->pid) > 0)
 		learn_objects(s, first);
 }
 
@@ -149,16 +149,16 @@ static bool readable_by(const struct stat *st, uint32_t uid)
 static bool module_believed(struct session *s, const struct session_module *m, const char *path,
 			    struct file_id id, const struct stat *st)
 {
-	uint32_t pid = s->follow ? procset_process_of(s, m->tid) : (uint32_t)s->pid;
+	uint32_t pid = s->procs.follow ? procset_process_of(s, m->tid) : (uint32_t)s->pid;
 	int mapped;
 
-	if (known_object(&s->objects, path, id, m->base))
+	if (known_object(&s->addr.objects, path, id, m->base))
 		return true;
-	if (s->objects.n >= OBJECTS_MAX)
+	if (s->addr.objects.n >= OBJECTS_MAX)
 		return false;
 	if (!m->tid) /* the in-process sink: read as the process's user, after it */
 		return true;
-	mapped = objects_mapped(&s->module_maps, (pid_t)pid, m->ts, recorder_now_ns(),
+	mapped = objects_mapped(&s->addr.module_maps, (pid_t)pid, m->ts, recorder_now_ns(),
 				MODULE_MAPS_GAP_NS, path, id);
 	return mapped == 1 || (mapped < 0 && readable_by(st, m->uid));
 }
@@ -169,7 +169,7 @@ static bool module_believed(struct session *s, const struct session_module *m, c
  */
 void session_on_module(struct session *s, const struct session_module *m)
 {
-	size_t first = s->objects.n;
+	size_t first = s->addr.objects.n;
 	const char *path = m->path;
 	char *canonical, *file = NULL;
 	struct stat st;
@@ -177,9 +177,9 @@ void session_on_module(struct session *s, const struct session_module *m)
 
 	if (path[0] != '/')
 		return;
-	if (s->modules_refused >= MODULES_EXAMINED_REFUSED &&
-	    !known_object(&s->objects, path, (struct file_id){0, 0}, m->base)) {
-		s->modules_refused++;
+	if (s->addr.modules_refused >= MODULES_EXAMINED_REFUSED &&
+	    !known_object(&s->addr.objects, path, (struct file_id){0, 0}, m->base)) {
+		s->addr.modules_refused++;
 		return;
 	}
 	/*
@@ -187,14 +187,14 @@ void session_on_module(struct session *s, const struct session_module *m)
 	 * maps do. Another mount namespace's path cannot be resolved here; objects_add still
 	 * knows the file by its identity.
 	 */
-	canonical = s->objects.root[0] ? NULL : realpath(path, NULL);
+	canonical = s->addr.objects.root[0] ? NULL : realpath(path, NULL);
 	if (canonical)
 		path = canonical;
-	if (asprintf(&file, "%s%s", s->objects.root, path) < 0 || stat(file, &st) ||
+	if (asprintf(&file, "%s%s", s->addr.objects.root, path) < 0 || stat(file, &st) ||
 	    !S_ISREG(st.st_mode) ||
 	    !module_believed(s, m, path, (struct file_id){st.st_dev, st.st_ino}, &st)) {
-		s->modules_refused++;
-	} else if (objects_add(&s->objects, path, m->base, &added) >= 0 && added) {
+		s->addr.modules_refused++;
+	} else if (objects_add(&s->addr.objects, path, m->base, &added) >= 0 && added) {
 		learn_objects(s, first);
 	}
 	free(file);

@@ -40,7 +40,7 @@ bool session_process_gone(pid_t pid)
  */
 static bool attach_error_to_say(struct session *s, int err)
 {
-	return err != -ESRCH && (s->follow || !session_process_gone(s->pid));
+	return err != -ESRCH && (s->procs.follow || !session_process_gone(s->pid));
 }
 
 /* The probe names of the contract (closure_probes.h), indexed by enum ct_probe. */
@@ -61,35 +61,35 @@ static int probe_kind(const char *name)
 
 int session_add_link(struct session *s, struct bpf_link *link)
 {
-	struct bpf_link **v = realloc(s->links, (s->n_links + 1) * sizeof(*v));
+	struct bpf_link **v = realloc(s->attach.links, (s->attach.n_links + 1) * sizeof(*v));
 
 	if (!v) {
 		bpf_link__destroy(link);
 		return -ENOMEM;
 	}
-	s->links = v;
-	s->links[s->n_links++] = link;
+	s->attach.links = v;
+	s->attach.links[s->attach.n_links++] = link;
 	return 0;
 }
 
 static bool already_attached(struct session *s, struct file_id id)
 {
-	for (size_t i = 0; i < s->n_attached; i++)
-		if (s->attached[i].ino == id.ino && s->attached[i].dev == id.dev)
+	for (size_t i = 0; i < s->attach.n_files; i++)
+		if (s->attach.files[i].ino == id.ino && s->attach.files[i].dev == id.dev)
 			return true;
 	return false;
 }
 
 static int add_link_fd(struct session *s, int fd)
 {
-	int *v = realloc(s->link_fds, (s->n_link_fds + 1) * sizeof(*v));
+	int *v = realloc(s->attach.link_fds, (s->attach.n_link_fds + 1) * sizeof(*v));
 
 	if (!v) {
 		close(fd);
 		return -ENOMEM;
 	}
-	s->link_fds = v;
-	s->link_fds[s->n_link_fds++] = fd;
+	s->attach.link_fds = v;
+	s->attach.link_fds[s->attach.n_link_fds++] = fd;
 	return 0;
 }
 
@@ -99,7 +99,7 @@ static int add_link_fd(struct session *s, int fd)
  */
 static bool attaches(const struct session *s, int kind)
 {
-	return kind == CT_MODULE || (kind == CT_BATCH) == s->batching;
+	return kind == CT_MODULE || (kind == CT_BATCH) == s->batches.on;
 }
 
 /*
@@ -113,11 +113,11 @@ void session_detect_batch(struct session *s, const char *path)
 	struct elf_site *sites;
 	long n;
 
-	if (s->per_op || s->batching)
+	if (s->opts->per_op || s->batches.on)
 		return;
 	n = elf_probe_sites(path, &sites);
 	for (long i = 0; i < n; i++)
-		s->batching |= !strcmp(sites[i].name, "batch");
+		s->batches.on |= !strcmp(sites[i].name, "batch");
 	if (n > 0)
 		free(sites);
 }
@@ -156,8 +156,8 @@ static int attach_multi(struct session *s, const char *path)
 	if (!k)
 		goto out;
 	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
-	fd = usdt_multi_attach(&s->multi, bpf_program__fd(s->skel->progs.on_probe_multi),
-			       s->follow ? 0 : s->pid, path, mine, cookies, k);
+	fd = usdt_multi_attach(&s->attach.multi, bpf_program__fd(s->skel->progs.on_probe_multi),
+			       s->procs.follow ? 0 : s->pid, path, mine, cookies, k);
 	if (fd >= 0)
 		fd = add_link_fd(s, fd);
 out:
@@ -183,8 +183,9 @@ static int attach_libbpf(struct session *s, const char *file, const char *path)
 
 		if (kind < 0 || !attaches(s, kind))
 			continue; /* a newer library's probe: not ours to interpret */
-		link = bpf_program__attach_usdt(s->skel->progs.on_probe, s->follow ? -1 : s->pid,
-						file, "closure", probes.probes[i].name, &opts);
+		link = bpf_program__attach_usdt(s->skel->progs.on_probe,
+						s->procs.follow ? -1 : s->pid, file, "closure",
+						probes.probes[i].name, &opts);
 		if (!link) {
 			err = -errno;
 			if (!attach_error_to_say(s, err))
@@ -224,30 +225,31 @@ int session_attach_path(struct session *s, const char *path)
 		close(fd);
 		return 0;
 	}
-	v = realloc(s->attached, (s->n_attached + 1) * sizeof(*v));
+	v = realloc(s->attach.files, (s->attach.n_files + 1) * sizeof(*v));
 	if (!v) {
 		close(fd);
 		return -ENOMEM;
 	}
-	s->attached = v;
-	s->attached[s->n_attached++] = id;
-	if (!s->use_libbpf) {
+	s->attach.files = v;
+	s->attach.files[s->attach.n_files++] = id;
+	if (!s->attach.use_libbpf) {
 		r = attach_multi(s, opened);
 		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
-		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->n_link_fds)
-			s->use_libbpf = true;
+		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->attach.n_link_fds)
+			s->attach.use_libbpf = true;
 		else if (r < 0 && attach_error_to_say(s, r))
 			fprintf(stderr, "closuretrace: cannot attach the probes in %s: %s\n",
 				text_visible(shown, sizeof(shown), path), strerror(-r));
 	}
-	if (s->use_libbpf)
+	if (s->attach.use_libbpf)
 		r = attach_libbpf(s, opened, path);
 	close(fd);
 	if (r > 0)
-		s->probes += r;
-	if (s->verbose && r > 0)
+		s->attach.probes += r;
+	if (s->opts->verbose && r > 0)
 		fprintf(stderr, "closuretrace: attached %d probes in %s%s\n", r,
-			text_visible(shown, sizeof(shown), path), s->batching ? " (batched)" : "");
+			text_visible(shown, sizeof(shown), path),
+			s->batches.on ? " (batched)" : "");
 	return r;
 }
 
@@ -283,13 +285,14 @@ static char *rooted(const char *root, const char *path)
 int session_watch_loader(struct session *s, const char *exe)
 {
 	/* Its paths are of its mount namespace: read through /proc/PID/root when not ours. */
-	char *file = rooted(s->objects.root, exe), *interp = file ? elf_interpreter(file) : NULL;
-	char *loader = interp ? rooted(s->objects.root, interp) : NULL;
+	char *file = rooted(s->addr.objects.root, exe),
+	     *interp = file ? elf_interpreter(file) : NULL;
+	char *loader = interp ? rooted(s->addr.objects.root, interp) : NULL;
 	uint64_t off = loader ? elf_symbol_offset(loader, "_dl_debug_state") : 0;
 	struct bpf_program *prog = s->skel->progs.on_loader;
 	int err = 0;
 
-	if (off && !s->use_libbpf) {
+	if (off && !s->attach.use_libbpf) {
 		int fd = uprobe_multi_attach(bpf_program__fd(prog), s->pid, loader, &off, NULL,
 					     NULL, 1);
 
@@ -300,7 +303,7 @@ int session_watch_loader(struct session *s, const char *exe)
 
 		err = link ? session_add_link(s, link) : -errno;
 	}
-	if (s->verbose && off && !err) {
+	if (s->opts->verbose && off && !err) {
 		char shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* the program's PT_INTERP */
 
 		fprintf(stderr, "closuretrace: watching the loader %s\n",

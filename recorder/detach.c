@@ -47,23 +47,25 @@ static void *release(void *arg)
 
 void session_detach_behind(struct session *s)
 {
-	if (s->n_link_fds && check_guard_hand_links(s->guard, s->link_fds, s->n_link_fds)) {
-		for (size_t i = 0; i < s->n_link_fds; i++)
-			close(s->link_fds[i]); /* the guard's copies keep them */
-		s->n_link_fds = 0;
+	if (s->attach.n_link_fds &&
+	    check_guard_hand_links(s->procs.guard, s->attach.link_fds, s->attach.n_link_fds)) {
+		for (size_t i = 0; i < s->attach.n_link_fds; i++)
+			close(s->attach.link_fds[i]); /* the guard's copies keep them */
+		s->attach.n_link_fds = 0;
 	}
 	session_detach_start(s); /* the rest */
 }
 
 void session_detach_start(struct session *s)
 {
-	size_t n = s->n_link_fds + s->n_links;
+	size_t n = s->attach.n_link_fds + s->attach.n_links;
 	struct detacher *d = n ? calloc(1, sizeof(*d) + n * sizeof(d->r[0])) : NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		struct release one = {.fd = i < s->n_link_fds ? s->link_fds[i] : -1,
-				      .link = i < s->n_link_fds ? NULL
-								: s->links[i - s->n_link_fds]};
+		struct release one = {.fd = i < s->attach.n_link_fds ? s->attach.link_fds[i] : -1,
+				      .link = i < s->attach.n_link_fds
+						      ? NULL
+						      : s->attach.links[i - s->attach.n_link_fds]};
 
 		if (!d) {
 			release(&one); /* no memory: one after the other */
@@ -77,19 +79,19 @@ void session_detach_start(struct session *s)
 	if (d)
 		d->n = n;
 	/* Handed over: links attached from now on are the next call's. */
-	free(s->link_fds);
-	free(s->links);
-	s->link_fds = NULL, s->links = NULL;
-	s->n_link_fds = s->n_links = 0;
+	free(s->attach.link_fds);
+	free(s->attach.links);
+	s->attach.link_fds = NULL, s->attach.links = NULL;
+	s->attach.n_link_fds = s->attach.n_links = 0;
 	session_detach_wait(s); /* an earlier start's, now that this one's waits have begun */
-	s->detacher = d;
+	s->attach.detacher = d;
 }
 
 void session_detach_wait(struct session *s)
 {
-	struct detacher *d = s->detacher;
+	struct detacher *d = s->attach.detacher;
 
-	s->detacher = NULL;
+	s->attach.detacher = NULL;
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->n; i++)

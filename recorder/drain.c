@@ -336,10 +336,10 @@ int drain_start(struct session *s, drain_take_fn *take)
 		return err;
 	d->rb = s->rb;
 	d->take = take;
-	d->launched = s->launched;
-	d->follow = s->follow && s->init_pidns;
+	d->launched = s->procs.launched;
+	d->follow = s->procs.follow && s->procs.init_pidns;
 	d->root = s->pid;
-	d->pidfd = s->pidfd;
+	d->pidfd = s->procs.pidfd;
 	d->traced_fd = s->skel ? bpf_map__fd(s->skel->maps.traced) : -1;
 	d->ring_pos = s->skel ? ring_pos_map(bpf_map__fd(s->skel->maps.events)) : NULL;
 	/*
@@ -347,8 +347,8 @@ int drain_start(struct session *s, drain_take_fn *take)
 	 * left out past it, and the other half holds the rest of the trees already recorded. At
 	 * least two full batches, else no limit at all.
 	 */
-	if (s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
-		d->limit = s->buffer_size / 2 / CT_BATCH_RECORD_SIZE;
+	if (s->opts->buffer_size / 2 >= 2 * BATCH_BYTES_MAX)
+		d->limit = s->opts->buffer_size / 2 / CT_BATCH_RECORD_SIZE;
 	d->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (d->efd < 0)
 		return -errno;
@@ -371,9 +371,9 @@ static bool take_from(struct session *s, struct drain *d, struct spool *q, uint6
 	while ((rec = spool_get(q, &size, lost))) {
 		d->take(s, rec, size);
 		bytes += (uint32_t)size;
-		if (s->read_until_ns && bytes >= READ_CLOCK_BYTES) {
+		if (s->loop.read_until_ns && bytes >= READ_CLOCK_BYTES) {
 			bytes = 0;
-			if (recorder_now_ns() >= s->read_until_ns)
+			if (recorder_now_ns() >= s->loop.read_until_ns)
 				return false;
 		}
 	}

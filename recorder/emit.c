@@ -27,28 +27,29 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 		if (e->x6 == CLOSURE_NAME_THREAD && ct_name_id(e) != e->tid)
 			return;
 		ct_name_text(e, name);
-		if (s->out)
-			trace_write_name(s->out, e->x6, pid, ct_name_id(e), name);
-		if (s->consumer && s->consumer->name)
-			s->consumer->name(s->consumer_ctx, e->x6, pid, ct_name_id(e), name);
+		if (s->out.file)
+			trace_write_name(s->out.file, e->x6, pid, ct_name_id(e), name);
+		if (s->opts->consumer && s->opts->consumer->name)
+			s->opts->consumer->name(s->opts->consumer_ctx, e->x6, pid, ct_name_id(e),
+						name);
 		return;
 	}
-	if (s->cut_ns && e->ts > s->cut_ns) {
-		s->after_cut++; /* made after the stop: see session.h */
+	if (s->out.cut_ns && e->ts > s->out.cut_ns) {
+		s->out.after_cut++; /* made after the stop: see session.h */
 		return;
 	}
 	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e))
 		return; /* the snapshot wrote this closure's init already */
-	if (s->out)
-		trace_write_event(s->out, e, s->start_ns, pid);
-	if (s->consumer && s->consumer->event)
-		s->consumer->event(s->consumer_ctx, e, pid);
-	s->events++;
+	if (s->out.file)
+		trace_write_event(s->out.file, e, s->out.start_ns, pid);
+	if (s->opts->consumer && s->opts->consumer->event)
+		s->opts->consumer->event(s->opts->consumer_ctx, e, pid);
+	s->out.events++;
 	session_note_address(s, e->ip);
 	if (e->kind == CT_INIT)
-		s->live += !e->x5;
+		s->out.live += !e->x5;
 	else if (e->kind == CT_FINISH)
-		s->live--;
+		s->out.live--;
 	/* Code addresses get their sym records, as call sites do: the contract types them (FN). */
 	if (e->kind < CT_NR_OPS) {
 		const uint64_t raw[3] = {e->x4, e->x5, e->x6};

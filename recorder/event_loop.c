@@ -34,7 +34,7 @@ static int watch(struct session *s, int fd)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
 
-	return epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+	return epoll_ctl(s->loop.epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
 int session_start(struct session *s, uint64_t start_ns)
@@ -42,19 +42,19 @@ int session_start(struct session *s, uint64_t start_ns)
 	sigset_t stop;
 	int err;
 
-	s->start_ns = start_ns;
-	s->begin_ns = s->last_scan = s->last_status = recorder_now_ns();
-	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
-	if (s->pidfd < 0)
+	s->out.start_ns = start_ns;
+	s->loop.begin_ns = s->loop.last_scan = s->loop.last_status = recorder_now_ns();
+	s->procs.pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	if (s->procs.pidfd < 0)
 		return -errno;
 	launch_block_stop_signals(&stop);
-	s->sigfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (s->sigfd < 0 || s->epfd < 0)
+	s->loop.sigfd = signalfd(-1, &stop, SFD_CLOEXEC | SFD_NONBLOCK);
+	s->loop.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->loop.sigfd < 0 || s->loop.epfd < 0)
 		return -errno;
-	err = watch(s, s->pidfd);
+	err = watch(s, s->procs.pidfd);
 	if (!err)
-		err = watch(s, s->sigfd);
+		err = watch(s, s->loop.sigfd);
 	if (!err)
 		err = drain_start(s, session_take_record);
 	if (!err)
@@ -64,28 +64,29 @@ int session_start(struct session *s, uint64_t start_ns)
 
 static void show_status(struct session *s, uint64_t now)
 {
-	double secs = (now - s->last_status) / 1e9;
+	double secs = (now - s->loop.last_status) / 1e9;
 
 	fprintf(stderr, "\rclosuretrace: %.0f events/s, %llu events, %llu lost, %lld live\033[K",
-		(s->events - s->last_events) / (secs > 0 ? secs : 1), (unsigned long long)s->events,
-		(unsigned long long)session_read_stat(s, CT_STAT_LOST), (long long)s->live);
-	s->last_status = now;
-	s->last_events = s->events;
+		(s->out.events - s->loop.last_events) / (secs > 0 ? secs : 1),
+		(unsigned long long)s->out.events,
+		(unsigned long long)session_read_stat(s, CT_STAT_LOST), (long long)s->out.live);
+	s->loop.last_status = now;
+	s->loop.last_events = s->out.events;
 }
 
 static void enter(struct session *s, enum session_phase phase)
 {
-	s->phase = phase;
-	s->phase_ns = recorder_now_ns();
-	if (phase == PHASE_DONE && !s->stopped_ns)
-		s->stopped_ns = s->phase_ns;
+	s->loop.phase = phase;
+	s->loop.phase_ns = recorder_now_ns();
+	if (phase == PHASE_DONE && !s->loop.stopped_ns)
+		s->loop.stopped_ns = s->loop.phase_ns;
 }
 
 /* The first stop: a launched command gets SIGTERM (or the signal we got) and a moment. */
 static void begin_stop(struct session *s, enum recorder_end why, int sig)
 {
-	s->end = why;
-	if (!s->launched) {
+	s->loop.end = why;
+	if (!s->procs.launched) {
 		enter(s, PHASE_DONE);
 		return;
 	}
@@ -95,7 +96,7 @@ static void begin_stop(struct session *s, enum recorder_end why, int sig)
 
 void session_request_stop(struct session *s)
 {
-	if (s->phase == PHASE_RUN)
+	if (s->loop.phase == PHASE_RUN)
 		begin_stop(s, RECORDER_SIGNAL, SIGTERM);
 }
 
@@ -103,12 +104,12 @@ static void on_signal(struct session *s)
 {
 	struct signalfd_siginfo si;
 
-	if (read(s->sigfd, &si, sizeof(si)) != sizeof(si))
+	if (read(s->loop.sigfd, &si, sizeof(si)) != sizeof(si))
 		return;
-	if (s->phase == PHASE_RUN) {
-		s->stop_signal = (int)si.ssi_signo;
-		begin_stop(s, RECORDER_SIGNAL, s->stop_signal);
-	} else if (s->launched) {
+	if (s->loop.phase == PHASE_RUN) {
+		s->loop.stop_signal = (int)si.ssi_signo;
+		begin_stop(s, RECORDER_SIGNAL, s->loop.stop_signal);
+	} else if (s->procs.launched) {
 		procset_signal(s, SIGKILL); /* asked twice: end now */
 		enter(s, PHASE_KILL);
 	} else {
@@ -119,25 +120,25 @@ static void on_signal(struct session *s)
 /* The clocks: --duration, --timeout, and how long a stop waits for the command. */
 static void check_clocks(struct session *s, uint64_t now)
 {
-	uint64_t in_phase = now - s->phase_ns;
+	uint64_t in_phase = now - s->loop.phase_ns;
 
-	switch (s->phase) {
+	switch (s->loop.phase) {
 	case PHASE_RUN:
-		if (s->timeout_ns && now - s->begin_ns >= s->timeout_ns)
+		if (s->opts->timeout_ns && now - s->loop.begin_ns >= s->opts->timeout_ns)
 			begin_stop(s, RECORDER_TIMEOUT, SIGTERM);
-		else if (s->duration_ns && now - s->begin_ns >= s->duration_ns)
+		else if (s->opts->duration_ns && now - s->loop.begin_ns >= s->opts->duration_ns)
 			begin_stop(s, RECORDER_DURATION, SIGTERM);
 		break;
 	case PHASE_TERM:
-		if (s->end == RECORDER_TIMEOUT && in_phase >= s->grace_ns) {
+		if (s->loop.end == RECORDER_TIMEOUT && in_phase >= s->opts->grace_ns) {
 			procset_signal(s, SIGKILL);
 			enter(s, PHASE_KILL);
-		} else if (s->stop_wait_ns && in_phase >= s->stop_wait_ns) {
+		} else if (s->opts->stop_wait_ns && in_phase >= s->opts->stop_wait_ns) {
 			enter(s, PHASE_DONE); /* record: the command is left running */
 		}
 		break;
 	case PHASE_KILL:
-		if (in_phase >= s->grace_ns)
+		if (in_phase >= s->opts->grace_ns)
 			enter(s, PHASE_DONE); /* unkillable for now (a D state): stop waiting */
 		break;
 	case PHASE_DONE:
@@ -148,36 +149,37 @@ static void check_clocks(struct session *s, uint64_t now)
 int session_poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event ev[3];
-	int n = s->phase == PHASE_DONE ? 0 : epoll_wait(s->epfd, ev, 3, timeout_ms);
+	int n = s->loop.phase == PHASE_DONE ? 0 : epoll_wait(s->loop.epfd, ev, 3, timeout_ms);
 	uint64_t now;
 
 	/* At most READ_BUDGET_NS of reading per call: a process that writes faster than we read
 	 * must not starve the frames of top, the signals and the clocks (the rest stays buffered).
 	 */
-	s->read_until_ns = recorder_now_ns() + READ_BUDGET_NS;
-	s->read_behind = drain_take(s);
-	s->read_until_ns = 0;
+	s->loop.read_until_ns = recorder_now_ns() + READ_BUDGET_NS;
+	s->loop.read_behind = drain_take(s);
+	s->loop.read_until_ns = 0;
 	session_batch_tick(s);
 	for (int i = 0; i < n; i++) {
-		if (ev[i].data.fd == s->pidfd && !s->root_exited) {
-			s->root_exited = true; /* readable from now on: watch it no more */
-			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
-		} else if (ev[i].data.fd == s->sigfd) {
+		if (ev[i].data.fd == s->procs.pidfd && !s->procs.root_exited) {
+			s->procs.root_exited = true; /* readable from now on: watch it no more */
+			epoll_ctl(s->loop.epfd, EPOLL_CTL_DEL, s->procs.pidfd, NULL);
+		} else if (ev[i].data.fd == s->loop.sigfd) {
 			on_signal(s);
 		}
 	}
-	if (drain_error(s->drain) && !s->write_errno)
-		s->write_errno =
+	if (drain_error(s->drain) && !s->loop.write_errno)
+		s->loop.write_errno =
 			drain_error(s->drain); /* the spool's file: ended as a full trace */
-	if (((s->out && ferror(s->out)) || s->write_errno) && s->phase != PHASE_DONE) {
-		if (!s->write_errno) /* else the failed flush's, kept */
-			s->write_errno = errno ? errno : EIO;
-		if (s->launched)
+	if (((s->out.file && ferror(s->out.file)) || s->loop.write_errno) &&
+	    s->loop.phase != PHASE_DONE) {
+		if (!s->loop.write_errno) /* else the failed flush's, kept */
+			s->loop.write_errno = errno ? errno : EIO;
+		if (s->procs.launched)
 			procset_signal(s, SIGTERM);
-		s->end = RECORDER_WRITE;
+		s->loop.end = RECORDER_WRITE;
 		enter(s, PHASE_DONE);
 	}
-	if (s->phase != PHASE_DONE && !procset_alive(s)) {
+	if (s->loop.phase != PHASE_DONE && !procset_alive(s)) {
 		/* Nothing is left to fire the probes: nobody need wait for their detach. */
 		session_detach_behind(s);
 		drain_sync(s->drain); /* what the last process wrote before it went */
@@ -185,20 +187,20 @@ int session_poll(struct session *s, int timeout_ms)
 	}
 	now = recorder_now_ns();
 	check_clocks(s, now);
-	if (now - s->last_scan >= RESCAN_NS && s->phase != PHASE_DONE) {
+	if (now - s->loop.last_scan >= RESCAN_NS && s->loop.phase != PHASE_DONE) {
 		session_scan(s);
-		s->last_scan = now;
+		s->loop.last_scan = now;
 	}
-	if (!s->quiet && now - s->last_status >= STATUS_NS && s->phase != PHASE_DONE)
+	if (!s->loop.quiet && now - s->loop.last_status >= STATUS_NS && s->loop.phase != PHASE_DONE)
 		show_status(s, now);
-	if (s->out && now - s->last_flush >= FLUSH_NS) {
-		if (fflush(s->out) && !s->write_errno)
-			s->write_errno = errno; /* the next poll ends the recording */
-		s->last_flush = now;
+	if (s->out.file && now - s->loop.last_flush >= FLUSH_NS) {
+		if (fflush(s->out.file) && !s->loop.write_errno)
+			s->loop.write_errno = errno; /* the next poll ends the recording */
+		s->loop.last_flush = now;
 	}
-	if (s->phase != PHASE_DONE)
+	if (s->loop.phase != PHASE_DONE)
 		return RECORDER_RUNNING;
-	if (!s->quiet)
+	if (!s->loop.quiet)
 		fputs("\r\033[K", stderr);
 	return 0;
 }

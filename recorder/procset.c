@@ -27,7 +27,7 @@ int procset_setup(struct session *s)
 	struct closuretrace_bpf *k = s->skel;
 	struct stat ns;
 
-	if (!s->follow) {
+	if (!s->procs.follow) {
 		bpf_program__set_autoload(k->progs.on_fork, false);
 		bpf_program__set_autoload(k->progs.on_exec, false);
 		bpf_program__set_autoload(k->progs.on_exit, false);
@@ -40,7 +40,7 @@ int procset_setup(struct session *s)
 	k->rodata->pidns_ino = ns.st_ino;
 	k->rodata->root_pid = (__u32)s->pid;
 	/* The set's keys are the kernel's first-namespace pids: ours only in that namespace. */
-	s->init_pidns = ns.st_ino == PROC_PID_INIT_INO;
+	s->procs.init_pidns = ns.st_ino == PROC_PID_INIT_INO;
 	return 0;
 }
 
@@ -49,7 +49,7 @@ int procset_attach(struct session *s)
 	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec,
 				       s->skel->progs.on_exit};
 
-	for (size_t i = 0; s->follow && i < sizeof(progs) / sizeof(progs[0]); i++) {
+	for (size_t i = 0; s->procs.follow && i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_link *link = bpf_program__attach(progs[i]);
 
 		if (!link || session_add_link(s, link))
@@ -67,12 +67,12 @@ uint32_t procset_process_of(struct session *s, uint32_t tid)
 	const uint32_t *known;
 	uint32_t pid = tid;
 
-	if (!s->follow || !tid)
+	if (!s->procs.follow || !tid)
 		return 0;
-	if ((known = hashmap_get(&s->tid_pid, tid, 0)))
+	if ((known = hashmap_get(&s->procs.tid_pid, tid, 0)))
 		return *known;
 	bpf_map__lookup_elem(s->skel->maps.thread_process, &tid, sizeof(tid), &pid, sizeof(pid), 0);
-	*(uint32_t *)hashmap_put(&s->tid_pid, tid, 0, NULL) = pid;
+	*(uint32_t *)hashmap_put(&s->procs.tid_pid, tid, 0, NULL) = pid;
 	return pid;
 }
 
@@ -87,8 +87,8 @@ void procset_on_exec(struct session *s, uint32_t pid)
 
 void procset_continue(struct session *s)
 {
-	if (s->pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, s->pidfd, SIGCONT, NULL, 0);
+	if (s->procs.pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, s->procs.pidfd, SIGCONT, NULL, 0);
 }
 
 size_t procset_list(struct session *s, pid_t *pids, size_t max)
@@ -97,7 +97,7 @@ size_t procset_list(struct session *s, pid_t *pids, size_t max)
 	size_t n = 0;
 	int fd;
 
-	if (!s->follow || !s->skel)
+	if (!s->procs.follow || !s->skel)
 		return 0;
 	fd = bpf_map__fd(s->skel->maps.traced);
 	while (n < max && !bpf_map_get_next_key(fd, prev, &next)) {
@@ -112,7 +112,7 @@ bool procset_alive(struct session *s)
 {
 	pid_t one;
 
-	if (!s->root_exited)
+	if (!s->procs.root_exited)
 		return true;
 	return procset_list(s, &one, 1) > 0;
 }
@@ -120,10 +120,10 @@ bool procset_alive(struct session *s)
 void procset_signal(struct session *s, int sig)
 {
 	pid_t pids[1024];
-	size_t n = s->init_pidns ? procset_list(s, pids, sizeof(pids) / sizeof(pids[0])) : 0;
+	size_t n = s->procs.init_pidns ? procset_list(s, pids, sizeof(pids) / sizeof(pids[0])) : 0;
 
-	if (!s->root_exited && s->pidfd >= 0) {
-		syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0);
+	if (!s->procs.root_exited && s->procs.pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, s->procs.pidfd, sig, NULL, 0);
 		procset_continue(s);
 	}
 	for (size_t i = 0; i < n; i++) {

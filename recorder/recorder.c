@@ -154,11 +154,11 @@ static int launch(struct recorder *r)
 static int load_and_attach(struct recorder *r)
 {
 	struct session *s = &r->s;
-	int err = session_load(s, r->o.buffer_size);
+	int err = session_load(s);
 
 	if (err)
 		return load_error(err);
-	if (s->launched) {
+	if (s->procs.launched) {
 		/* Attached now, the command's own probes fire from its first instruction. */
 		err = session_attach_program(s, r->exe);
 		if (err == -EPERM || err == -EACCES)
@@ -166,7 +166,7 @@ static int load_and_attach(struct recorder *r)
 	}
 	err = session_watch_loader(s, r->exe);
 	/* A -p target that exits now is said so once recording would begin (recorder_start). */
-	if (err && err != -ESRCH && (s->launched || !session_process_gone(s->pid)))
+	if (err && err != -ESRCH && (s->procs.launched || !session_process_gone(s->pid)))
 		fprintf(stderr,
 			"closuretrace: warning: libraries loaded later (dlopen) may miss "
 			"their first events: cannot watch the dynamic loader: %s\n",
@@ -209,7 +209,7 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 	r->o = *o;
 	r->child.gate = r->guard = -1;
 	launch_block_stop_signals(&stop); /* from now on a SIGINT or SIGTERM is a stop */
-	r->s.pidfd = r->s.sigfd = r->s.epfd = -1;
+	r->s.procs.pidfd = r->s.loop.sigfd = r->s.loop.epfd = -1;
 	if (!r->o.grace_ns)
 		r->o.grace_ns = GRACE_NS;
 	if (access(UPROBE_SYSFS, F_OK)) {
@@ -221,30 +221,20 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 	} else {
 		ret = o->pid ? check_pid(o->pid, &r->exe) : launch(r);
 	}
-	if (ret < 0 && session_init(&r->s, o->pid ? o->pid : r->child.pid))
+	if (ret < 0 && session_init(&r->s, o->pid ? o->pid : r->child.pid, &r->o))
 		ret = EXIT_ENVIRONMENT;
 	if (ret < 0) {
 		struct session *s = &r->s;
 
-		s->verbose = o->verbose;
-		s->per_op = o->per_op;
-		s->sample_every = o->sample_every;
-		s->cold_ring = o->cold_ring;
-		s->quiet = o->quiet || !isatty(STDERR_FILENO) ||
-			   shares_terminal(o->pid ? o->pid : r->child.pid);
-		s->launched = s->follow = s->stop_on_load = !o->pid;
-		s->guard = r->guard;
+		s->loop.quiet = o->quiet || !isatty(STDERR_FILENO) ||
+				shares_terminal(o->pid ? o->pid : r->child.pid);
+		s->procs.launched = s->procs.follow = s->procs.stop_on_load = !o->pid;
+		s->procs.guard = r->guard;
 		s->exe = r->exe;
-		s->consumer = o->consumer;
-		s->consumer_ctx = o->consumer_ctx;
-		s->duration_ns = o->duration_ns;
-		s->timeout_ns = o->timeout_ns;
-		s->grace_ns = r->o.grace_ns;
-		s->stop_wait_ns = o->stop_wait_ns;
 		/* To test the fallbacks: libbpf's per-site perf events even where uprobe_multi
 		 * works; the exec drain at the syscalls even where sched_prepare_exec is. */
-		s->use_libbpf = attach && !strcmp(attach, "perf");
-		s->exec_syscalls = attach && !strcmp(attach, "exec-syscalls");
+		s->attach.use_libbpf = attach && !strcmp(attach, "perf");
+		s->batches.exec_syscalls = attach && !strcmp(attach, "exec-syscalls");
 		ret = load_and_attach(r);
 	}
 	if (ret >= 0) {
@@ -262,23 +252,25 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 
 	check_guard_unlink(r->guard, temp_path);
 	r->start_ns = recorder_now_ns();
-	s->out = out;
-	if (s->out) { /* flushed at once: a recorder killed from now on leaves a trace */
-		trace_write_header(s->out, s->pid, r->exe, (char *const *)r->o.argv, r->start_ns);
-		if (fflush(s->out))
-			s->write_errno = errno; /* the loop ends the recording (RECORDER_WRITE) */
+	s->out.file = out;
+	if (s->out.file) { /* flushed at once: a recorder killed from now on leaves a trace */
+		trace_write_header(s->out.file, s->pid, r->exe, (char *const *)r->o.argv,
+				   r->start_ns);
+		if (fflush(s->out.file))
+			s->loop.write_errno =
+				errno; /* the loop ends the recording (RECORDER_WRITE) */
 	}
-	if (s->consumer && s->consumer->start)
-		s->consumer->start(s->consumer_ctx, s->pid, r->exe, r->start_ns);
-	if (!s->launched) {
+	if (s->opts->consumer && s->opts->consumer->start)
+		s->opts->consumer->start(s->opts->consumer_ctx, s->pid, r->exe, r->start_ns);
+	if (!s->procs.launched) {
 		session_scan(s);
-		if (!s->n_links && !s->n_link_fds)
+		if (!s->attach.n_links && !s->attach.n_link_fds)
 			return session_process_gone(s->pid) ? exited_early(s->pid)
 							    : no_probes_error(r->exe);
 	}
 	err = session_start(s, r->start_ns);
 	/* Gone while it was attached to: a zombie's pidfd would make an empty recording. */
-	if (err == -ESRCH || (!err && !s->launched && session_process_gone(s->pid)))
+	if (err == -ESRCH || (!err && !s->procs.launched && session_process_gone(s->pid)))
 		return exited_early(s->pid);
 	if (err) {
 		fprintf(stderr, "closuretrace: cannot watch process %d: %s\n", (int)s->pid,
@@ -286,7 +278,7 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 		return EXIT_ENVIRONMENT;
 	}
 	/* Killed while we attached: its status is reaped and said as any other end's. */
-	if (s->launched && launch_release(&r->child)) {
+	if (s->procs.launched && launch_release(&r->child)) {
 		r->not_started = true;
 		fprintf(stderr,
 			"closuretrace: the command ended before it could start (process %d)\n",
@@ -294,7 +286,7 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	}
 	/* record -p and top: every closure alive now, from before the probes, as a synthetic init
 	 * (snapshot.h), to the trace or to the consumer (top's view) alike. */
-	if (!s->launched && (s->out || s->consumer)) {
+	if (!s->procs.launched && (s->out.file || s->opts->consumer)) {
 		size_t n = snapshot_write(s, recorder_now_ns());
 
 		if (r->o.verbose && n)
@@ -337,11 +329,11 @@ static void child_status(pid_t pid, struct recorder_result *res, bool block)
 static void still_running(struct session *s, struct recorder_result *res)
 {
 	pid_t v[RECORDER_MAX_RUNNING];
-	size_t n = s->init_pidns ? procset_list(s, v, RECORDER_MAX_RUNNING) : 0;
+	size_t n = s->procs.init_pidns ? procset_list(s, v, RECORDER_MAX_RUNNING) : 0;
 
-	if (!s->root_exited && !s->follow)
+	if (!s->procs.root_exited && !s->procs.follow)
 		return;
-	if (!s->root_exited)
+	if (!s->procs.root_exited)
 		res->running[res->n_running++] = s->pid;
 	for (size_t i = 0; i < n && res->n_running < RECORDER_MAX_RUNNING; i++)
 		if (v[i] != s->pid)
@@ -355,16 +347,17 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 
 	*res = (struct recorder_result){.exit_code = -1, .pid = s->pid};
 	res->lost = session_finish(s);
-	res->events = s->events;
+	res->events = s->out.events;
 	/* Until the stop; the records queued by then were written after it (complete_ns). */
-	res->duration_ns = (s->stopped_ns ? s->stopped_ns : recorder_now_ns()) - r->start_ns;
-	res->end = s->end;
-	res->stop_signal = s->stop_signal;
-	res->write_errno = s->write_errno;
-	res->probes = s->probes > 0;
+	res->duration_ns =
+		(s->loop.stopped_ns ? s->loop.stopped_ns : recorder_now_ns()) - r->start_ns;
+	res->end = s->loop.end;
+	res->stop_signal = s->loop.stop_signal;
+	res->write_errno = s->loop.write_errno;
+	res->probes = s->attach.probes > 0;
 	res->not_started = r->not_started;
-	if (s->launched) {
-		child_status(r->child.pid, res, s->root_exited);
+	if (s->procs.launched) {
+		child_status(r->child.pid, res, s->procs.root_exited);
 		still_running(s, res);
 		r->child.pid = 0; /* reaped, or left running after a stop */
 	}
@@ -374,26 +367,26 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .reason = trace_end_name((enum trace_end_reason)res->end),
 				 .exit_code = res->exit_code,
 				 .signal = res->signal,
-				 .cut_short = s->launched && res->end != RECORDER_EXIT,
-				 .sample_every = s->sample_every,
-				 .trees_counted = s->trees_counted,
-				 .trees = s->trees,
-				 .trees_left_out = s->trees_left_out,
-				 .snapshot_missed = s->snapshot_missed,
-				 .lost_claimed = s->batch_dropped,
-				 .claims_refused = s->claims_refused};
+				 .cut_short = s->procs.launched && res->end != RECORDER_EXIT,
+				 .sample_every = s->opts->sample_every,
+				 .trees_counted = s->out.trees_counted,
+				 .trees = s->out.trees,
+				 .trees_left_out = s->out.trees_left_out,
+				 .snapshot_missed = s->snap.missed,
+				 .lost_claimed = s->batches.dropped,
+				 .claims_refused = s->batches.claims_refused};
 	end.complete_ns = recorder_now_ns() - r->start_ns;
-	if (s->out)
-		trace_write_end(s->out, &end);
-	if (s->consumer && s->consumer->end)
-		s->consumer->end(s->consumer_ctx, &end);
+	if (s->out.file)
+		trace_write_end(s->out.file, &end);
+	if (s->opts->consumer && s->opts->consumer->end)
+		s->opts->consumer->end(s->opts->consumer_ctx, &end);
 }
 
 void recorder_free(struct recorder *r)
 {
 	if (!r)
 		return;
-	if (r->s.syms)
+	if (r->s.addr.syms)
 		session_close(&r->s);
 	if (r->child.pid > 0)
 		launch_abort(&r->child);

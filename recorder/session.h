@@ -46,16 +46,8 @@ enum session_phase {
 	PHASE_DONE,
 };
 
-struct session {
-	struct closuretrace_bpf *skel;
-	struct ring_buffer *rb;
-	/* session_poll's reading stops here (0: read all), so that a producer faster than us still
-	 * leaves time for frames, signals and clocks; bytes read since the clock was last read.
-	 */
-	uint64_t read_until_ns;
-	uint32_t read_since_clock;
-	bool read_behind;	 /* the last read stopped there: records are left to read */
-	struct drain *drain;	 /* the thread that empties the ring buffer (drain.h) */
+/* The links that hold the probes (attach.c makes them, detach.c lets them go). */
+struct session_attach {
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
 	int *link_fds;		 /* uprobe_multi links */
@@ -63,72 +55,97 @@ struct session {
 	struct bpf_link **links; /* libbpf's links */
 	size_t n_links;
 	struct detacher *detacher; /* the links being let go (detach.c) */
-	struct file_id *attached;  /* files whose probes are attached */
-	size_t n_attached;
+	struct file_id *files;	   /* files whose probes are attached */
+	size_t n_files;
+	unsigned probes; /* probe names attached, over every object */
+};
 
-	pid_t pid;
-	const char *exe;   /* the process's executable: maps are read only once it runs it */
-	bool launched;	   /* the process is our child: forward signals to it */
-	bool verbose;	   /* say on stderr what was attached */
-	bool stop_on_load; /* stop the process at each loader change until attached (launched) */
-	bool follow;	   /* launched only: trace the processes it forks and what they exec */
-	bool quiet;	   /* no live status line, even on a terminal */
-	unsigned probes;   /* probe names attached, over every object */
-	bool closing;	   /* session_close: only exec records are still handled */
-	bool abandoned;	   /* recorder_abandon: nothing more is decoded or emitted */
-	struct hashmap tid_pid; /* follow mode: tid -> pid (uint32_t), a cache of the BPF map */
-	int pidfd, sigfd, epfd;
-	int guard;	  /* the launched command's guard (check_guard.h), or -1 */
-	bool root_exited; /* the launched command's first process has exited */
-	bool init_pidns;  /* we live in the first pid namespace (procset.c) */
-
-	FILE *out;				  /* NULL: events go to the consumer alone */
-	const struct recorder_consumer *consumer; /* NULL: none */
-	void *consumer_ctx;
-	uint64_t start_ns;
+/* The traced processes' objects and the code addresses written as sym records (addresses.c). */
+struct session_addresses {
 	struct objects objects;
 	struct symbols *syms;
 	struct hashmap seen;	  /* the addresses already symbolized or pending (a set) */
-	uint64_t modules_refused; /* closure:module records naming no object mapped (addresses.c) */
+	uint64_t modules_refused; /* closure:module records naming no object mapped */
 	struct maps_snapshot module_maps; /* the maps module records were last checked against */
 	uint64_t *pending;		  /* addresses in no known object yet */
 	size_t n_pending, pending_cap;
+};
 
-	/* The batched transport (session_batch.h); per_op: attach the per-operation probes. */
-	bool per_op;
-	bool batching; /* a libclosure of the process batches: its batch probe is attached */
-	size_t buffer_size;
-	bool cold_ring;	    /* recorder_opts.cold_ring: touch_ring skipped */
+/* The batched transport (session_batch.c, batch_proc.c, drain.c). */
+struct session_batches {
+	bool on;	    /* a libclosure of the process batches: its batch probe is attached */
 	bool exec_syscalls; /* no sched_prepare_exec (Linux 6.10): exec drained at the syscalls */
-	struct batch_decoder *batch;
-	struct batch_process *batch_procs;
-	size_t n_batch_procs;
-	uint64_t batch_dropped;	   /* records the processes say their library dropped, believed */
-	uint64_t claims_refused;   /* ... and beyond what their CPU time allows: refused */
-	uint64_t gaps_lost; /* sequence numbers given up as lost, believed (the same rule) */
-	struct hashmap batch_tids; /* (pid, tid) of threads seen handing their own buffer over */
-	uint64_t tid_refused;	   /* records refused: they named no thread of their process */
-	uint64_t batch_polled;	   /* when idle threads' buffers were last read */
+	struct batch_decoder *decoder;
+	struct batch_process *procs;
+	size_t n_procs;
+	uint64_t dropped;	 /* records the processes say their library dropped, believed */
+	uint64_t claims_refused; /* ... and beyond what their CPU time allows: refused */
+	uint64_t gaps_lost;	 /* sequence numbers given up as lost, believed (the same rule) */
+	struct hashmap tids;	 /* (pid, tid) of threads seen handing their own buffer over */
+	uint64_t tid_refused;	 /* records refused: they named no thread of their process */
+	uint64_t polled;	 /* when idle threads' buffers were last read */
 	/* The ring buffer's consumer and producer positions (read-only mapping), and where the
-	 * producer was after the poll of the sweep under way (session_batch.c). */
+	 * producer was after the poll of the sweep under way. */
 	const volatile uint64_t *ring_pos;
 	uint64_t sweep_until;
-	uint32_t sample_every; /* --sample N (0: every tree) */
-	/* -p: the closures the snapshot wrote (recorder/snapshot.h), by address */
-	struct snapshot_closure {
-		uint64_t addr;
-		uint64_t init_ns; /* when it was initialised: events before are earlier lives' */
-		bool done;	  /* its own init or its finish came: later ones are other lives' */
-	} * snapshot;
-	size_t n_snapshot;
+};
+
+/* -p: the closures the snapshot wrote (snapshot.c), by address; snapshot_keep.c reads them. */
+struct snapshot_closure {
+	uint64_t addr;
+	uint64_t init_ns; /* when it was initialised: events before are earlier lives' */
+	bool done;	  /* its own init or its finish came: later ones are other lives' */
+};
+struct session_snapshot {
+	struct snapshot_closure *v;
+	size_t n;
 	/*
 	 * When the live list had been read (0: no snapshot), and what snapshot_keep learned of the
 	 * addresses before then: inited since the attach, or a closure from before it that the
-	 * snapshot did not see (left out, counted in snapshot_missed).
+	 * snapshot did not see (left out, counted in missed).
 	 */
-	uint64_t snapshot_ns;
-	struct hashmap snapshot_window;
-	uint64_t snapshot_missed;
+	uint64_t read_ns;
+	struct hashmap window;
+	uint64_t missed;
+};
+
+/* Where the event loop stands and its clocks (event_loop.c). */
+struct session_loop {
+	enum session_phase phase;
+	enum recorder_end end;
+	int stop_signal; /* the first stop signal received, 0 when none */
+	int write_errno; /* RECORDER_WRITE: why the trace could not be written */
+	int sigfd, epfd;
+	bool quiet; /* no live status line (asked, or not a terminal of our own) */
+	/* session_poll's reading stops here (0: read all), so that a producer faster than us still
+	 * leaves time for frames, signals and clocks; bytes read since the clock was last read.
+	 */
+	uint64_t read_until_ns;
+	uint32_t read_since_clock;
+	bool read_behind; /* the last read stopped there: records are left to read */
+	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
+	uint64_t last_flush; /* when the trace was last flushed */
+	uint64_t stopped_ns; /* when the recording stopped (PHASE_DONE), 0 before */
+};
+
+/* The processes traced: one, or a launched command and what it forks and execs (procset.c). */
+struct session_procs {
+	bool launched;		/* the process is our child: forward signals to it */
+	bool stop_on_load;	/* stop the process at each loader change until attached */
+	bool follow;		/* launched only: trace the processes it forks and what they exec */
+	struct hashmap tid_pid; /* follow mode: tid -> pid (uint32_t), a cache of the BPF map */
+	int pidfd;
+	int guard;	  /* the launched command's guard (check_guard.h), or -1 */
+	bool root_exited; /* the launched command's first process has exited */
+	bool init_pidns;  /* we live in the first pid namespace */
+};
+
+/* What reached the trace and the consumer (emit.c). */
+struct session_output {
+	FILE *file; /* NULL: events go to the consumer alone */
+	uint64_t start_ns;
+	uint64_t events;
+	int64_t live; /* closures initialised and not finished (stack closures excluded) */
 	/*
 	 * The stop's cut (CLOCK_MONOTONIC ns; 0 until the stop): the threads of a process still
 	 * running are drained one after another, so a record made after the cut by a thread read
@@ -140,28 +157,35 @@ struct session {
 	 * process (trees_counted: some libclosure counted them, version 3 on). */
 	bool trees_counted;
 	uint64_t trees, trees_left_out;
+};
 
-	uint64_t events;
-	int64_t live; /* closures initialised and not finished (stack closures excluded) */
-
-	/* The end: why, and the clock of the phase (event_loop.c). */
-	enum session_phase phase;
-	enum recorder_end end;
-	int stop_signal; /* the first stop signal received, 0 when none */
-	int write_errno; /* RECORDER_WRITE: why the trace could not be written */
-	uint64_t duration_ns, timeout_ns, grace_ns, stop_wait_ns;
-	uint64_t begin_ns, phase_ns, last_scan, last_status, last_events;
-	uint64_t last_flush; /* when the trace was last flushed (event_loop.c) */
-	uint64_t stopped_ns; /* when the recording stopped (PHASE_DONE), 0 before */
+/* A recording: the parts above, each owned by its file, and what they all read. */
+struct session {
+	const struct recorder_opts *opts; /* the caller's, kept for the whole recording */
+	struct closuretrace_bpf *skel;
+	struct ring_buffer *rb;
+	struct drain *drain; /* the thread that empties the ring buffer (drain.h) */
+	pid_t pid;
+	const char *exe; /* the process's executable: maps are read only once it runs it */
+	bool closing;	 /* session_close: only exec records are still handled */
+	bool abandoned;	 /* recorder_abandon: nothing more is decoded or emitted */
+	struct session_attach attach;
+	struct session_addresses addr;
+	struct session_batches batches;
+	struct session_snapshot snap;
+	struct session_loop loop;
+	struct session_procs procs;
+	struct session_output out;
 };
 
 /* session.c (and recorder_now_ns, recorder.h) */
 uint64_t session_read_stat(struct session *s, uint32_t slot);
 
 /* session_life.c */
-int session_init(struct session *s, pid_t pid);
-/* Opens and loads the BPF programs with a ring buffer of buffer_size bytes. 0 or -errno. */
-int session_load(struct session *s, size_t buffer_size);
+/* o: the caller's options, borrowed until session_close. 0, or -1 out of memory. */
+int session_init(struct session *s, pid_t pid, const struct recorder_opts *o);
+/* Opens and loads the BPF programs with a ring buffer of opts->buffer_size bytes. 0 or -errno. */
+int session_load(struct session *s);
 /* Reads the rest, resolves what is still pending; returns the events the kernel could not
  * hand over (and warns when module records were lost too). */
 uint64_t session_finish(struct session *s);

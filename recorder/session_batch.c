@@ -42,11 +42,11 @@ static void gap_given_up(void *ctx, uint32_t pid, uint64_t n);
 
 int session_batch_init(struct session *s, uint64_t not_before_ns)
 {
-	hashmap_init(&s->batch_tids, 0);
-	s->batch = batch_decoder_new(not_before_ns, emit, s);
-	if (s->batch)
-		batch_decoder_on_gap(s->batch, gap_given_up);
-	return s->batch ? 0 : -ENOMEM;
+	hashmap_init(&s->batches.tids, 0);
+	s->batches.decoder = batch_decoder_new(not_before_ns, emit, s);
+	if (s->batches.decoder)
+		batch_decoder_on_gap(s->batches.decoder, gap_given_up);
+	return s->batches.decoder ? 0 : -ENOMEM;
 }
 
 void session_batch_setup(struct session *s)
@@ -54,9 +54,9 @@ void session_batch_setup(struct session *s)
 	bool btf = !access("/sys/kernel/btf/vmlinux", R_OK);
 
 	bpf_program__set_autoload(s->skel->progs.on_thread_exit, btf);
-	bpf_program__set_autoload(s->skel->progs.on_prepare_exec, btf && !s->exec_syscalls);
-	bpf_program__set_autoload(s->skel->progs.on_execve, btf && s->exec_syscalls);
-	bpf_program__set_autoload(s->skel->progs.on_execveat, btf && s->exec_syscalls);
+	bpf_program__set_autoload(s->skel->progs.on_prepare_exec, btf && !s->batches.exec_syscalls);
+	bpf_program__set_autoload(s->skel->progs.on_execve, btf && s->batches.exec_syscalls);
+	bpf_program__set_autoload(s->skel->progs.on_execveat, btf && s->batches.exec_syscalls);
 }
 
 void session_batch_attach(struct session *s)
@@ -73,7 +73,7 @@ void session_batch_attach(struct session *s)
 			continue;
 		link = bpf_program__attach(progs[i]);
 		attached = link && !session_add_link(s, link); /* add_link frees it */
-		if (s->verbose)
+		if (s->opts->verbose)
 			fprintf(stderr, "closuretrace: %s %s%s\n", bpf_program__name(progs[i]),
 				attached ? "attached" : "not attached: ",
 				attached ? "" : strerror(errno));
@@ -125,9 +125,9 @@ static bool still_traced(struct session *s, uint32_t pid)
 	__u8 yes;
 
 	if (pid == (uint32_t)s->pid)
-		return !s->root_exited && s->pidfd >= 0 &&
-		       !syscall(SYS_pidfd_send_signal, s->pidfd, 0, NULL, 0);
-	return s->follow && s->skel && s->init_pidns &&
+		return !s->procs.root_exited && s->procs.pidfd >= 0 &&
+		       !syscall(SYS_pidfd_send_signal, s->procs.pidfd, 0, NULL, 0);
+	return s->procs.follow && s->skel && s->procs.init_pidns &&
 	       !bpf_map__lookup_elem(s->skel->maps.traced, &pid, sizeof(pid), &yes, sizeof(yes), 0);
 }
 
@@ -153,26 +153,26 @@ static struct batch_process *add_process(struct session *s, uint32_t pid, uint32
 	uint32_t stream = image, same_pid = 0;
 	bool found = false;
 
-	for (size_t i = 0; i < s->n_batch_procs; i++) {
-		if (s->batch_procs[i].pid != pid)
+	for (size_t i = 0; i < s->batches.n_procs; i++) {
+		if (s->batches.procs[i].pid != pid)
 			continue;
 		same_pid++;
-		if (s->batch_procs[i].image == image && !found) {
-			stream = s->batch_procs[i].stream;
+		if (s->batches.procs[i].image == image && !found) {
+			stream = s->batches.procs[i].stream;
 			found = true;
 		}
 	}
 	if (!found && image == BATCH_IMAGE_UNKNOWN)
 		stream = 0x8000 | (same_pid & 0x7fff);
-	v = realloc(s->batch_procs, (s->n_batch_procs + 1) * sizeof(*v));
+	v = realloc(s->batches.procs, (s->batches.n_procs + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
-	s->batch_procs = v;
-	v = &v[s->n_batch_procs++];
+	s->batches.procs = v;
+	v = &v[s->batches.n_procs++];
 	*v = (struct batch_process){
 		.pid = pid, .image = image, .stream = stream, .registry = registry};
 	/* record -p: threads idle since before the recording are known to BPF from no batch. */
-	if (!s->launched && s->skel && in_first_pidns(pid)) {
+	if (!s->procs.launched && s->skel && in_first_pidns(pid)) {
 		v->poll.on_owner = seed_thread;
 		v->poll.ctx = s;
 	}
@@ -188,25 +188,26 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
 	 * Registries found at attach learn their image from the process's first batch (an exec
 	 * between the attach and that batch is taken for the same image: see docs/probes.md).
 	 */
-	for (size_t i = 0; i < s->n_batch_procs; i++)
-		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == BATCH_IMAGE_UNKNOWN)
-			s->batch_procs[i].image = image;
-	for (size_t i = 0; i < s->n_batch_procs; i++)
-		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == image &&
-		    s->batch_procs[i].registry == registry)
-			return &s->batch_procs[i];
-	for (size_t i = 0; i < s->n_batch_procs; i++)
-		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image != image)
-			s->batch_procs[i].gone = true;
+	for (size_t i = 0; i < s->batches.n_procs; i++)
+		if (s->batches.procs[i].pid == pid &&
+		    s->batches.procs[i].image == BATCH_IMAGE_UNKNOWN)
+			s->batches.procs[i].image = image;
+	for (size_t i = 0; i < s->batches.n_procs; i++)
+		if (s->batches.procs[i].pid == pid && s->batches.procs[i].image == image &&
+		    s->batches.procs[i].registry == registry)
+			return &s->batches.procs[i];
+	for (size_t i = 0; i < s->batches.n_procs; i++)
+		if (s->batches.procs[i].pid == pid && s->batches.procs[i].image != image)
+			s->batches.procs[i].gone = true;
 	v = add_process(s, pid, image, registry);
 	/*
 	 * Lossless: the library may have half the ring buffer in flight, then waits. A ring that
 	 * cannot hold two full batches in half of it would make every handover wait in vain.
 	 */
-	if (v && s->launched && !s->drain && s->buffer_size / 2 >= 2 * BATCH_BYTES_MAX &&
-	    still_traced(s, pid))
+	if (v && s->procs.launched && !s->drain &&
+	    s->opts->buffer_size / 2 >= 2 * BATCH_BYTES_MAX && still_traced(s, pid))
 		batch_set_wait_limit((pid_t)pid, registry,
-				     s->buffer_size / 2 / CT_BATCH_RECORD_SIZE);
+				     s->opts->buffer_size / 2 / CT_BATCH_RECORD_SIZE);
 	return v;
 }
 
@@ -218,12 +219,13 @@ static struct batch_process *process_for(struct session *s, uint32_t pid, uint32
  */
 static uint32_t stream_of(const struct session *s, uint32_t pid, uint32_t image)
 {
-	for (size_t i = 0; i < s->n_batch_procs; i++)
-		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == image)
-			return s->batch_procs[i].stream;
-	for (size_t i = 0; i < s->n_batch_procs; i++)
-		if (s->batch_procs[i].pid == pid && s->batch_procs[i].image == BATCH_IMAGE_UNKNOWN)
-			return s->batch_procs[i].stream;
+	for (size_t i = 0; i < s->batches.n_procs; i++)
+		if (s->batches.procs[i].pid == pid && s->batches.procs[i].image == image)
+			return s->batches.procs[i].stream;
+	for (size_t i = 0; i < s->batches.n_procs; i++)
+		if (s->batches.procs[i].pid == pid &&
+		    s->batches.procs[i].image == BATCH_IMAGE_UNKNOWN)
+			return s->batches.procs[i].stream;
 	return image;
 }
 
@@ -234,7 +236,7 @@ static uint32_t stream_of(const struct session *s, uint32_t pid, uint32_t image)
  */
 static uint64_t polled_until(const struct session *s, uint64_t now)
 {
-	return s->launched ? 0 : now + BATCH_POLLED_AHEAD_NS;
+	return s->procs.launched ? 0 : now + BATCH_POLLED_AHEAD_NS;
 }
 
 /* A new session in the registry (-p), counting trees from now: this recording's sampling. */
@@ -251,7 +253,7 @@ static void start_sampling(struct session *s, struct batch_process *p)
 	if (!batch_handed((pid_t)p->pid, p->registry, &handed))
 		batch_ack((pid_t)p->pid, p->registry, handed);
 	/* Another session than any the closures alive may carry from an earlier recording. */
-	if (!batch_sampling_write((pid_t)p->pid, p->registry, s->sample_every,
+	if (!batch_sampling_write((pid_t)p->pid, p->registry, s->opts->sample_every,
 				  (uint8_t)(now.session + 1) ? (uint8_t)(now.session + 1) : 1))
 		p->sampling = p->session_set = true;
 }
@@ -260,12 +262,12 @@ static void start_sampling(struct session *s, struct batch_process *p)
  * (-p: the process runs on unsampled); then the totals. */
 static void stop_sampling(struct session *s)
 {
-	for (size_t i = 0; i < s->n_batch_procs; i++) {
-		struct batch_process *p = &s->batch_procs[i];
+	for (size_t i = 0; i < s->batches.n_procs; i++) {
+		struct batch_process *p = &s->batches.procs[i];
 		struct batch_sampling now;
 
 		/* -p: counted from this recording's start; launched: from the process's. */
-		if (!p->gone && (p->session_set || s->launched) &&
+		if (!p->gone && (p->session_set || s->procs.launched) &&
 		    !batch_sampling_read((pid_t)p->pid, p->registry, &now) && now.session &&
 		    now.trees >= p->trees) {
 			p->sampling = true;
@@ -275,9 +277,9 @@ static void stop_sampling(struct session *s)
 		}
 		if (!p->sampling)
 			continue;
-		s->trees_counted = true;
-		s->trees += p->trees - p->trees_base;
-		s->trees_left_out += p->trees_left_out - p->left_out_base;
+		s->out.trees_counted = true;
+		s->out.trees += p->trees - p->trees_base;
+		s->out.trees_left_out += p->trees_left_out - p->left_out_base;
 	}
 }
 
@@ -289,10 +291,10 @@ static void stop_sampling(struct session *s)
  */
 static void learn_registries(struct session *s)
 {
-	if (s->launched || !s->batching || !s->skel)
+	if (s->procs.launched || !s->batches.on || !s->skel)
 		return;
-	for (size_t i = 0; i < s->objects.n; i++) {
-		struct object *o = &s->objects.v[i];
+	for (size_t i = 0; i < s->addr.objects.n; i++) {
+		struct object *o = &s->addr.objects.v[i];
 		struct batch_process *p;
 		uint32_t image = BATCH_IMAGE_UNKNOWN;
 		uint64_t at;
@@ -306,26 +308,26 @@ static void learn_registries(struct session *s)
 			continue;
 		at += o->bias;
 		/* The image of the process's batches so far, if any (one loaded by dlopen). */
-		for (size_t k = 0; k < s->n_batch_procs; k++) {
-			p = &s->batch_procs[k];
+		for (size_t k = 0; k < s->batches.n_procs; k++) {
+			p = &s->batches.procs[k];
 			if (p->pid != (uint32_t)s->pid || p->gone)
 				continue;
 			known |= p->registry == at;
 			image = p->image;
 		}
 		if (known) {
-			for (size_t k = 0; k < s->n_batch_procs; k++)
-				if (s->batch_procs[k].registry == at && !s->batch_procs[k].gone)
-					start_sampling(s, &s->batch_procs[k]);
+			for (size_t k = 0; k < s->batches.n_procs; k++)
+				if (s->batches.procs[k].registry == at && !s->batches.procs[k].gone)
+					start_sampling(s, &s->batches.procs[k]);
 			continue;
 		}
 		if (!(p = add_process(s, (uint32_t)s->pid, image, at)))
 			continue;
 		start_sampling(s, p);
 		/* At once: its threads are known to BPF from now on (the message says so). */
-		batch_poll(&p->poll, s->batch, s->pid, at, p->stream,
+		batch_poll(&p->poll, s->batches.decoder, s->pid, at, p->stream,
 			   recorder_now_ns() - BATCH_IDLE_NS, polled_until(s, recorder_now_ns()));
-		if (s->verbose) {
+		if (s->opts->verbose) {
 			char shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* a path the process chose */
 
 			fprintf(stderr, "closuretrace: batch registry of %s at 0x%llx\n",
@@ -340,7 +342,7 @@ static void learn_registries(struct session *s)
  * boundary"): those its library says it dropped, and the gaps in its sequence numbers given up.
  * Each is believed only as far as the process could have made them, one record per nanosecond of
  * its CPU time at most (read again at most every 10 ms); beyond that it is refused and counted
- * apart (s->claims_refused), never as lost. Returns whether n is believed (then p->claimed
+ * apart (s->batches.claims_refused), never as lost. Returns whether n is believed (then p->claimed
  * holds it).
  */
 #define CLAIM_REREAD_NS (10 * 1000 * 1000ull)
@@ -366,7 +368,7 @@ static bool believe(struct session *s, struct batch_process *p, uint64_t n)
 	if (p && p->claimed + n > p->cpu_ns && now - p->cpu_read_ns >= CLAIM_REREAD_NS)
 		read_cpu(p, now, CLAIM_REREAD_NS); /* a tick the kernel has not counted yet */
 	if (!p || p->claimed + n > p->cpu_ns) {
-		s->claims_refused += n;
+		s->batches.claims_refused += n;
 		return false;
 	}
 	p->claimed += n;
@@ -376,15 +378,15 @@ static bool believe(struct session *s, struct batch_process *p, uint64_t n)
 static void claim_dropped(struct session *s, struct batch_process *p, uint32_t dropped)
 {
 	if (believe(s, p, dropped))
-		s->batch_dropped += dropped;
+		s->batches.dropped += dropped;
 }
 
 /* The latest entry of process pid (any image: its CPU time is the process's). */
 static struct batch_process *process_of(struct session *s, uint32_t pid)
 {
-	for (size_t i = s->n_batch_procs; i-- > 0;)
-		if (s->batch_procs[i].pid == pid)
-			return &s->batch_procs[i];
+	for (size_t i = s->batches.n_procs; i-- > 0;)
+		if (s->batches.procs[i].pid == pid)
+			return &s->batches.procs[i];
 	return NULL;
 }
 
@@ -393,7 +395,7 @@ static void gap_given_up(void *ctx, uint32_t pid, uint64_t n)
 	struct session *s = ctx;
 
 	if (believe(s, process_of(s, pid), n))
-		s->gaps_lost += n;
+		s->batches.gaps_lost += n;
 }
 
 /* Threads remembered as their process's (seen handing their own buffers over) at most. */
@@ -411,11 +413,11 @@ static bool thread_of(struct session *s, uint32_t pid, uint32_t tid, bool foreig
 	char path[64];
 
 	if (!foreign) {
-		if (hashmap_count(&s->batch_tids) < BATCH_TIDS_MAX)
-			hashmap_put(&s->batch_tids, pid, tid, NULL);
+		if (hashmap_count(&s->batches.tids) < BATCH_TIDS_MAX)
+			hashmap_put(&s->batches.tids, pid, tid, NULL);
 		return true;
 	}
-	if (hashmap_get(&s->batch_tids, pid, tid))
+	if (hashmap_get(&s->batches.tids, pid, tid))
 		return true;
 	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
 	return tid && !access(path, F_OK);
@@ -428,7 +430,8 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 
 	if (size < sizeof(*h) || h->kind != CT_BATCH)
 		return false;
-	if (s->closing || !s->batch || size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
+	if (s->closing || !s->batches.decoder ||
+	    size != sizeof(*h) + (size_t)h->n * CT_BATCH_RECORD_SIZE)
 		return true;
 	p = process_for(s, h->pid, h->image, h->registry);
 	if (h->dropped)
@@ -437,7 +440,7 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 		p->handed = h->handed;
 	/* The sampling counters only grow within an image: the latest read is the largest. */
 	if (p && h->trees > p->trees) {
-		p->sampling = p->session_set || s->launched;
+		p->sampling = p->session_set || s->procs.launched;
 		p->trees = h->trees;
 		p->trees_left_out = h->trees_left_out;
 	}
@@ -448,15 +451,15 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 	if (p && h->why != CT_BATCH_THREAD_EXIT)
 		p->gone = h->why == CT_BATCH_EXEC;
 	if (!thread_of(s, h->pid, h->tid, h->foreign)) {
-		if (!s->tid_refused)
+		if (!s->batches.tid_refused)
 			fprintf(stderr,
 				"closuretrace: warning: records refused: a batch named thread %u, "
 				"which is not a thread of process %u\n",
 				h->tid, h->pid);
-		s->tid_refused += h->n;
+		s->batches.tid_refused += h->n;
 		return true;
 	}
-	batch_decoder_feed(s->batch, h->pid, h->tid,
+	batch_decoder_feed(s->batches.decoder, h->pid, h->tid,
 			   batch_stream_key(h->records, p ? p->stream : h->image),
 			   (const struct closure_batch_record *)(h + 1), h->n);
 	return true;
@@ -465,44 +468,44 @@ bool session_batch_record(struct session *s, const void *data, size_t size)
 /* The ring buffer's positions (ring_pos.h), mapped at the first call. False when it cannot be. */
 static bool ring_positions(struct session *s, uint64_t *consumer, uint64_t *producer)
 {
-	if (!s->ring_pos && s->skel)
-		s->ring_pos = ring_pos_map(bpf_map__fd(s->skel->maps.events));
-	if (!s->ring_pos)
+	if (!s->batches.ring_pos && s->skel)
+		s->batches.ring_pos = ring_pos_map(bpf_map__fd(s->skel->maps.events));
+	if (!s->batches.ring_pos)
 		return false;
-	ring_pos_read(s->ring_pos, consumer, producer);
+	ring_pos_read(s->batches.ring_pos, consumer, producer);
 	return true;
 }
 
 /* Every BATCH_POLL_NS: the buffers of every process read (a sweep, unless one is under way). */
 static void poll_all(struct session *s, uint64_t now)
 {
-	bool sweep = !batch_decoder_sweeping(s->batch);
+	bool sweep = !batch_decoder_sweeping(s->batches.decoder);
 	uint64_t consumer;
 
 	if (sweep)
-		batch_decoder_sweep(s->batch, now);
-	for (size_t i = 0; i < s->n_batch_procs; i++) {
-		struct batch_process *p = &s->batch_procs[i];
+		batch_decoder_sweep(s->batches.decoder, now);
+	for (size_t i = 0; i < s->batches.n_procs; i++) {
+		struct batch_process *p = &s->batches.procs[i];
 		long got = 0;
 
 		if (!p->gone && now - p->cpu_read_ns >= CPU_POLL_NS)
 			read_cpu(p, now, CPU_POLL_NS);
-		if (!p->gone &&
-		    (!still_traced(s, p->pid) ||
-		     (got = batch_poll(&p->poll, s->batch, (pid_t)p->pid, p->registry, p->stream,
-				       now - BATCH_IDLE_NS, polled_until(s, now))) == -ESRCH))
+		if (!p->gone && (!still_traced(s, p->pid) ||
+				 (got = batch_poll(&p->poll, s->batches.decoder, (pid_t)p->pid,
+						   p->registry, p->stream, now - BATCH_IDLE_NS,
+						   polled_until(s, now))) == -ESRCH))
 			p->gone = true;
 		/* A registry that cannot be read (made up): its streams are not waited for. */
 		else if (got < 0 && sweep)
-			batch_decoder_gone(s->batch, p->pid, p->stream);
+			batch_decoder_gone(s->batches.decoder, p->pid, p->stream);
 		/* Gone before the poll: what it handed over is in the ring buffer already. */
 		if (p->gone && sweep && !p->gone_told) {
-			batch_decoder_gone(s->batch, p->pid, p->stream);
+			batch_decoder_gone(s->batches.decoder, p->pid, p->stream);
 			p->gone_told = true;
 		}
 	}
-	if (sweep && !ring_positions(s, &consumer, &s->sweep_until))
-		s->sweep_until = 0; /* no positions: the next complete read commits */
+	if (sweep && !ring_positions(s, &consumer, &s->batches.sweep_until))
+		s->batches.sweep_until = 0; /* no positions: the next complete read commits */
 }
 
 /*
@@ -517,29 +520,29 @@ static bool sweep_read(struct session *s)
 	uint64_t consumer, producer;
 
 	if (!ring_positions(s, &consumer, &producer))
-		return !s->read_behind;
-	if (consumer < s->sweep_until)
+		return !s->loop.read_behind;
+	if (consumer < s->batches.sweep_until)
 		return false;
 	if (!s->drain)
 		return true;
-	if (s->read_behind) /* its queue is not empty: a later tick */
+	if (s->loop.read_behind) /* its queue is not empty: a later tick */
 		return false;
 	drain_sync(s->drain); /* a whole round of the drain thread: consumed is queued */
-	s->read_behind = drain_take(s);
-	return !s->read_behind;
+	s->loop.read_behind = drain_take(s);
+	return !s->loop.read_behind;
 }
 
 void session_batch_tick(struct session *s)
 {
 	uint64_t now;
 
-	if (!s->batch)
+	if (!s->batches.decoder)
 		return;
 	learn_registries(s);
 	now = recorder_now_ns();
 	/* With a drain thread, it acknowledges handovers as it reads them (drain.h). */
-	for (size_t i = 0; s->launched && !s->drain && i < s->n_batch_procs; i++) {
-		struct batch_process *p = &s->batch_procs[i];
+	for (size_t i = 0; s->procs.launched && !s->drain && i < s->batches.n_procs; i++) {
+		struct batch_process *p = &s->batches.procs[i];
 
 		if (p->gone || p->handed == p->acked)
 			continue;
@@ -553,53 +556,54 @@ void session_batch_tick(struct session *s)
 	 * Polls read the newest records, which wait in the reorder window behind those queued:
 	 * while the loop is behind, the handed-over batches bring them in their turn.
 	 */
-	if (now - s->batch_polled >= BATCH_POLL_NS && !s->read_behind) {
-		s->batch_polled = now;
+	if (now - s->batches.polled >= BATCH_POLL_NS && !s->loop.read_behind) {
+		s->batches.polled = now;
 		poll_all(s, now);
 	}
-	if (batch_decoder_sweeping(s->batch) && sweep_read(s))
-		batch_decoder_commit(s->batch);
+	if (batch_decoder_sweeping(s->batches.decoder) && sweep_read(s))
+		batch_decoder_commit(s->batches.decoder);
 }
 
 void session_batch_stop(struct session *s)
 {
-	if (!s->batch)
+	if (!s->batches.decoder)
 		return;
-	/* s->cut_ns is the stop's (session_finish), set before the first buffer is read. */
+	/* s->out.cut_ns is the stop's (session_finish), set before the first buffer is read. */
 	learn_registries(s);
-	for (size_t i = 0; i < s->n_batch_procs; i++) {
-		struct batch_process *p = &s->batch_procs[i];
+	for (size_t i = 0; i < s->batches.n_procs; i++) {
+		struct batch_process *p = &s->batches.procs[i];
 
 		if (p->gone || !still_traced(s, p->pid))
 			continue;
-		if (s->launched) { /* never wait for us again */
+		if (s->procs.launched) { /* never wait for us again */
 			batch_set_wait_limit((pid_t)p->pid, p->registry, 0);
 		} else { /* hand over by age again, start every tree: for whoever traces it next */
 			batch_stop_polling((pid_t)p->pid, p->registry);
 			batch_set_behind_limit((pid_t)p->pid, p->registry, 0);
 		}
-		batch_drain(s->batch, (pid_t)p->pid, p->registry, p->stream);
+		batch_drain(s->batches.decoder, (pid_t)p->pid, p->registry, p->stream);
 	}
 	/* A thread may have handed a full buffer over (into the ring) while the others were read:
 	 * its records before the cut are the trace's too. */
 	ring_buffer__consume(s->rb);
 	stop_sampling(s);
-	batch_decoder_flush(s->batch);
-	if (s->verbose && s->after_cut)
+	batch_decoder_flush(s->batches.decoder);
+	if (s->opts->verbose && s->out.after_cut)
 		fprintf(stderr,
 			"closuretrace: %llu records made after the stop left out (the process "
 			"ran on while the recorder finished)\n",
-			(unsigned long long)s->after_cut);
-	if (s->verbose && batch_decoder_stale(s->batch))
+			(unsigned long long)s->out.after_cut);
+	if (s->opts->verbose && batch_decoder_stale(s->batches.decoder))
 		fprintf(stderr,
 			"closuretrace: %llu buffered records older than the recording left out\n",
-			(unsigned long long)batch_decoder_stale(s->batch));
-	if (batch_decoder_refused(s->batch))
+			(unsigned long long)batch_decoder_stale(s->batches.decoder));
+	if (batch_decoder_refused(s->batches.decoder))
 		fprintf(stderr,
 			"closuretrace: warning: %llu batched records refused (counted as lost): "
 			"their buffers were past the %u that a process's threads may have "
 			"(docs/probes.md, \"Trust boundary\")\n",
-			(unsigned long long)batch_decoder_refused(s->batch), BATCH_STREAMS_MAX);
+			(unsigned long long)batch_decoder_refused(s->batches.decoder),
+			BATCH_STREAMS_MAX);
 }
 
 /* The records of batches lost in the ring buffer that no poll or drain got either. */
@@ -619,7 +623,7 @@ static uint64_t lost_in_ring(struct session *s)
 		if (bpf_map_lookup_elem(fd, &key, &n))
 			continue;
 		lost += n - batch_decoder_received(
-				    s->batch, key.pid,
+				    s->batches.decoder, key.pid,
 				    batch_stream_key(key.records, stream_of(s, key.pid, key.image)),
 				    key.seq0, n);
 	}
@@ -630,41 +634,42 @@ uint64_t session_batch_lost(struct session *s)
 {
 	uint64_t ring, forgotten, refused, late;
 
-	if (!s->batch)
-		return s->batch_dropped + session_read_stat(s, CT_STAT_LOST_BATCHED);
+	if (!s->batches.decoder)
+		return s->batches.dropped + session_read_stat(s, CT_STAT_LOST_BATCHED);
 	/* With those BPF could not list (its map full, or the library's drops in them). */
 	ring = lost_in_ring(s) + session_read_stat(s, CT_STAT_LOST_BATCHED);
-	forgotten = s->gaps_lost;
-	refused = batch_decoder_refused(s->batch) + s->tid_refused;
-	late = batch_decoder_late(s->batch);
+	forgotten = s->batches.gaps_lost;
+	refused = batch_decoder_refused(s->batches.decoder) + s->batches.tid_refused;
+	late = batch_decoder_late(s->batches.decoder);
 	/* Where they went, for whoever must make it lose nothing next time. */
-	if (s->verbose && s->batch_dropped + ring + forgotten + refused + late)
+	if (s->opts->verbose && s->batches.dropped + ring + forgotten + refused + late)
 		fprintf(stderr,
 			"closuretrace: batched records lost: %llu dropped by the library (the "
 			"process's own count: a buffer full under a nested call), %llu in batches "
 			"the ring buffer could not take, %llu in sequence gaps given up, %llu "
 			"refused, %llu read after later ones had left the full reorder queue\n",
-			(unsigned long long)s->batch_dropped, (unsigned long long)ring,
+			(unsigned long long)s->batches.dropped, (unsigned long long)ring,
 			(unsigned long long)forgotten, (unsigned long long)refused,
 			(unsigned long long)late);
-	if (s->claims_refused)
+	if (s->batches.claims_refused)
 		fprintf(stderr,
 			"closuretrace: warning: refused the traced process's word for %llu more "
 			"records it never handed over (dropped by its library, or skipped in its "
-			"sequence numbers) than its CPU time could have made (not counted as lost)\n",
-			(unsigned long long)s->claims_refused);
-	return s->batch_dropped + ring + forgotten + refused + late;
+			"sequence numbers) than its CPU time could have made (not counted as "
+			"lost)\n",
+			(unsigned long long)s->batches.claims_refused);
+	return s->batches.dropped + ring + forgotten + refused + late;
 }
 
 void session_batch_free(struct session *s)
 {
-	hashmap_free(&s->batch_tids);
-	batch_decoder_free(s->batch);
-	s->batch = NULL;
-	ring_pos_unmap(s->ring_pos);
-	s->ring_pos = NULL;
-	for (size_t i = 0; i < s->n_batch_procs; i++)
-		batch_poll_free(&s->batch_procs[i].poll);
-	free(s->batch_procs);
-	s->batch_procs = NULL;
+	hashmap_free(&s->batches.tids);
+	batch_decoder_free(s->batches.decoder);
+	s->batches.decoder = NULL;
+	ring_pos_unmap(s->batches.ring_pos);
+	s->batches.ring_pos = NULL;
+	for (size_t i = 0; i < s->batches.n_procs; i++)
+		batch_poll_free(&s->batches.procs[i].poll);
+	free(s->batches.procs);
+	s->batches.procs = NULL;
 }

@@ -25,17 +25,18 @@
 
 #define USDT_MAX_SPECS 4096 /* distinct (probe, argument registers) pairs */
 
-int session_init(struct session *s, pid_t pid)
+int session_init(struct session *s, pid_t pid, const struct recorder_opts *o)
 {
 	memset(s, 0, sizeof(*s));
-	hashmap_init(&s->seen, 0);
-	hashmap_init(&s->snapshot_window, 1);
-	hashmap_init(&s->tid_pid, sizeof(uint32_t));
+	s->opts = o;
+	hashmap_init(&s->addr.seen, 0);
+	hashmap_init(&s->snap.window, 1);
+	hashmap_init(&s->procs.tid_pid, sizeof(uint32_t));
 	s->pid = pid;
-	objects_set_process(&s->objects, pid);
-	s->pidfd = s->sigfd = s->epfd = s->guard = -1;
-	s->syms = symbols_new();
-	return s->syms && !session_batch_init(s, recorder_now_ns()) ? 0 : -1;
+	objects_set_process(&s->addr.objects, pid);
+	s->procs.pidfd = s->loop.sigfd = s->loop.epfd = s->procs.guard = -1;
+	s->addr.syms = symbols_new();
+	return s->addr.syms && !session_batch_init(s, recorder_now_ns()) ? 0 : -1;
 }
 
 static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -51,7 +52,7 @@ static int verbose_print(enum libbpf_print_level level, const char *fmt, va_list
 	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
 }
 
-/* Opens and loads the skeleton; without the uprobe_multi programs when s->use_libbpf. */
+/* Opens and loads the skeleton; without the uprobe_multi programs when s->attach.use_libbpf. */
 static int open_and_load(struct session *s, size_t buffer_size)
 {
 	struct closuretrace_bpf *skel = closuretrace_bpf__open();
@@ -61,7 +62,7 @@ static int open_and_load(struct session *s, size_t buffer_size)
 		return -errno;
 	s->skel = skel;
 	skel->rodata->wakeup_bytes = buffer_size / 8;
-	skel->rodata->stop_on_load = s->stop_on_load;
+	skel->rodata->stop_on_load = s->procs.stop_on_load;
 	err = procset_setup(s);
 	session_batch_setup(s);
 	if (!err)
@@ -69,15 +70,16 @@ static int open_and_load(struct session *s, size_t buffer_size)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, USDT_MAX_SPECS);
 	if (!err)
-		err = s->use_libbpf ? bpf_program__set_autoload(skel->progs.on_probe_multi, false)
-				    : bpf_program__set_expected_attach_type(
-					      skel->progs.on_probe_multi, USDT_ATTACH_UPROBE_MULTI);
+		err = s->attach.use_libbpf
+			      ? bpf_program__set_autoload(skel->progs.on_probe_multi, false)
+			      : bpf_program__set_expected_attach_type(skel->progs.on_probe_multi,
+								      USDT_ATTACH_UPROBE_MULTI);
 	/* touch_ring needs bpf_loop in a syscall program (Linux 5.17); without it, or asked for a
 	 * cold ring, it is not loaded. */
-	if (!err && (s->cold_ring ||
+	if (!err && (s->opts->cold_ring ||
 		     libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) != 1))
 		err = bpf_program__set_autoload(skel->progs.touch_ring, false);
-	if (!err && !s->use_libbpf) /* on_loader: one uprobe, attached like the others */
+	if (!err && !s->attach.use_libbpf) /* on_loader: one uprobe, attached like the others */
 		err = bpf_program__set_expected_attach_type(skel->progs.on_loader,
 							    USDT_ATTACH_UPROBE_MULTI);
 	if (!err)
@@ -106,34 +108,35 @@ static void touch_ring(struct session *s)
 	int fd = bpf_program__fd(s->skel->progs.touch_ring);
 	uint64_t covered = 0;
 
-	for (int i = 0; fd >= 0 && covered < s->buffer_size && i < 4; i++) {
+	for (int i = 0; fd >= 0 && covered < s->opts->buffer_size && i < 4; i++) {
 		if (bpf_prog_test_run_opts(fd, &opts) || !opts.retval)
 			break;
 		covered += (uint64_t)opts.retval * (CT_TOUCH_RECORD_SIZE + 8);
 		ring_buffer__consume(s->rb);
 	}
-	if (s->verbose)
+	if (s->opts->verbose)
 		fprintf(stderr,
 			"closuretrace: %llu KiB of the ring buffer written before recording\n",
-			(unsigned long long)(covered < s->buffer_size ? covered : s->buffer_size) >>
+			(unsigned long long)(covered < s->opts->buffer_size
+						     ? covered
+						     : s->opts->buffer_size) >>
 				10);
 }
 
-int session_load(struct session *s, size_t buffer_size)
+int session_load(struct session *s)
 {
 	int err;
 
-	libbpf_set_print(s->verbose ? verbose_print : silent_print);
-	s->buffer_size = buffer_size;
+	libbpf_set_print(s->opts->verbose ? verbose_print : silent_print);
 	/* Older kernels, each refusal once: libbpf finds no sched_prepare_exec before 6.10
 	 * (-ESRCH: the syscalls' drain); before 6.6 the uprobe_multi attach type may be refused
 	 * (-EINVAL: libbpf's way). */
 	for (;;) {
-		err = open_and_load(s, buffer_size);
-		if (err == -ESRCH && !s->exec_syscalls)
-			s->exec_syscalls = true;
-		else if (err == -EINVAL && !s->use_libbpf)
-			s->use_libbpf = true;
+		err = open_and_load(s, s->opts->buffer_size);
+		if (err == -ESRCH && !s->batches.exec_syscalls)
+			s->batches.exec_syscalls = true;
+		else if (err == -EINVAL && !s->attach.use_libbpf)
+			s->attach.use_libbpf = true;
 		else
 			break;
 		closuretrace_bpf__destroy(s->skel);
@@ -146,8 +149,8 @@ int session_load(struct session *s, size_t buffer_size)
 	session_batch_attach(s);
 	if (bpf_map__value_size(s->skel->maps.__bpf_usdt_specs) != sizeof(struct usdt_spec))
 		return -EPROTO; /* libbpf's usdt.bpf.h changed its layout */
-	s->multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
-	s->multi.max_specs = USDT_MAX_SPECS;
+	s->attach.multi.specs_fd = bpf_map__fd(s->skel->maps.__bpf_usdt_specs);
+	s->attach.multi.max_specs = USDT_MAX_SPECS;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_record, s, NULL);
 	if (!s->rb)
 		return -errno;
@@ -191,7 +194,7 @@ void session_take_record(struct session *s, const void *data, size_t size)
 							      .uid = m->uid});
 	} else if (kind == CT_LOADER) {
 		session_scan(s);
-		if (s->stop_on_load)
+		if (s->procs.stop_on_load)
 			procset_continue(s); /* the BPF side stopped it for this */
 	}
 }
@@ -211,10 +214,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0; /* on the drain thread: decoded behind it, by the loop */
 	session_take_record(s, data, size);
 	/* By bytes, not records: one batch record carries up to 256 events. */
-	s->read_since_clock += (uint32_t)size;
-	if (s->read_until_ns && s->read_since_clock >= READ_CLOCK_BYTES) {
-		s->read_since_clock = 0;
-		if (recorder_now_ns() >= s->read_until_ns)
+	s->loop.read_since_clock += (uint32_t)size;
+	if (s->loop.read_until_ns && s->loop.read_since_clock >= READ_CLOCK_BYTES) {
+		s->loop.read_since_clock = 0;
+		if (recorder_now_ns() >= s->loop.read_until_ns)
 			return -EAGAIN;
 	}
 	return 0;
@@ -230,17 +233,17 @@ uint64_t session_finish(struct session *s)
 	 * came after), so that nothing before the stop overflows it meanwhile. Then what the
 	 * thread queued last, and what came after it stopped.
 	 */
-	s->cut_ns = s->stopped_ns ? s->stopped_ns : recorder_now_ns();
-	drain_cut(s->drain, s->cut_ns);
-	s->read_until_ns = 0;
+	s->out.cut_ns = s->loop.stopped_ns ? s->loop.stopped_ns : recorder_now_ns();
+	drain_cut(s->drain, s->out.cut_ns);
+	s->loop.read_until_ns = 0;
 	if (s->drain)
 		drain_take(s);
 	drain_stop(s->drain);
 	if (s->drain)
 		drain_take(s);
 	ring_buffer__consume(s->rb);
-	s->after_cut += drain_after_cut(s->drain);
-	if (s->verbose && s->drain)
+	s->out.after_cut += drain_after_cut(s->drain);
+	if (s->opts->verbose && s->drain)
 		fprintf(stderr,
 			"closuretrace: %.1f MiB of records queued at most behind the ring buffer, "
 			"%.1f MiB of them through the spool's file, %llu operations lost there\n",
@@ -248,7 +251,7 @@ uint64_t session_finish(struct session *s)
 			drain_spooled(s->drain) / 1048576.0,
 			(unsigned long long)drain_lost(s->drain));
 	session_batch_stop(s); /* what the processes still hold, then every event held back */
-	if (s->n_pending)
+	if (s->addr.n_pending)
 		session_scan(s); /* still alive after a signal or --duration: maps are there */
 	session_retry_pending(s);
 	lost_modules = session_read_stat(s, CT_STAT_LOST_MODULES);
@@ -257,11 +260,11 @@ uint64_t session_finish(struct session *s)
 			"closuretrace: warning: %llu module records lost (ring buffer full); some "
 			"call sites may lack file:line: try a larger --buffer-size\n",
 			(unsigned long long)lost_modules);
-	if (s->modules_refused)
+	if (s->addr.modules_refused)
 		fprintf(stderr,
 			"closuretrace: warning: %llu module records refused: they named no regular "
 			"file that the process maps (docs/probes.md, \"Trust boundary\")\n",
-			(unsigned long long)s->modules_refused);
+			(unsigned long long)s->addr.modules_refused);
 	return session_read_stat(s, CT_STAT_LOST) + session_batch_lost(s) +
 	       (s->drain ? drain_lost(s->drain) : 0);
 }
@@ -270,8 +273,8 @@ void session_close(struct session *s)
 {
 	session_detach_start(s); /* what is still attached */
 	session_detach_wait(s);
-	usdt_multi_free(&s->multi);
-	if (s->stop_on_load)
+	usdt_multi_free(&s->attach.multi);
+	if (s->procs.stop_on_load)
 		procset_continue(s); /* never leave it stopped at a loader change */
 	snapshot_free(s);
 	/*
@@ -279,29 +282,29 @@ void session_close(struct session *s)
 	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.
 	 */
 	drain_stop(s->drain);
-	if (s->follow && s->rb) {
+	if (s->procs.follow && s->rb) {
 		s->closing = true;
-		s->read_until_ns = 0;
+		s->loop.read_until_ns = 0;
 		if (s->drain)
 			drain_take(s);
 		ring_buffer__consume(s->rb);
 	}
 	drain_free(s->drain);
 	s->drain = NULL;
-	free(s->attached);
+	free(s->attach.files);
 	ring_buffer__free(s->rb);
 	closuretrace_bpf__destroy(s->skel);
-	symbols_free(s->syms);
-	objects_free(&s->objects);
-	maps_snapshot_free(&s->module_maps);
-	hashmap_free(&s->seen);
-	free(s->pending);
-	hashmap_free(&s->tid_pid);
+	symbols_free(s->addr.syms);
+	objects_free(&s->addr.objects);
+	maps_snapshot_free(&s->addr.module_maps);
+	hashmap_free(&s->addr.seen);
+	free(s->addr.pending);
+	hashmap_free(&s->procs.tid_pid);
 	session_batch_free(s);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
-	if (s->sigfd >= 0)
-		close(s->sigfd);
-	if (s->epfd >= 0)
-		close(s->epfd);
+	if (s->procs.pidfd >= 0)
+		close(s->procs.pidfd);
+	if (s->loop.sigfd >= 0)
+		close(s->loop.sigfd);
+	if (s->loop.epfd >= 0)
+		close(s->loop.epfd);
 }

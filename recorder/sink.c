@@ -46,11 +46,11 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 
 	sink_read_dir(s, dir, &t);
 	res->probes = t.processes > 0;
-	batch_decoder_flush(s->batch);
+	batch_decoder_flush(s->batches.decoder);
 	session_retry_pending(s);
-	res->events = end.events = s->events;
-	res->lost = end.lost = s->batch_dropped + t.lost + t.cut;
-	end.lost_claimed = s->batch_dropped; /* the processes' own count */
+	res->events = end.events = s->out.events;
+	res->lost = end.lost = s->batches.dropped + t.lost + t.cut;
+	end.lost_claimed = s->batches.dropped; /* the processes' own count */
 	res->end = RECORDER_EXIT;
 	end.duration_ns = res->duration_ns;
 	end.reason = trace_end_name((enum trace_end_reason)res->end);
@@ -65,10 +65,10 @@ static void write_trace(struct session *s, const char *dir, struct recorder_resu
 			"closuretrace: warning: %" PRIu64 " events were being recorded when their "
 			"process died: lost\n",
 			t.cut);
-	if (s->out)
-		trace_write_end(s->out, &end);
-	if (s->consumer && s->consumer->end)
-		s->consumer->end(s->consumer_ctx, &end);
+	if (s->out.file)
+		trace_write_end(s->out.file, &end);
+	if (s->opts->consumer && s->opts->consumer->end)
+		s->opts->consumer->end(s->opts->consumer_ctx, &end);
 }
 
 /* DIR/closuretrace-sink.XXXXXX in $TMPDIR (else /tmp): NULL after saying why. */
@@ -102,7 +102,7 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 		fprintf(stderr, "closuretrace: cannot run %s: %s\n", o->argv[0], strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (!(dir = make_dir()) || session_init(&s, getpid())) {
+	if (!(dir = make_dir()) || session_init(&s, getpid(), o)) {
 		if (dir) {
 			fprintf(stderr, "closuretrace: out of memory\n");
 			rmdir(dir);
@@ -111,12 +111,10 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 		free(exe);
 		return EXIT_ENVIRONMENT;
 	}
-	s.follow = true; /* events name their process */
-	s.consumer = o->consumer;
-	s.consumer_ctx = o->consumer_ctx;
-	s.out = open_out ? open_out(ctx, &temp) : NULL;
+	s.procs.follow = true; /* events name their process */
+	s.out.file = open_out ? open_out(ctx, &temp) : NULL;
 	setenv(CLOSURE_SINK_ENV, dir, 1);
-	if (!s.out && open_out) {
+	if (!s.out.file && open_out) {
 		ret = EXIT_USAGE;
 	} else if (launch_start(&child, exe, o->argv)) {
 		fprintf(stderr, "closuretrace: cannot start %s: %s\n", exe, strerror(errno));
@@ -125,18 +123,18 @@ int sink_run(const struct recorder_opts *o, recorder_open_fn open_out, void *ctx
 	unsetenv(CLOSURE_SINK_ENV);
 	if (ret < 0) {
 		start = recorder_now_ns();
-		s.start_ns = start;
+		s.out.start_ns = start;
 		res->pid = child.pid;
-		if (s.out)
-			trace_write_header(s.out, child.pid, exe, o->argv, start);
-		if (s.consumer && s.consumer->start)
-			s.consumer->start(s.consumer_ctx, child.pid, exe, start);
+		if (s.out.file)
+			trace_write_header(s.out.file, child.pid, exe, o->argv, start);
+		if (s.opts->consumer && s.opts->consumer->start)
+			s.opts->consumer->start(s.opts->consumer_ctx, child.pid, exe, start);
 		launch_release(&child);
 		wait_command(child.pid, res);
 		res->duration_ns = recorder_now_ns() - start;
 		write_trace(&s, dir, res);
 	}
-	s.out = NULL; /* the caller's */
+	s.out.file = NULL; /* the caller's */
 	session_close(&s);
 	rmdir(dir);
 	free(dir);

@@ -96,8 +96,9 @@ static void take_chunk(struct session *s, const struct closure_sink_chunk *h, co
 
 		if (h->size != sizeof(*b) + (size_t)b->n * sizeof(struct closure_batch_record))
 			return;
-		s->batch_dropped += b->dropped;
-		batch_decoder_feed(s->batch, h->pid, b->tid, buffer_key(image, b->buf, b->tid),
+		s->batches.dropped += b->dropped;
+		batch_decoder_feed(s->batches.decoder, h->pid, b->tid,
+				   buffer_key(image, b->buf, b->tid),
 				   (const struct closure_batch_record *)(b + 1), b->n);
 	}
 }
@@ -177,12 +178,12 @@ static void take_buffer(struct session *s, FILE *f, const struct entry *e, unsig
 		else
 			torn++;
 	}
-	added = batch_decoder_feed(s->batch, e->pid, b->tid, buffer_key(image, e->k, 0), keep,
-				   valid);
+	added = batch_decoder_feed(s->batches.decoder, e->pid, b->tid, buffer_key(image, e->k, 0),
+				   keep, valid);
 	t->recovered += added;
 	if (valid && !added)
 		return; /* the batch reached the stream, its dropped count with it */
-	s->batch_dropped += b->dropped;
+	s->batches.dropped += b->dropped;
 	if (torn <= b->depth)
 		t->cut += torn;
 	/* Past the buffer's end: appends that found it full and had not counted themselves. */

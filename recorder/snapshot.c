@@ -88,13 +88,13 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	struct live_list l;
 	size_t n = 0;
 
-	if (live_list_read_max(s->pid, &s->objects, &l, SNAPSHOT_MAX) != LIVE_OK)
+	if (live_list_read_max(s->pid, &s->addr.objects, &l, SNAPSHOT_MAX) != LIVE_OK)
 		return 0;
 	/* The list is read a node at a time while the process runs: a longer one is left out
 	 * whole (every closure from before is then without an init, as without a live list), not
 	 * cut. */
 	if (l.too_long) {
-		if (s->out) /* record; top's view says so itself: its "created before" row */
+		if (s->out.file) /* record; top's view says so itself: its "created before" row */
 			fprintf(stderr,
 				"closuretrace: more than %d closures alive at attach: no snapshot "
 				"of them (those made before the recording have no init in the "
@@ -106,15 +106,16 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	/* A parent the list does not hold (a stack closure outside closure_sync) needs its init
 	 * too, or its child's finish would put a reference of a closure the trace never began. */
 	live_list_add_parents(s->pid, &l);
-	s->snapshot_ns = recorder_now_ns(); /* what was alive at attach and is not here had ended */
+	s->snap.read_ns =
+		recorder_now_ns(); /* what was alive at attach and is not here had ended */
 	/* Oldest first: the trace's events in time order, as far as they go. */
 	if (!parents_first(&l)) {
 		live_list_free(&l);
 		return 0;
 	}
 	qsort(l.v, l.n, sizeof(l.v[0]), by_init_ns);
-	s->snapshot = calloc(l.n ? l.n : 1, sizeof(*s->snapshot));
-	for (size_t i = 0; s->snapshot && i < l.n; i++) {
+	s->snap.v = calloc(l.n ? l.n : 1, sizeof(*s->snap.v));
+	for (size_t i = 0; s->snap.v && i < l.n; i++) {
 		const struct live_closure *c = &l.v[i];
 		struct ct_event e = {.kind = CT_INIT, .pad = CT_EVENT_SNAPSHOT};
 
@@ -135,13 +136,12 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 		e.flags = c->remaining & ~l.info.remaining_mask;
 		/* Initialised after the recording began: records of that time may still be on their
 		 * way, so it waits for its turn among them; an older one leads the trace. */
-		if (!s->batching || !s->batch ||
-		    !batch_decoder_inject(s->batch, &e, (uint32_t)s->pid))
+		if (!s->batches.on || !s->batches.decoder ||
+		    !batch_decoder_inject(s->batches.decoder, &e, (uint32_t)s->pid))
 			session_emit(s, &e);
-		s->snapshot[n++] =
-			(struct snapshot_closure){.addr = c->addr, .init_ns = c->init_ns};
+		s->snap.v[n++] = (struct snapshot_closure){.addr = c->addr, .init_ns = c->init_ns};
 	}
-	s->n_snapshot = n;
+	s->snap.n = n;
 	snapshot_index(s);
 	live_list_free(&l);
 	return n;

@@ -15,7 +15,7 @@ static int by_addr(const void *a, const void *b)
 
 void snapshot_index(struct session *s)
 {
-	qsort(s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
+	qsort(s->snap.v, s->snap.n, sizeof(*s->snap.v), by_addr);
 }
 
 /* What snapshot_window says of an address. */
@@ -32,22 +32,22 @@ enum { WINDOW_INITED = 1, WINDOW_MISSED = 2 };
  */
 static bool window_keep(struct session *s, const struct ct_event *e)
 {
-	unsigned char *state = hashmap_get(&s->snapshot_window, e->cl, 0);
+	unsigned char *state = hashmap_get(&s->snap.window, e->cl, 0);
 
 	if (e->kind == CT_INIT) {
 		if (state && *state == WINDOW_MISSED)
-			hashmap_del(&s->snapshot_window, e->cl, 0); /* a new life */
-		if (e->ts <= s->snapshot_ns)
-			*(unsigned char *)hashmap_put(&s->snapshot_window, e->cl, 0, NULL) =
+			hashmap_del(&s->snap.window, e->cl, 0); /* a new life */
+		if (e->ts <= s->snap.read_ns)
+			*(unsigned char *)hashmap_put(&s->snap.window, e->cl, 0, NULL) =
 				WINDOW_INITED;
 		return true;
 	}
 	if (state)
 		return *state == WINDOW_INITED;
-	if (e->ts > s->snapshot_ns)
+	if (e->ts > s->snap.read_ns)
 		return true;
-	*(unsigned char *)hashmap_put(&s->snapshot_window, e->cl, 0, NULL) = WINDOW_MISSED;
-	s->snapshot_missed++;
+	*(unsigned char *)hashmap_put(&s->snap.window, e->cl, 0, NULL) = WINDOW_MISSED;
+	s->snap.missed++;
 	return false;
 }
 
@@ -62,14 +62,14 @@ bool snapshot_keep(struct session *s, const struct ct_event *e)
 {
 	struct snapshot_closure key = {.addr = e->cl}, *at = NULL;
 
-	if (!s->snapshot_ns || e->kind >= CT_NR_OPS || !e->cl)
+	if (!s->snap.read_ns || e->kind >= CT_NR_OPS || !e->cl)
 		return true;
 	/* Most events: an operation past the window on an address the window did not see. */
-	if (e->ts > s->snapshot_ns && e->kind != CT_INIT && e->kind != CT_FINISH &&
-	    !hashmap_get(&s->snapshot_window, e->cl, 0))
+	if (e->ts > s->snap.read_ns && e->kind != CT_INIT && e->kind != CT_FINISH &&
+	    !hashmap_get(&s->snap.window, e->cl, 0))
 		return true;
-	if (s->n_snapshot)
-		at = bsearch(&key, s->snapshot, s->n_snapshot, sizeof(*s->snapshot), by_addr);
+	if (s->snap.n)
+		at = bsearch(&key, s->snap.v, s->snap.n, sizeof(*s->snap.v), by_addr);
 	if (at && e->ts >= at->init_ns) {
 		if (!at->done && (e->kind == CT_INIT || e->kind == CT_FINISH)) {
 			at->done = true;
@@ -82,9 +82,9 @@ bool snapshot_keep(struct session *s, const struct ct_event *e)
 
 void snapshot_free(struct session *s)
 {
-	hashmap_free(&s->snapshot_window);
-	s->snapshot_ns = 0;
-	free(s->snapshot);
-	s->snapshot = NULL;
-	s->n_snapshot = 0;
+	hashmap_free(&s->snap.window);
+	s->snap.read_ns = 0;
+	free(s->snap.v);
+	s->snap.v = NULL;
+	s->snap.n = 0;
 }
