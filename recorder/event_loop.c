@@ -43,7 +43,10 @@ int session_start(struct session *s, uint64_t start_ns)
 	int err;
 
 	s->out.start_ns = start_ns;
-	s->loop.begin_ns = s->loop.last_scan = s->loop.last_status = recorder_now_ns();
+	/* --duration and --timeout count from the trace's start: for -p, taken before the probes were
+	 * attached and the live closures read, so that the trace spans the duration asked. */
+	s->loop.begin_ns = start_ns;
+	s->loop.last_scan = s->loop.last_status = recorder_now_ns();
 	s->procs.pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->procs.pidfd < 0)
 		return -errno;
