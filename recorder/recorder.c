@@ -287,10 +287,12 @@ int recorder_start(struct recorder *r, FILE *out, const char *temp_path)
 	/* record -p and top: every closure alive now, from before the probes, as a synthetic init
 	 * (snapshot.h), to the trace or to the consumer (top's view) alike. */
 	if (!s->procs.launched && (s->out.file || s->opts->consumer)) {
-		size_t n = snapshot_write(s, recorder_now_ns());
+		uint64_t read_at = recorder_now_ns();
+		size_t n = snapshot_write(s, read_at);
 
 		if (r->o.verbose && n)
-			fprintf(stderr, "closuretrace: %zu closures alive at attach\n", n);
+			fprintf(stderr, "closuretrace: %zu closures alive at attach, read in %.3f s\n",
+				n, (double)(recorder_now_ns() - read_at) / 1e9);
 	}
 	if (r->o.verbose)
 		fprintf(stderr, "closuretrace: recording process %d\n", (int)s->pid);

@@ -891,7 +891,7 @@ for line in open(sys.argv[1]):
 assert 0 < last <= end["duration_ns"], (last, end)
 PY
 	# The closures alive at attach (hundreds of thousands) begin the trace as inits.
-	grep -Eq "^closuretrace: [0-9]+ closures alive at attach$" err.txt || fail "no snapshot: $(cat err.txt)"
+	grep -Eq "^closuretrace: [0-9]+ closures alive at attach, read in [0-9]+\.[0-9]{3} s$" err.txt || fail "no snapshot: $(cat err.txt)"
 	events=$(sed -n 's/.*"events":\([0-9]*\),.*/\1/p' end.json)
 	[ "$events" -gt 0 ] || fail "no events: $(cat end.json)"
 	[ "$(grep -c '"type":"event"' b.json)" = "$events" ] || fail "events in the file != trailer's $events"
@@ -977,7 +977,7 @@ snapshot_busy)
 	wait_for "/proc/$spid/maps" libclosure "$spid"
 	sleep 0.2
 	"$ct" record -v -p "$spid" -d 1 -o b.json 2>err.txt || fail "record -p: $(cat err.txt)"
-	grep -Eq "^closuretrace: [0-9]+ closures alive at attach$" err.txt || fail "no snapshot: $(cat err.txt)"
+	grep -Eq "^closuretrace: [0-9]+ closures alive at attach, read in [0-9]+\.[0-9]{3} s$" err.txt || fail "no snapshot: $(cat err.txt)"
 	python3 - b.json <<'PY' || fail "a closure initialised twice"
 import json, sys
 alive, snap, lives = set(), 0, {}
