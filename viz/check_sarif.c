@@ -146,7 +146,7 @@ fail:
 }
 
 int check_sarif_write(const struct check_diags *d, FILE *out, const char *version,
-		      struct viz_error *err)
+		      struct trace_error *err)
 {
 	json_t *rules = json_array(), *results = json_array(), *log;
 	int failed;
@@ -165,14 +165,14 @@ int check_sarif_write(const struct check_diags *d, FILE *out, const char *versio
 			SARIF_SCHEMA, "runs", "tool", "driver", "name", "closuretrace", "version",
 			version, "rules", rules, "results", results);
 	if (!log)
-		return viz_error_set(err, "cannot write the SARIF log: out of memory");
+		return trace_error_set(err, "cannot write the SARIF log: out of memory");
 	failed = json_dumpf(log, out, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	if (failed)
-		viz_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
+		trace_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
 	json_decref(log);
 	return failed ? -1 : 0;
 out_of_memory:
 	json_decref(rules);
 	json_decref(results);
-	return viz_error_set(err, "cannot write the SARIF log: out of memory");
+	return trace_error_set(err, "cannot write the SARIF log: out of memory");
 }

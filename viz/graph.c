@@ -680,7 +680,7 @@ static void big_graph_knobs(struct builder *b)
 }
 
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
-		 struct viz_error *err)
+		 struct trace_error *err)
 {
 	struct builder b = {.in = in, .opts = opts};
 	struct model_life *root = NULL;

@@ -594,7 +594,7 @@ static int find_closure(struct tl *t)
 	struct model_life *l;
 	int64_t pids[2];
 	char err[1024];
-	struct viz_error rerr;
+	struct trace_error rerr;
 	int rc = 0;
 
 	model_observe(in.m, &finder, t);
@@ -640,7 +640,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 {
 	struct tl t = {.o = o, .st = st};
 	struct leaks_summary leaks;
-	struct viz_error err;
+	struct trace_error err;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));

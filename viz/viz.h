@@ -26,7 +26,7 @@ struct viz_input {
  * (bad input).
  */
 int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
-	     struct viz_input *in, struct viz_error *err);
+	     struct viz_input *in, struct trace_error *err);
 
 #define VIZ_MAX_WARNINGS 2
 /* What makes the verdicts of a loaded trace incomplete (cut short, lost events), one line each
@@ -67,7 +67,7 @@ struct render_graph_opts {
  * Graphviz refused, out of memory).
  */
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
-		 struct viz_error *err);
+		 struct trace_error *err);
 
 /* The life of the closure id names, one line per operation. Returns 0, or 2 after printing why
  * it names none (or several). */
