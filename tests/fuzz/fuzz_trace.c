@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	render_report(&in, null, false);
 	render_report(&in, null, true);
-	render_explain(&in, &first, null);
+	render_explain(&in, &first, null, &err);
 	render_graph(&in, &opts, null, &err);
 	opts.leaks_only = true;
 	render_graph(&in, &opts, null, &err);

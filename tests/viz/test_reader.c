@@ -184,7 +184,7 @@ static void mutations(const char *fixture)
 		null = fopen("/dev/null", "w");
 		render_report(&in, null, false);
 		render_report(&in, null, true);
-		render_explain(&in, &watch, null);
+		render_explain(&in, &watch, null, &err);
 		fclose(null);
 		viz_unload(&in);
 	}
