@@ -19,8 +19,8 @@ static const char *const rule_texts[CHECK_NR_RULES] = {
 };
 
 /*
- * Text as stderr shows it (trace_text.h): valid UTF-8 whatever a name held, so that no result is
- * lost to the encoding. NULL out of memory.
+ * Text as the text diagnostics show it (trace_text.h): valid UTF-8 whatever a name held, so that
+ * no result is lost to the encoding. NULL out of memory.
  */
 static json_t *string(const char *text)
 {
@@ -70,9 +70,9 @@ static char *path_uri(const char *path)
 
 /*
  * A location: where the file is known, a physical one (the file by its own bytes: a name shown
- * with escapes is found by its URI); else the function, as stderr says it ("(in FUNC)"); with
- * its message when text is given, so that a note of no place is kept too. *loc is NULL when
- * nothing is known; -1 out of memory.
+ * with escapes is found by its URI); else the function, as the text diagnostics say it
+ * ("(in FUNC)"); with its message when text is given, so that a note of no place is kept too.
+ * *loc is NULL when nothing is known; -1 out of memory.
  */
 static int location(const struct check_site *s, const char *text, json_t **loc)
 {
