@@ -476,7 +476,7 @@ static int nothing_to_judge(const struct check_options *o, const struct recorder
  * why. */
 static int write_sarif(const struct check_diags *d, const char *path)
 {
-	struct viz_error err = {0};
+	struct trace_error err = {0};
 	struct out_file out;
 
 	if (out_open(&out, "closuretrace check", path))
@@ -495,7 +495,7 @@ int cmd_check(int argc, char **argv)
 	struct check_supp supp = {0};
 	struct check_verdict judged = {0};
 	struct check_diags *diags = &judged.diags;
-	struct viz_error err = {0};
+	struct trace_error err = {0};
 	struct recorder_result run;
 	struct check_out out = {0};
 	struct check_live live = {.v = &judged};

@@ -8,7 +8,12 @@
 
 static int show(struct viz_input *in, FILE *out, void *id)
 {
-	return render_explain(in, id, out);
+	struct trace_error err;
+
+	if (!render_explain(in, id, out, &err))
+		return 0;
+	fprintf(stderr, "closuretrace explain: %s\n", err.text);
+	return -1;
 }
 
 int cmd_explain(int argc, char **argv)

@@ -65,7 +65,7 @@ static bool binary_to_terminal(const char *format, const char *output)
 
 static int show(struct viz_input *in, FILE *out, void *opts)
 {
-	struct viz_error err;
+	struct trace_error err;
 
 	if (!render_graph(in, opts, out, &err))
 		return 0;

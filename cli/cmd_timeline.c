@@ -83,7 +83,8 @@ static int parse_args(int argc, char **argv, struct timeline_opts *o, const char
 int cmd_timeline(int argc, char **argv)
 {
 	struct timeline_opts o = {.path = DEFAULT_TRACE, .from_ns = INT64_MIN, .to_ns = INT64_MAX};
-	struct timeline_stats st;
+	struct timeline_result res;
+	struct trace_error err;
 	const char *output = NULL;
 	struct out_file out;
 	int rc = parse_args(argc, argv, &o, &output);
@@ -98,19 +99,21 @@ int cmd_timeline(int argc, char **argv)
 	}
 	if (out_open(&out, "closuretrace timeline", output))
 		return EXIT_USAGE;
-	rc = render_timeline(&o, out.f, &st);
-	if (rc) {
+	if (render_timeline(&o, out.f, &res, &err)) {
+		fprintf(stderr, "%s%s\n", err.placed ? "" : "closuretrace timeline: ", err.text);
 		out_abort(&out);
-		return rc;
+		return EXIT_USAGE;
 	}
+	for (unsigned i = 0; i < res.nwarnings; i++)
+		fprintf(stderr, "%s\n", res.warnings[i]);
 	if (out_commit(&out))
 		return EXIT_USAGE;
 	fprintf(stderr,
 		"closuretrace timeline: wrote %" PRIu64 " event%s (%" PRIu64
 		" closure slice%s, %" PRIu64 " operation%s, %" PRIu64
 		" closure_sync slice%s, %" PRIu64 " arrow%s) to %s\n",
-		st.events, st.events == 1 ? "" : "s", st.slices, st.slices == 1 ? "" : "s",
-		st.instants, st.instants == 1 ? "" : "s", st.syncs, st.syncs == 1 ? "" : "s",
-		st.flows, st.flows == 1 ? "" : "s", out.name);
+		res.events, res.events == 1 ? "" : "s", res.slices, res.slices == 1 ? "" : "s",
+		res.instants, res.instants == 1 ? "" : "s", res.syncs, res.syncs == 1 ? "" : "s",
+		res.flows, res.flows == 1 ? "" : "s", out.name);
 	return EXIT_OK;
 }

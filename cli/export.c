@@ -158,7 +158,7 @@ int export_trace_to(const char *cmd, const char *path, const struct export_opts 
 	struct loader ld = {.s.res = res};
 	struct sender *s = &ld.s;
 	struct export_trace *t;
-	struct viz_error err;
+	struct trace_error err;
 	char why[256], rows[256];
 	int rc;
 

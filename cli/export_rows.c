@@ -243,7 +243,7 @@ static void prepare_event(void *ctx, const struct trace_event *ev)
 }
 
 /* FNV-1a over the file's bytes: the same trace file, the same id, wherever it is exported. */
-static int hash_file(struct export_trace *t, struct viz_error *err)
+static int hash_file(struct export_trace *t, struct trace_error *err)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	unsigned char buf[1 << 16];
@@ -251,7 +251,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 	size_t n;
 
 	if (!f || fstat(fileno(f), &t->st)) {
-		viz_error_at(err, t->path, 0, "%s", strerror(errno));
+		trace_error_at(err, t->path, 0, "%s", strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;
@@ -260,7 +260,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 		for (size_t i = 0; i < n; i++)
 			h = (h ^ buf[i]) * 0x100000001b3ULL;
 	if (ferror(f)) {
-		viz_error_at(err, t->path, 0, "%s", strerror(errno));
+		trace_error_at(err, t->path, 0, "%s", strerror(errno));
 		fclose(f);
 		return -1;
 	}
@@ -269,7 +269,7 @@ static int hash_file(struct export_trace *t, struct viz_error *err)
 	return 0;
 }
 
-struct export_trace *export_prepare(const char *path, struct viz_error *err)
+struct export_trace *export_prepare(const char *path, struct trace_error *err)
 {
 	static const struct trace_sink first = {
 		.event = prepare_event, .sym = prepare_sym, .module = prepare_module};
@@ -469,7 +469,7 @@ static void feed_event(void *ctx, const struct trace_event *ev)
 }
 
 int export_rows(struct export_trace *t, const struct export_meta *meta, export_row_fn *row,
-		void *ctx, struct viz_error *err)
+		void *ctx, struct trace_error *err)
 {
 	static const struct trace_sink second = {.event = feed_event, .sym = skip_sym};
 	static const struct model_observer observer = {.event = row_event,
@@ -495,8 +495,8 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 	if (stat(t->path, &now) || now.st_size != t->st.st_size ||
 	    now.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
 	    now.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec) {
-		viz_error_at(err, t->path, 0,
-			     "the trace changed while it was read (is it still being recorded?)");
+		trace_error_at(err, t->path, 0,
+			       "the trace changed while it was read (is it still being recorded?)");
 		return -1;
 	}
 	model_observe(t->m, &observer, t);
@@ -512,7 +512,7 @@ int export_rows(struct export_trace *t, const struct export_meta *meta, export_r
 		if (!l->finished)
 			row_closure(t, l);
 	if (check_diags_collect(t->m, &leaks, &diags)) {
-		viz_error_at(err, t->path, 0, "out of memory%s", mem_limit_note());
+		trace_error_at(err, t->path, 0, "out of memory%s", mem_limit_note());
 		return -1;
 	}
 	row_diagnostics(t, &diags);

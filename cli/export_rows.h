@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "viz_error.h"
+#include "trace_error.h"
 
 enum export_table { EXPORT_EVENTS, EXPORT_CLOSURES, EXPORT_DIAGNOSTICS, EXPORT_TRACES, EXPORT_NR };
 
@@ -40,7 +40,7 @@ struct export_trace;
  * (err: "FILE:LINE: error: ..."), its id computed (a hash of the file's bytes) and its symbols
  * kept. Standard input is refused (it is read twice). Returns a new export_trace, or NULL.
  */
-struct export_trace *export_prepare(const char *path, struct viz_error *err);
+struct export_trace *export_prepare(const char *path, struct trace_error *err);
 void export_trace_free(struct export_trace *t);
 
 /* The trace id: 16 hex digits of the hash, '-', the file's size in bytes (borrowed). */
@@ -51,6 +51,6 @@ const char *export_trace_id(const struct export_trace *t);
  * saying why when the file changed since export_prepare; or row's non-zero.
  */
 int export_rows(struct export_trace *t, const struct export_meta *meta, export_row_fn *row,
-		void *ctx, struct viz_error *err);
+		void *ctx, struct trace_error *err);
 
 #endif

@@ -13,7 +13,7 @@
 static int load(const struct viewer_job *job, struct viz_input *in)
 {
 	char warnings[VIZ_MAX_WARNINGS][256];
-	struct viz_error err;
+	struct trace_error err;
 	unsigned n;
 
 	if (viz_load(job->input, job->keep_finished, job->watch, in, &err)) {

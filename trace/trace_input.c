@@ -21,14 +21,14 @@ static bool zstd_magic(const unsigned char *p, size_t n)
 	return (p[0] & 0xf0) == 0x50 && p[1] == 0x2a && p[2] == 0x4d && p[3] == 0x18;
 }
 
-static int fail_errno(struct trace_input *t, struct viz_error *err)
+static int fail_errno(struct trace_input *t, struct trace_error *err)
 {
-	viz_error_at(err, t->path, 0, "%s", strerror(errno));
+	trace_error_at(err, t->path, 0, "%s", strerror(errno));
 	return -1;
 }
 
 /* More of the file into in[] (what is left of it moved to the front). */
-static int refill(struct trace_input *t, struct viz_error *err)
+static int refill(struct trace_input *t, struct trace_error *err)
 {
 	size_t got;
 
@@ -47,7 +47,7 @@ static int refill(struct trace_input *t, struct viz_error *err)
 	return 0;
 }
 
-int trace_input_open(struct trace_input *t, const char *path, struct viz_error *err)
+int trace_input_open(struct trace_input *t, const char *path, struct trace_error *err)
 {
 	*t = (struct trace_input){.path = path, .in_cap = INPUT_BUFFER};
 	t->f = strcmp(path, "-") ? fopen(path, "re") : stdin;
@@ -56,7 +56,7 @@ int trace_input_open(struct trace_input *t, const char *path, struct viz_error *
 	t->in = malloc(t->in_cap);
 	if (!t->in) {
 		trace_input_close(t);
-		viz_error_at(err, path, 0, "out of memory%s", mem_limit_note());
+		trace_error_at(err, path, 0, "out of memory%s", mem_limit_note());
 		return -1;
 	}
 	/* The first bytes decide; a short read (a pipe) is read again until four are there. */
@@ -72,13 +72,13 @@ int trace_input_open(struct trace_input *t, const char *path, struct viz_error *
 	if (!t->z ||
 	    ZSTD_isError(ZSTD_DCtx_setParameter(t->z, ZSTD_d_windowLogMax, WINDOW_LOG_MAX))) {
 		trace_input_close(t);
-		viz_error_at(err, path, 0, "out of memory%s", mem_limit_note());
+		trace_error_at(err, path, 0, "out of memory%s", mem_limit_note());
 		return -1;
 	}
 	return 0;
 }
 
-static long read_compressed(struct trace_input *t, char *buf, size_t cap, struct viz_error *err)
+static long read_compressed(struct trace_input *t, char *buf, size_t cap, struct trace_error *err)
 {
 	ZSTD_outBuffer out = {buf, cap, 0};
 
@@ -96,10 +96,10 @@ static long read_compressed(struct trace_input *t, char *buf, size_t cap, struct
 		in = (ZSTD_inBuffer){t->in, t->in_len, t->in_pos};
 		r = ZSTD_decompressStream(t->z, &out, &in);
 		if (ZSTD_isError(r)) {
-			viz_error_at(err, t->path, 0,
-				     "corrupt zstd data near byte %llu of the file: %s",
-				     (unsigned long long)(t->in_offset + t->in_pos),
-				     ZSTD_getErrorName(r));
+			trace_error_at(err, t->path, 0,
+				       "corrupt zstd data near byte %llu of the file: %s",
+				       (unsigned long long)(t->in_offset + t->in_pos),
+				       ZSTD_getErrorName(r));
 			return -1;
 		}
 		if (!out.pos && in.pos == t->in_pos && t->eof)
@@ -109,7 +109,7 @@ static long read_compressed(struct trace_input *t, char *buf, size_t cap, struct
 		t->frame_left = r;
 	}
 	if (!out.pos && t->eof && t->frame_left) {
-		viz_error_at(
+		trace_error_at(
 			err, t->path, 0,
 			"the compressed trace is cut short inside a zstd frame (after "
 			"byte %llu of the file): the recording was killed while writing, or the "
@@ -120,7 +120,7 @@ static long read_compressed(struct trace_input *t, char *buf, size_t cap, struct
 	return (long)out.pos;
 }
 
-long trace_input_read(struct trace_input *t, char *buf, size_t cap, struct viz_error *err)
+long trace_input_read(struct trace_input *t, char *buf, size_t cap, struct trace_error *err)
 {
 	size_t n;
 

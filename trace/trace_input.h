@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "viz_error.h"
+#include "trace_error.h"
 
 struct trace_input {
 	const char *path; /* borrowed: what the messages name */
@@ -27,11 +27,11 @@ struct trace_input {
 };
 
 /* Opens path ("-": standard input). 0, or -1 with err set ("FILE: error: ..."). */
-int trace_input_open(struct trace_input *t, const char *path, struct viz_error *err);
+int trace_input_open(struct trace_input *t, const char *path, struct trace_error *err);
 
 /* Up to cap bytes of the trace's text into buf: the count, 0 at its end, or -1 with err set (a
  * read error; a compressed trace that is corrupt, or cut short inside a frame). */
-long trace_input_read(struct trace_input *t, char *buf, size_t cap, struct viz_error *err);
+long trace_input_read(struct trace_input *t, char *buf, size_t cap, struct trace_error *err);
 
 void trace_input_close(struct trace_input *t);
 

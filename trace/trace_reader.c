@@ -23,7 +23,7 @@ struct reader {
 	const struct trace_sink *sink;
 	void *ctx;
 	struct trace_info *info;
-	struct viz_error *err;
+	struct trace_error *err;
 	bool seen_header;
 	bool cut_tail; /* the input ended inside a line */
 	uint64_t seq;
@@ -48,7 +48,7 @@ static __attribute__((format(printf, 2, 3))) int fail(struct reader *r, const ch
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return viz_error_at(r->err, r->path, (unsigned long)r->line, "%s", msg);
+	return trace_error_at(r->err, r->path, (unsigned long)r->line, "%s", msg);
 }
 
 /* ---- decoding records ---- */
@@ -584,25 +584,25 @@ out:
 }
 
 int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info,
-	       struct viz_error *err)
+	       struct trace_error *err)
 {
 	struct reader r = {.path = path, .sink = sink, .ctx = ctx, .info = info, .err = err};
 	struct trace_input in;
 	int rc;
 
 	memset(info, 0, sizeof(*info));
-	*err = (struct viz_error){0};
+	*err = (struct trace_error){0};
 	if (trace_input_open(&in, path, err))
 		return -1;
 	rc = read_stream(&r, &in);
 	info->lines = r.line;
 	if (!rc && !r.seen_header && !r.line && !r.cut_tail) {
-		rc = viz_error_at(err, path, 0, "empty file: not a closuretrace trace");
+		rc = trace_error_at(err, path, 0, "empty file: not a closuretrace trace");
 	} else if (!rc && !r.seen_header) {
 		/* Only an unfinished first line: the recording ended while writing its header. */
-		rc = viz_error_at(err, path, 1,
-				  "the trace ends inside its header line (cut short before any "
-				  "event was written)");
+		rc = trace_error_at(err, path, 1,
+				    "the trace ends inside its header line (cut short before any "
+				    "event was written)");
 	}
 	trace_input_close(&in);
 	return rc ? -1 : 0;

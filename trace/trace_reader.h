@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "closure_probes.h"
-#include "viz_error.h"
+#include "trace_error.h"
 
 #include "trace_format.h"
 
@@ -131,7 +131,7 @@ struct trace_sink {
  * info is filled (caller owns it and frees it with trace_info_clear()).
  */
 int trace_read(const char *path, const struct trace_sink *sink, void *ctx, struct trace_info *info,
-	       struct viz_error *err);
+	       struct trace_error *err);
 
 void trace_info_clear(struct trace_info *info);
 

@@ -272,7 +272,7 @@ int check_verdict_judge(struct check_verdict *v)
 	return 0;
 }
 
-int check_judge(const char *path, struct check_verdict *v, struct viz_error *err)
+int check_judge(const char *path, struct check_verdict *v, struct trace_error *err)
 {
 	check_verdict_begin(v);
 	if (trace_read(path, &model_sink, v->m, &v->info, err)) {

@@ -62,7 +62,7 @@ struct check_verdict {
  * process that exited). Returns 0; -1 when the trace is bad (err says FILE:LINE: error: ...);
  * -2 out of memory. v is filled (free it with check_verdict_free) on 0 only.
  */
-int check_judge(const char *path, struct check_verdict *v, struct viz_error *err);
+int check_judge(const char *path, struct check_verdict *v, struct trace_error *err);
 void check_verdict_free(struct check_verdict *v);
 
 /*

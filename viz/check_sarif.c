@@ -19,8 +19,8 @@ static const char *const rule_texts[CHECK_NR_RULES] = {
 };
 
 /*
- * Text as stderr shows it (trace_text.h): valid UTF-8 whatever a name held, so that no result is
- * lost to the encoding. NULL out of memory.
+ * Text as the text diagnostics show it (trace_text.h): valid UTF-8 whatever a name held, so that
+ * no result is lost to the encoding. NULL out of memory.
  */
 static json_t *string(const char *text)
 {
@@ -70,9 +70,9 @@ static char *path_uri(const char *path)
 
 /*
  * A location: where the file is known, a physical one (the file by its own bytes: a name shown
- * with escapes is found by its URI); else the function, as stderr says it ("(in FUNC)"); with
- * its message when text is given, so that a note of no place is kept too. *loc is NULL when
- * nothing is known; -1 out of memory.
+ * with escapes is found by its URI); else the function, as the text diagnostics say it
+ * ("(in FUNC)"); with its message when text is given, so that a note of no place is kept too.
+ * *loc is NULL when nothing is known; -1 out of memory.
  */
 static int location(const struct check_site *s, const char *text, json_t **loc)
 {
@@ -146,7 +146,7 @@ fail:
 }
 
 int check_sarif_write(const struct check_diags *d, FILE *out, const char *version,
-		      struct viz_error *err)
+		      struct trace_error *err)
 {
 	json_t *rules = json_array(), *results = json_array(), *log;
 	int failed;
@@ -165,14 +165,14 @@ int check_sarif_write(const struct check_diags *d, FILE *out, const char *versio
 			SARIF_SCHEMA, "runs", "tool", "driver", "name", "closuretrace", "version",
 			version, "rules", rules, "results", results);
 	if (!log)
-		return viz_error_set(err, "cannot write the SARIF log: out of memory");
+		return trace_error_set(err, "cannot write the SARIF log: out of memory");
 	failed = json_dumpf(log, out, JSON_INDENT(2) | JSON_ENSURE_ASCII);
 	if (failed)
-		viz_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
+		trace_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
 	json_decref(log);
 	return failed ? -1 : 0;
 out_of_memory:
 	json_decref(rules);
 	json_decref(results);
-	return viz_error_set(err, "cannot write the SARIF log: out of memory");
+	return trace_error_set(err, "cannot write the SARIF log: out of memory");
 }

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "check_diag.h"
-#include "viz_error.h"
+#include "trace_error.h"
 
 /*
  * Writes d to out (the caller opens and places it: out_file.h, whole or not at all, as every
@@ -15,6 +15,6 @@
  * references: percent-encoded, absolute paths as file: URIs. Returns 0, or -1 with err.
  */
 int check_sarif_write(const struct check_diags *d, FILE *out, const char *version,
-		      struct viz_error *err);
+		      struct trace_error *err);
 
 #endif

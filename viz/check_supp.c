@@ -9,10 +9,10 @@
 
 #include "check_supp.h"
 
-static int entry_error(struct viz_error *err, const char *path, unsigned long line, const char *msg,
-		       const char *text)
+static int entry_error(struct trace_error *err, const char *path, unsigned long line,
+		       const char *msg, const char *text)
 {
-	return viz_error_at(err, path, line, "%s: '%s'", msg, text);
+	return trace_error_at(err, path, line, "%s: '%s'", msg, text);
 }
 
 /* Cuts a trailing comment (a '#' after a blank) and surrounding blanks; returns the start. */
@@ -42,7 +42,7 @@ static const char *skip_prefix(const char *s, const char *prefix)
 
 /* Parses one entry (already trimmed, not empty) into *e. 0, or -1 after the message. */
 static int parse_entry(const char *path, unsigned long nr, char *text, struct supp_entry *e,
-		       struct viz_error *err)
+		       struct trace_error *err)
 {
 	const char *p = text, *rest;
 	char *colon, *end;
@@ -84,7 +84,7 @@ bad_site:
 	return entry_error(err, path, nr, "a site is FILE:LINE", text);
 }
 
-int check_supp_load(struct check_supp *s, const char *path, struct viz_error *err)
+int check_supp_load(struct check_supp *s, const char *path, struct trace_error *err)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
@@ -95,8 +95,8 @@ int check_supp_load(struct check_supp *s, const char *path, struct viz_error *er
 	int ret = 0;
 
 	if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		viz_error_set(err, "cannot read the suppressions %s: %s", path,
-			      f ? "not a regular file" : strerror(errno));
+		trace_error_set(err, "cannot read the suppressions %s: %s", path,
+				f ? "not a regular file" : strerror(errno));
 		if (f)
 			fclose(f);
 		return -1;

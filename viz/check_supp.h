@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "viz_error.h"
+#include "trace_error.h"
 
 enum check_rule { CHECK_LEAK, CHECK_STUCK, CHECK_NR_RULES };
 
@@ -46,7 +46,7 @@ struct check_supp {
  * mark at its start is skipped; a NUL byte in an entry, or a path that is not a regular file, is
  * an error.
  */
-int check_supp_load(struct check_supp *s, const char *path, struct viz_error *err);
+int check_supp_load(struct check_supp *s, const char *path, struct trace_error *err);
 void check_supp_free(struct check_supp *s);
 
 /* The first entry that matches one of the sites of a diagnostic of rule, counted; or NULL. */

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_text.h"
 #include "viz.h"
 
 #define MAX_CANDIDATES 8
@@ -54,40 +53,38 @@ int viz_parse_closure(const char *s, struct model_id *id)
 	return *end ? -1 : 0;
 }
 
-/* "0x10 has lives in 2 processes of t.json: 501:0x10#1, 502:0x10#3; name one as PID:ADDR" */
+/* "0x10 has lives in 2 processes of t.json: 501:0x10#1, 502:0x10#3; name one as PID:ADDR#N" */
 static void ambiguous(struct viz_input *in, const struct model_id *id, const int64_t *pids,
-		      size_t n, char *err, size_t len)
+		      size_t n, struct trace_error *err)
 {
-	char path[4096];
-	size_t used = (size_t)snprintf(err, len,
-				       "0x%" PRIx64 " has lives in %zu processes of %s:", id->addr,
-				       n, text_visible(path, sizeof(path), in->path));
+	char list[sizeof(err->text)];
+	size_t used = 0;
 
-	for (size_t i = 0; i < n && i < MAX_CANDIDATES && used < len; i++) {
+	list[0] = '\0';
+	for (size_t i = 0; i < n && i < MAX_CANDIDATES && used < sizeof(list); i++) {
 		unsigned lives = model_lives_at(in->m, pids[i], id->addr);
 
-		used += (size_t)snprintf(err + used, len - used, "%s %lld:0x%" PRIx64 "#%u",
-					 i ? "," : "", (long long)pids[i], id->addr,
-					 id->nth ? id->nth : lives);
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+					 "%s %lld:0x%" PRIx64 "#%u", i ? "," : "",
+					 (long long)pids[i], id->addr, id->nth ? id->nth : lives);
 	}
-	if (n > MAX_CANDIDATES && used < len)
-		used += (size_t)snprintf(err + used, len - used, ", ... (%zu more)",
-					 n - MAX_CANDIDATES);
-	if (used < len)
-		snprintf(err + used, len - used, "; name one as PID:ADDR#N");
+	if (n > MAX_CANDIDATES && used < sizeof(list))
+		snprintf(list + used, sizeof(list) - used, ", ... (%zu more)", n - MAX_CANDIDATES);
+	trace_error_set(err,
+			"0x%" PRIx64 " has lives in %zu processes of %s:%s; name one as PID:ADDR#N",
+			id->addr, n, in->path, list);
 }
 
-struct model_life *viz_find_closure(struct viz_input *in, const struct model_id *id, char *err,
-				    size_t len)
+struct model_life *viz_find_closure(struct viz_input *in, const struct model_id *id,
+				    struct trace_error *err)
 {
 	int64_t pids[MAX_CANDIDATES + 1];
 	size_t n = model_processes_at(in->m, id->addr, pids, MAX_CANDIDATES + 1);
 	struct model_life *l;
 	unsigned lives;
-	char path[4096];
 
 	if (!id->pid && n > 1) {
-		ambiguous(in, id, pids, n, err, len);
+		ambiguous(in, id, pids, n, err);
 		return NULL;
 	}
 	l = model_find(in->m, id);
@@ -103,13 +100,13 @@ struct model_life *viz_find_closure(struct viz_input *in, const struct model_id 
 	}
 	lives = n ? model_lives_at(in->m, id->pid ? id->pid : pids[0], id->addr) : 0;
 	if (id->nth && lives)
-		snprintf(err, len, "0x%" PRIx64 " had %u li%s%s, not #%u", id->addr, lives,
-			 lives == 1 ? "fe" : "ves", id->pid ? " in that process" : "", id->nth);
+		trace_error_set(err, "0x%" PRIx64 " had %u li%s%s, not #%u", id->addr, lives,
+				lives == 1 ? "fe" : "ves", id->pid ? " in that process" : "",
+				id->nth);
 	else if (id->pid && n)
-		snprintf(err, len, "no closure at 0x%" PRIx64 " in process %lld of %s", id->addr,
-			 (long long)id->pid, text_visible(path, sizeof(path), in->path));
+		trace_error_set(err, "no closure at 0x%" PRIx64 " in process %lld of %s", id->addr,
+				(long long)id->pid, in->path);
 	else
-		snprintf(err, len, "no closure at 0x%" PRIx64 " in %s", id->addr,
-			 text_visible(path, sizeof(path), in->path));
+		trace_error_set(err, "no closure at 0x%" PRIx64 " in %s", id->addr, in->path);
 	return NULL;
 }

@@ -200,19 +200,18 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 			in->info.lost > 0 ? "lost events" : "was cut short");
 }
 
-int render_explain(struct viz_input *in, const struct model_id *id, FILE *out)
+int render_explain(struct viz_input *in, const struct model_id *id, FILE *out,
+		   struct trace_error *err)
 {
 	struct model *m = in->m;
-	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT], err[1024], t[32];
-	struct model_life *l = viz_find_closure(in, id, err, sizeof(err));
+	char name[64], func[TXT], site[TXT], state[2 * TXT], fl[8], d[TXT], t[32];
+	struct model_life *l = viz_find_closure(in, id, err);
 	const struct trace_event *evs;
 	unsigned lives;
 	size_t n;
 
-	if (!l) {
-		fprintf(stderr, "closuretrace explain: %s\n", err);
-		return 2;
-	}
+	if (!l)
+		return -1;
 	lives = model_lives_at(m, l->pid, l->addr);
 	fprintf(out, "%s %s", model_life_name(l, name, sizeof(name)),
 		model_life_function(m, l, func, sizeof(func)));

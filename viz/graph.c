@@ -680,7 +680,7 @@ static void big_graph_knobs(struct builder *b)
 }
 
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
-		 struct viz_error *err)
+		 struct trace_error *err)
 {
 	struct builder b = {.in = in, .opts = opts};
 	struct model_life *root = NULL;
@@ -691,7 +691,7 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	int rc = 0, werr = 0;
 
 	if (opts->root.addr) {
-		root = viz_find_closure(in, &opts->root, err->text, sizeof(err->text));
+		root = viz_find_closure(in, &opts->root, err);
 		if (!root)
 			return -1;
 	}
@@ -714,14 +714,12 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	}
 	big_graph_knobs(&b);
 	if (gvLayout(gvc, b.g, "dot")) {
-		snprintf(err->text, sizeof(err->text), "Graphviz could not lay the graph out");
-		rc = -1;
+		rc = trace_error_set(err, "Graphviz could not lay the graph out");
 		goto out;
 	}
 	/* Into memory first: Graphviz's own writer exits the process when a write fails. */
 	if (gvRenderData(gvc, b.g, opts->format, &data, &len)) {
-		snprintf(err->text, sizeof(err->text), "Graphviz cannot write '%s'", opts->format);
-		rc = -1;
+		rc = trace_error_set(err, "Graphviz cannot write '%s'", opts->format);
 	} else {
 		if (fwrite(data, 1, len, out) != len)
 			werr = errno;
@@ -729,10 +727,8 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 	gvFreeRenderData(data);
 	gvFreeLayout(gvc, b.g);
 out:
-	if (b.oom || b.lab.oom) {
-		snprintf(err->text, sizeof(err->text), "out of memory%s", mem_limit_note());
-		rc = -1;
-	}
+	if (b.oom || b.lab.oom)
+		rc = trace_error_set(err, "out of memory%s", mem_limit_note());
 	agclose(b.g);
 	gvFreeContext(gvc);
 	label_free(&b.lab);

@@ -10,7 +10,7 @@
 #include "trace_text.h"
 
 int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
-	     struct viz_input *in, struct viz_error *err)
+	     struct viz_input *in, struct trace_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = path;

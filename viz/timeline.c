@@ -58,7 +58,7 @@ struct tl {
 	struct trace_info info;
 	struct tl_out out;
 	struct tl_tracks *tracks;
-	struct timeline_stats *st;
+	struct timeline_result *st;
 	uint64_t next_flow;
 	/* --closure: found by a first pass */
 	bool found;
@@ -584,34 +584,30 @@ static void find_event(void *ctx, const struct trace_event *ev, struct model_lif
 static const struct model_observer finder = {.event = find_event};
 
 /*
- * Returns 0 when the closure is found; else 2 after saying why: bad input, or the name fits no
- * closure, or (without a pid) closures of several processes, as every command says it.
+ * Returns 0 when the closure is found; else -1 with err saying why: bad input, or the name fits
+ * no closure, or (without a pid) closures of several processes, as every command says it.
  */
-static int find_closure(struct tl *t)
+static int find_closure(struct tl *t, struct trace_error *err)
 {
 	struct viz_input in = {.path = t->o->path, .m = model_new(false)};
 	const struct model_id *id = &t->o->sel;
 	struct model_life *l;
 	int64_t pids[2];
-	char err[1024];
-	struct viz_error rerr;
 	int rc = 0;
 
 	model_observe(in.m, &finder, t);
-	if (trace_read(t->o->path, &model_sink, in.m, &t->info, &rerr)) {
-		fprintf(stderr, "%s\n", rerr.text);
-		rc = 2;
+	if (trace_read(t->o->path, &model_sink, in.m, &t->info, err)) {
+		rc = -1;
 	} else {
 		model_end(in.m, viz_end(&t->info) == LEAKS_EXITED);
 		/* A life only ever named as a parent has no event: the finder did not see it. */
-		if (!t->found && (l = viz_find_closure(&in, id, err, sizeof(err))))
+		if (!t->found && (l = viz_find_closure(&in, id, err)))
 			find_event(t, NULL, l);
 		if (!id->pid && model_processes_at(in.m, id->addr, pids, 2) > 1)
 			t->found = false; /* ambiguous: viz_find_closure says so */
 		if (!t->found) {
-			viz_find_closure(&in, id, err, sizeof(err));
-			fprintf(stderr, "closuretrace timeline: %s\n", err);
-			rc = 2;
+			viz_find_closure(&in, id, err);
+			rc = -1;
 		}
 	}
 	model_free(in.m);
@@ -621,45 +617,46 @@ static int find_closure(struct tl *t)
 
 /* ---- the whole ---- */
 
+/* What makes the timeline incomplete, into t->st's warnings. */
 static void warn_incomplete(const struct tl *t)
 {
+	struct timeline_result *res = t->st;
 	char path[4096]; /* a file's name may be anyone's: shown as every name is */
 
 	text_visible(path, sizeof(path), t->o->path);
 	if (!t->info.has_end)
-		fprintf(stderr,
+		text_snprintf(
+			res->warnings[res->nwarnings++], sizeof(res->warnings[0]),
 			"%s: warning: no end record: the trace was cut short; read up to line "
-			"%" PRIu64 "; unfinished closures are shown unfinished\n",
+			"%" PRIu64 "; unfinished closures are shown unfinished",
 			path, t->info.lines);
 	if (t->info.lost > 0)
-		fprintf(stderr, "%s: warning: %lld event%s lost: the timeline has holes\n", path,
-			t->info.lost, t->info.lost == 1 ? " was" : "s were");
+		text_snprintf(res->warnings[res->nwarnings++], sizeof(res->warnings[0]),
+			      "%s: warning: %lld event%s lost: the timeline has holes", path,
+			      t->info.lost, t->info.lost == 1 ? " was" : "s were");
 }
 
-int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_stats *st)
+int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_result *res,
+		    struct trace_error *err)
 {
-	struct tl t = {.o = o, .st = st};
+	struct tl t = {.o = o, .st = res};
 	struct leaks_summary leaks;
-	struct viz_error err;
 	int rc = 0;
 
-	memset(st, 0, sizeof(*st));
+	memset(res, 0, sizeof(*res));
 	if (o->select) {
-		if (!strcmp(o->path, "-")) {
-			fprintf(stderr, "closuretrace timeline: --closure reads the trace twice: "
-					"give it a file, not standard input\n");
-			return 2;
-		}
-		if (find_closure(&t))
-			return 2;
+		if (!strcmp(o->path, "-"))
+			return trace_error_set(err, "--closure reads the trace twice: give it a "
+						    "file, not standard input");
+		if (find_closure(&t, err))
+			return -1;
 	}
 	t.m = model_new(false);
 	t.tracks = tlt_new();
 	model_observe(t.m, &observer, &t);
 	tlo_begin(&t.out, out);
-	if (trace_read(o->path, &model_sink, t.m, &t.info, &err)) {
-		fprintf(stderr, "%s\n", err.text);
-		rc = 2;
+	if (trace_read(o->path, &model_sink, t.m, &t.info, err)) {
+		rc = -1;
 	} else {
 		viz_judge(t.m, &t.info, &leaks);
 		write_unfinished(&t);
@@ -667,7 +664,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_st
 		tlo_end(&t.out);
 		warn_incomplete(&t);
 	}
-	st->events = t.out.events;
+	res->events = t.out.events;
 	if (rc)
 		for (struct model_life *l = model_lives(t.m); l; l = l->next)
 			forget(l);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "trace_error.h"
 
 struct timeline_opts {
 	const char *path;	/* the trace ("-": standard input) */
@@ -21,15 +22,25 @@ struct timeline_opts {
 	struct model_id sel;	/* pid 0: any process; nth 0: the last life */
 };
 
-struct timeline_stats {
+#define TIMELINE_MAX_WARNINGS 2
+#define TIMELINE_WARNING_LEN  (4096 + 160) /* a file's name shown up to 4 KiB, and the words */
+
+/* What the timeline wrote, and what it warns of: for the command to say. */
+struct timeline_result {
 	uint64_t events; /* trace events written, of every phase */
 	uint64_t slices, instants, flows, syncs;
+	/* What makes the timeline incomplete (cut short, lost events), one line each ("FILE:
+	 * warning: ..."), for the command to print. */
+	unsigned nwarnings;
+	char warnings[TIMELINE_MAX_WARNINGS][TIMELINE_WARNING_LEN];
 };
 
 /*
- * Write the timeline of o->path to out. Returns 0; 2 after printing why (bad input: "FILE:LINE:
- * error: ...", or a --closure that names no closure of the trace, or several).
+ * Write the timeline of o->path to out. Returns 0, or -1 with err saying why: bad input
+ * ("FILE:LINE: error: ...", placed), a --closure that names no closure of the trace or several,
+ * or a --closure on standard input (with no place: the command says whose it is).
  */
-int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_stats *st);
+int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_result *res,
+		    struct trace_error *err);
 
 #endif

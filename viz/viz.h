@@ -26,7 +26,7 @@ struct viz_input {
  * (bad input).
  */
 int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
-	     struct viz_input *in, struct viz_error *err);
+	     struct viz_input *in, struct trace_error *err);
 
 #define VIZ_MAX_WARNINGS 2
 /* What makes the verdicts of a loaded trace incomplete (cut short, lost events), one line each
@@ -67,11 +67,12 @@ struct render_graph_opts {
  * Graphviz refused, out of memory).
  */
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
-		 struct viz_error *err);
+		 struct trace_error *err);
 
-/* The life of the closure id names, one line per operation. Returns 0, or 2 after printing why
- * it names none (or several). */
-int render_explain(struct viz_input *in, const struct model_id *id, FILE *out);
+/* The life of the closure id names, one line per operation. Returns 0, or -1 with err saying why
+ * it names none (or several), as viz_find_closure says it. */
+int render_explain(struct viz_input *in, const struct model_id *id, FILE *out,
+		   struct trace_error *err);
 
 /* Parse a closure's name: "0x7ffc5e2a0010", "0x7ffc5e2a0010#2", "501:0x7ffc5e2a0010" or
  * "501:0x7ffc5e2a0010#2". Returns 0, or -1. */
@@ -81,9 +82,10 @@ int viz_parse_closure(const char *s, struct model_id *id);
 
 /*
  * The life id names in in. NULL when there is none, or when id gives no pid and the address has
- * lives in several processes; then err (caller-owned) says so, naming the candidates.
+ * lives in several processes; then err says so (with no place: the command says whose it is),
+ * naming the candidates.
  */
-struct model_life *viz_find_closure(struct viz_input *in, const struct model_id *id, char *err,
-				    size_t len);
+struct model_life *viz_find_closure(struct viz_input *in, const struct model_id *id,
+				    struct trace_error *err);
 
 #endif

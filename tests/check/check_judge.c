@@ -18,7 +18,7 @@
 /* The SARIF log on standard output, after the diagnostics. */
 static int write_sarif(const struct check_diags *d)
 {
-	struct viz_error err;
+	struct trace_error err;
 
 	if (check_sarif_write(d, stdout, "test", &err)) {
 		fprintf(stderr, "%s\n", err.text);
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 {
 	struct check_supp supp = {0};
 	struct check_verdict v;
-	struct viz_error err;
+	struct trace_error err;
 	bool sarif = false;
 	size_t shown = 0;
 	char end[256];

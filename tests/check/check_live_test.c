@@ -178,7 +178,7 @@ static void same_once(const char *path, uint64_t seed, const struct trace_end *h
 {
 	struct check_verdict live, file;
 	struct trace_end end = *how;
-	struct viz_error err = {0};
+	struct trace_error err = {0};
 	struct both b = {.live = {.v = &live}};
 	uint64_t ts = START_NS - 3000;
 	char *a, *c;

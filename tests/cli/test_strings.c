@@ -28,7 +28,7 @@ static void check(const char *path, const char *s, const char *what)
 	struct sym_info si = {.func = (char *)s, .file = (char *)"f.c", .line = 1};
 	struct trace_sink sink = {.sym = on_sym};
 	struct trace_info info;
-	struct viz_error err;
+	struct trace_error err;
 	char *argv[] = {(char *)s, (char *)"x", NULL}, line[4096];
 	struct trace_end end = {.reason = "exit", .exit_code = 0};
 	FILE *f = fopen(path, "w");

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 	const struct export_meta meta = {
 		.host = "host", .run_id = "run", .labels = labels, .nlabels = 1};
 	struct export_trace *t;
-	struct viz_error err;
+	struct trace_error err;
 	int rc;
 
 	keep_build_ids = argc == 3 && !strcmp(argv[1], "--keep-build-ids");

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{"request_done", NULL, 7, NULL},
 	};
 	struct check_supp s = {0};
-	struct viz_error err;
+	struct trace_error err;
 	const char *path = fuzz_file_write(data, size);
 
 	if (!check_supp_load(&s, path, &err)) {

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct model_id first = {.addr = 0x10};
 	struct render_graph_opts opts = {.format = "dot"};
 	struct viz_input in;
-	struct viz_error err;
+	struct trace_error err;
 	const char *path = fuzz_file_write(data, size);
 
 	/* The seeds name their closures 0x10, 0x20, ...: explain the first. */
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	render_report(&in, null, false);
 	render_report(&in, null, true);
-	render_explain(&in, &first, null);
+	render_explain(&in, &first, null, &err);
 	render_graph(&in, &opts, null, &err);
 	opts.leaks_only = true;
 	render_graph(&in, &opts, null, &err);

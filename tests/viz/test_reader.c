@@ -42,7 +42,7 @@ static char path[64];
 static int read_text(const char *text, struct seen *s, struct trace_info *info)
 {
 	FILE *f = fopen(path, "w");
-	struct viz_error err;
+	struct trace_error err;
 	int rc;
 
 	fputs(text, f);
@@ -118,7 +118,7 @@ static void cut_short(void)
 static void header_cut_short(void)
 {
 	struct trace_info info;
-	struct viz_error err;
+	struct trace_error err;
 	FILE *f = fopen(path, "w");
 
 	fputs("{\"type\":\"header\",\"format\":\"closu", f);
@@ -152,7 +152,7 @@ static void mutations(const char *fixture)
 	fclose(f);
 	for (int round = 0; round < 400; round++) {
 		struct viz_input in;
-		struct viz_error err;
+		struct trace_error err;
 		const struct model_id watch = {.addr = 0x7f0000002200};
 		FILE *null;
 		size_t n = len;
@@ -184,7 +184,7 @@ static void mutations(const char *fixture)
 		null = fopen("/dev/null", "w");
 		render_report(&in, null, false);
 		render_report(&in, null, true);
-		render_explain(&in, &watch, null);
+		render_explain(&in, &watch, null, &err);
 		fclose(null);
 		viz_unload(&in);
 	}

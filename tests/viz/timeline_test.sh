@@ -5,6 +5,8 @@
 # - -o writes the whole file or nothing: bad input leaves an older file as it was, with no temporary
 #   file beside it; the file gets the umask's mode; /dev/null stays a device;
 # - leaks at scale: each of 20 requests that leak a bio shows one LEAKED and one KEPT ALIVE slice;
+# - lost events are said (the command prints the warning the timeline returns), then what was
+#   written;
 # - --closure needs a file (it reads the trace twice).
 #   timeline_test.sh CLOSURETRACE VIZ_TRACEGEN FIXTURES CHECKER
 set -u
@@ -62,6 +64,13 @@ n=$(grep -c '"ph":"b","cat":"closure.kept_alive","name":"KEPT ALIVE submit_reque
 [ "$n" = 20 ] || fail "leaky: $n KEPT ALIVE request_done slices, expected 20"
 n=$(grep -c '"ph":"b","cat":"closure","name":"submit_bio"' "$tmp/leaky.tl.json")
 [ "$n" = 20 ] || fail "leaky: $n finished submit_bio slices, expected 20"
+
+# Lost events: the warning, then the summary, and nothing else.
+"$tool" timeline -i "$fixtures/hostile_names.json" -o "$tmp/lost.json" 2>"$tmp/err" ||
+	fail "lost events: exit $?"
+printf '%s\n' "$fixtures/hostile_names.json: warning: 2 events were lost: the timeline has holes" \
+	"closuretrace timeline: wrote 7 events (1 closure slice, 3 operations, 0 closure_sync slices, 0 arrows) to $tmp/lost.json" |
+	cmp -s - "$tmp/err" || fail "lost events: stderr: $(cat "$tmp/err")"
 
 # --closure reads the trace twice.
 "$tool" timeline --closure 0x7f0000020000 -i - <"$fixtures/hops.json" >/dev/null 2>"$tmp/err"

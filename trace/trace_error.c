@@ -1,5 +1,5 @@
-/* Errors returned, not printed (viz_error.h). */
-#include "viz_error.h"
+/* Errors returned, not printed (trace_error.h). */
+#include "trace_error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
  * The message into err->text after its prefix, shown as every name is (trace_text.h): a path or a
  * key it quotes may come from anyone, and the text is printed as it is.
  */
-static void put_message(struct viz_error *err, const char *prefix, const char *fmt, va_list ap)
+static void put_message(struct trace_error *err, const char *prefix, const char *fmt, va_list ap)
 {
 	char raw[sizeof(err->text)];
 	size_t n;
@@ -22,7 +22,8 @@ static void put_message(struct viz_error *err, const char *prefix, const char *f
 	text_visible(err->text + n, sizeof(err->text) - n, raw);
 }
 
-int viz_error_at(struct viz_error *err, const char *file, unsigned long line, const char *fmt, ...)
+int trace_error_at(struct trace_error *err, const char *file, unsigned long line, const char *fmt,
+		   ...)
 {
 	char prefix[sizeof(err->text)];
 	va_list ap;
@@ -39,7 +40,7 @@ int viz_error_at(struct viz_error *err, const char *file, unsigned long line, co
 	return -1;
 }
 
-int viz_error_set(struct viz_error *err, const char *fmt, ...)
+int trace_error_set(struct trace_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
