@@ -490,13 +490,24 @@ static void in_child(void)
 	struct closure_batch_buf *was = my_buf;
 
 	/* The sink's buffers are shared with the parent: it gives the child its own first. */
-	if (!closure_batch_sink_forked(&my_buf))
+	switch (closure_batch_sink_forked(g->head, &my_buf)) {
+	case CLOSURE_SINK_FORK_OFF:
 		for (struct closure_batch_buf *b = g->head; b; b = b->next) {
 			b->n = 0;
 			b->dropped = 0;
 			if (b != my_buf)
 				b->owner = 0; /* its thread is not in this process */
 		}
+		break;
+	case CLOSURE_SINK_FORK_ENDED: /* its raise at start-up undone */
+		__atomic_sub_fetch(&closure_batch_semaphore, 1, __ATOMIC_RELAXED);
+		break;
+	case CLOSURE_SINK_FORK_BROKEN: /* stops before a write to the parent's file */
+		__atomic_store_n(&closure_batch_semaphore, 0, __ATOMIC_RELAXED);
+		break;
+	case CLOSURE_SINK_FORK_ON:
+		break;
+	}
 	if (was && !my_buf)
 		pthread_setspecific(exit_key, NULL);
 	if (my_buf)
@@ -510,7 +521,8 @@ __attribute__((constructor)) static void batch_init(void)
 {
 	pthread_atfork(NULL, NULL, in_child);
 	sample_from_env();
-	closure_batch_sink_start();
+	if (closure_batch_sink_start()) /* batching on for the life of the image, as if traced */
+		__atomic_add_fetch(&closure_batch_semaphore, 1, __ATOMIC_RELAXED);
 }
 
 /*

@@ -9,8 +9,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
+#include "clock.h" /* the records' clock */
+#include "closure_batch.h"
 #include "closure_probes.h"
 
 #pragma GCC visibility push(hidden)
@@ -24,15 +25,6 @@ enum {
 
 /* closure.h's CLOSURE_REMAINING_MASK (lib/probes_unguarded.c checks it): r is count | flags. */
 #define CLOSURE_BATCH_COUNT_MASK 0x00ffffffu
-
-/* Now on CLOCK_MONOTONIC in ns: the records' clock, and the one every timed wait in lib/ uses. */
-static inline uint64_t closure_clock_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
 
 /* Appends one record to this thread's buffer (batching is on: the caller checked). */
 void closure_batch_append(unsigned op, uintptr_t cl, uint32_t r, uintptr_t ip, uint64_t x4,
@@ -80,6 +72,9 @@ uint64_t closure_batch_due(void);
 /* The batch probe's semaphore: the kernel raises it (closure.h reads it as closure_batch_active).
  */
 extern unsigned short closure_batch_semaphore;
+
+/* What a recorder reads: the buffers, the handover counts, the sampling (closure_batch.h). */
+extern struct closure_batch_registry closure_batch_registry;
 
 #pragma GCC visibility pop
 

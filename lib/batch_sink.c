@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "batch.h"
 #include "batch_sink.h"
+#include "clock.h"
 
 #define HEADER	     sizeof(struct closure_sink_file)
 #define BUFFER_FILE  (HEADER + sizeof(struct closure_batch_buf))
@@ -188,17 +188,16 @@ static bool open_image(void)
 	return true;
 }
 
-void closure_batch_sink_start(void)
+bool closure_batch_sink_start(void)
 {
 	/* Not in a setuid or setgid program: the caller would choose where it creates files. */
 	const char *d = secure_getenv(CLOSURE_SINK_ENV);
 
 	if (!d || d[0] != '/' || strlen(d) >= sizeof(dir))
-		return;
+		return false;
 	strcpy(dir, d);
 	closure_batch_sink_on = open_image();
-	if (closure_batch_sink_on) /* batching on for the life of the image, as if traced */
-		__atomic_add_fetch(&closure_batch_semaphore, 1, __ATOMIC_RELAXED);
+	return closure_batch_sink_on;
 }
 
 /* A buffer in file k of this image, placed at at (NULL: anywhere). */
@@ -264,38 +263,38 @@ static bool retire(struct closure_batch_buf *b)
 	return true;
 }
 
-bool closure_batch_sink_forked(struct closure_batch_buf **mine)
+enum closure_sink_fork closure_batch_sink_forked(struct closure_batch_buf *head,
+						 struct closure_batch_buf **mine)
 {
 	struct closure_batch_buf *b, *next;
 	bool on;
 
 	if (!closure_batch_sink_on)
-		return false;
+		return CLOSURE_SINK_FORK_OFF;
 	munmap(stream, HEADER); /* the parent's */
 	stream = NULL;
 	close(stream_fd);
 	stream_fd = -1;
 	on = open_image();
-	for (b = closure_batch_registry.head; b; b = next) {
+	for (b = head; b; b = next) {
 		next = b->next;
 		if (b == *mine && b->sink && on && buffer_file((char *)b - HEADER)) {
 			b->next = next;
 			b->owner = 1;
 		} else if (!retire(b)) {
 			/* Out of memory: b is still the parent's; batching stops before a write. */
-			__atomic_store_n(&closure_batch_semaphore, 0, __ATOMIC_RELAXED);
 			closure_batch_sink_on = false;
 			*mine = NULL;
-			return true;
+			return CLOSURE_SINK_FORK_BROKEN;
 		}
 	}
 	if (*mine && (*mine)->owner != 1)
 		*mine = NULL;
 	if (!on) { /* not traced: docs/probes.md says which children */
 		closure_batch_sink_on = false;
-		__atomic_sub_fetch(&closure_batch_semaphore, 1, __ATOMIC_RELAXED);
+		return CLOSURE_SINK_FORK_ENDED;
 	}
-	return true;
+	return CLOSURE_SINK_FORK_ON;
 }
 
 void closure_batch_sink_stop(void)

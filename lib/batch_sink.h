@@ -14,12 +14,12 @@
 
 #pragma GCC visibility push(hidden)
 
-extern struct closure_batch_registry closure_batch_registry;
-
 /* The sink is on in this process image: its buffers come from closure_batch_sink_buffer. */
 extern bool closure_batch_sink_on;
 
-void closure_batch_sink_start(void);
+/* At start-up: true when the environment names a sink and its stream is open (then batching is
+ * to be on for the life of the image, as if traced). */
+bool closure_batch_sink_start(void);
 
 /* A new buffer in a file of the sink, zeroed but for its number; NULL when none can be made. */
 struct closure_batch_buf *closure_batch_sink_buffer(void);
@@ -30,12 +30,21 @@ void closure_batch_sink_lost(uint32_t n);
 /* Writes records [0, n) of b as a batch; what cannot be written is counted as lost. */
 void closure_batch_sink_write(const struct closure_batch_buf *b, uint32_t n);
 
+/* What a fork left of the sink (closure_batch_sink_forked), for batching to follow. */
+enum closure_sink_fork {
+	CLOSURE_SINK_FORK_OFF,	  /* the sink was off: nothing done */
+	CLOSURE_SINK_FORK_ON,	  /* the child has its own stream and buffer files */
+	CLOSURE_SINK_FORK_ENDED,  /* no stream for the child: the sink is off (undo its raise) */
+	CLOSURE_SINK_FORK_BROKEN, /* a buffer still maps the parent's file: batching must stop */
+};
+
 /*
  * In a forked child, before anything touches a buffer (the sink's are shared with the parent):
  * opens the child's stream, gives *mine a new file of the child's and retires every other
- * buffer (*mine becomes NULL when it cannot have one). false: the sink is off, nothing done.
+ * buffer of the list at head (*mine becomes NULL when it cannot have one).
  */
-bool closure_batch_sink_forked(struct closure_batch_buf **mine);
+enum closure_sink_fork closure_batch_sink_forked(struct closure_batch_buf *head,
+						 struct closure_batch_buf **mine);
 
 void closure_batch_sink_stop(void);
 

@@ -12,12 +12,15 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "probes.h" /* first: it declares the semaphores */
-#include "internal.h"
+#include "bug.h"
+#include "debug.h"
+#include "sleep.h"
+#include "stack.h"
+#include "workqueue.h"
 
 /* What dropping references left behind, and what the last reference means. */
 enum sub_outcome { SUB_NORMAL, SUB_REQUEUE, SUB_DONE, SUB_WAKE };
@@ -55,31 +58,6 @@ sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip);
 /* Keeps modules.o (the module probe) in every static link that uses closures. */
 extern const char closure_modules_anchor;
 __attribute__((used)) static const char *const keep_modules = &closure_modules_anchor;
-
-/* The rules, checked on the value about to be published. */
-static inline __attribute__((always_inline)) void
-check_value(struct closure *cl, uint32_t old, uint32_t new, const char *name, uintptr_t ip)
-{
-	/*
-	 * More references taken off than the count holds (the low bits of what was subtracted are
-	 * references; flags are above them): an underflow, however far it borrows into the flags.
-	 */
-	if (((old - new) & CLOSURE_REMAINING_MASK) > (old & CLOSURE_REMAINING_MASK) ||
-	    ((new &CLOSURE_GUARD_MASK) && (new &(CLOSURE_DESTRUCTOR >> 1))))
-		closure_bug(cl, CLOSURE_BUG_UNDERFLOW, name, old, ip, "count would go below zero");
-	if (new &CLOSURE_GUARD_MASK)
-		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, name, old, ip,
-			    "a flag was set twice or cleared while not set");
-	if (!(new &CLOSURE_REMAINING_MASK) &&
-	    (new & ~(CLOSURE_DESTRUCTOR | CLOSURE_SLEEPING | CLOSURE_REMAINING_MASK))) {
-		closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, name, old, ip,
-			    new &CLOSURE_RUNNING
-				    ? "count reached zero while running (give up the running "
-				      "reference with continue_at, closure_return or closure_sync)"
-				    : "count reached zero while on a waitlist");
-	}
-	closure_debug_check_live(cl, old, name, ip); /* last: the count's checks say more */
-}
 
 /*
  * The last reference is gone and there is no continuation: destructor, then the parent.
@@ -141,7 +119,8 @@ PROBE_COLD void run_traced(struct closure *cl)
 	run_body(cl, true);
 }
 
-void closure_run(struct closure *cl)
+/* Run cl's continuation in this thread (fires the run probe). */
+static void closure_run(struct closure *cl)
 {
 	if (PROBE_OP_TRACED(run))
 		run_traced(cl);
@@ -149,6 +128,44 @@ void closure_run(struct closure *cl)
 		run_body(cl, false);
 }
 
+/* What a worker calls (work->func): the closure's continuation, on the worker's thread. */
+static void run_work(struct closure_work *work)
+{
+	struct closure *cl = container_of(work, struct closure, work);
+
+	/* Started: it may be queued again from now on (closure_queue_at checks). */
+	__atomic_store_n(&cl->queued, 0, __ATOMIC_RELEASE);
+	closure_run(cl);
+}
+
+/* wq given or queued (op at ip) after workqueue_destroy: the continuation would never run. */
+static void check_wq_live(struct workqueue *wq, struct closure *cl, const char *op, uintptr_t ip)
+{
+	if (wq && __builtin_expect(!workqueue_live(wq), 0))
+		closure_bug(
+			cl, CLOSURE_BUG_DEAD_WORKQUEUE, op,
+			__atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
+			"its workqueue was destroyed (workqueue_destroy): the continuation would "
+			"never run");
+}
+
+/* A program's own workqueue: its queue_work() (closure.h, "A program's own executor"). */
+static void queue_program(struct closure *cl, uintptr_t ip, const char *name)
+{
+	closure_queue_work_fn *queue_work = workqueue_program_queue_work();
+
+	if (!queue_work)
+		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, name,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
+			    "continued on a struct workqueue_struct, but the program has no "
+			    "queue_work() and none was given to closure_set_queue_work()");
+	if (!queue_work(cl->program_wq, &cl->work))
+		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, name,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
+			    "the program's queue_work() refused it: already pending");
+}
+
+/* The kernel's closure_queue(): the work item runs the continuation, on wq or right here. */
 static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 {
 	struct workqueue *wq = cl->wq;
@@ -158,16 +175,22 @@ static void closure_queue_at(struct closure *cl, uintptr_t ip, const char *name)
 		closure_run(cl);
 		return;
 	}
-	/* The worker clears queued as it takes the closure, as the kernel's PENDING bit. */
+	/* run_work clears queued as it starts, as the kernel's PENDING bit. */
 	if (__atomic_exchange_n(&cl->queued, 1, __ATOMIC_ACQ_REL))
 		closure_bug(cl, CLOSURE_BUG_QUEUED_TWICE, name,
 			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
 			    "its continuation is still queued (not started yet)");
 	cl->released_at = ip;
-	if (wq)
-		workqueue_queue(wq, cl, ip, name);
-	else
-		workqueue_queue_program(cl->program_wq, cl, ip, name);
+	/* The kernel's INIT_WORK: not pending, on no list, and what to run. */
+	cl->work.data = 0;
+	cl->work.entry.next = cl->work.entry.prev = &cl->work.entry;
+	cl->work.func = run_work;
+	if (wq) {
+		check_wq_live(wq, cl, name, ip); /* destroyed since continue_at named it */
+		workqueue_queue(wq, &cl->work);
+	} else {
+		queue_program(cl, ip, name);
+	}
 }
 
 static inline __attribute__((always_inline)) struct sub_result
@@ -180,7 +203,9 @@ sub_value(struct closure *cl, uint32_t v, const char *name, uintptr_t ip)
 		res.now = old - v;
 		res.after = res.now;
 		res.outcome = SUB_NORMAL;
-		check_value(cl, old, res.now, name, ip);
+		closure_check_value(cl, old, res.now, name, ip);
+		/* After the count's checks, whose message says more when both fail. */
+		closure_debug_check_live(cl, old, name, ip);
 		if (!(res.now & CLOSURE_REMAINING_MASK)) {
 			/* The last reference: this thread now owns the closure. */
 			bool sleeper = res.now & CLOSURE_SLEEPING;
@@ -306,9 +331,7 @@ PROBE_BODY void init_body(struct closure *cl, struct closure *parent, uintptr_t 
 	 * can only succeed after this store, so its event never precedes the init in the trace.
 	 */
 	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, ip, (uintptr_t)parent, 0);
-	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_ALIVE, __ATOMIC_RELAXED); /* before the count */
-	/* Before the count too: whoever finishes it finds its slot. */
-	registry_add(cl);
+	closure_debug_create(cl); /* alive and listed, before the count */
 	/* Release: closure_get_not_zero() elsewhere sees a fully set up closure. */
 	__atomic_store_n(CLOSURE_WORD(cl), CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
 }
@@ -329,54 +352,6 @@ static inline void closure_init_at(struct closure *cl, struct closure *parent, u
 void closure_init(struct closure *cl, struct closure *parent)
 {
 	closure_init_at(cl, parent, CALLER_IP());
-}
-
-PROBE_BODY void init_stack_body(struct closure *cl, uintptr_t ip, const bool traced)
-{
-	/* A listed closure cleared here would break the live list. */
-	closure_debug_check_init(cl, "closure_init_stack", ip);
-	closure_side_stack_prepare();
-	memset(cl, 0, sizeof(*cl));
-	cl->ip = cl->init_ip = ip;
-	cl->init_ns = registry_now_ns();
-	closure_debug_stamp(&cl->ip_ns);
-	cl->init_tid = registry_tid();
-	cl->magic = CLOSURE_MAGIC_STACK;
-	if (traced)
-		cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
-	/* Before the count is published, as in closure_init_at(): no event precedes the init. */
-	probe_op2_in(traced, init, cl, CLOSURE_REMAINING_INITIALIZER, cl->ip, 0, 1);
-	/* Release, always: closure_init_stack_release() is the same function. */
-	__atomic_store_n(CLOSURE_WORD(cl), CLOSURE_REMAINING_INITIALIZER, __ATOMIC_RELEASE);
-}
-
-void closure_announce_stack(struct closure *cl, uintptr_t ip, uint32_t before)
-{
-	cl->ip = cl->init_ip = ip;
-	cl->init_ns = registry_now_ns();
-	closure_debug_stamp(&cl->ip_ns);
-	cl->init_tid = registry_tid();
-	cl->left_out = closure_batch_left_out(true, 0); /* a stack closure is a root */
-	if ((before & CLOSURE_REMAINING_MASK) == 1)
-		probe_op2(init, cl, CLOSURE_REMAINING_INITIALIZER, ip, 0, 1);
-}
-
-PROBE_COLD void init_stack_traced(struct closure *cl, uintptr_t ip)
-{
-	init_stack_body(cl, ip, true);
-}
-
-static inline void closure_init_stack_at(struct closure *cl, uintptr_t ip)
-{
-	if (PROBE_OP_TRACED(init))
-		init_stack_traced(cl, ip);
-	else
-		init_stack_body(cl, ip, false);
-}
-
-void closure_init_stack(struct closure *cl)
-{
-	closure_init_stack_at(cl, CALLER_IP());
 }
 
 void closure_set_stopped(struct closure *cl)
@@ -403,7 +378,7 @@ void closure_debug_destroy(struct closure *cl)
 static void set_fn_at(struct closure *cl, struct closure_fn_ref fn, struct closure_wq_ref wq,
 		      const char *name, uintptr_t ip)
 {
-	workqueue_check_live(wq.own, cl, name, ip); /* where it is named, not at the last put */
+	check_wq_live(wq.own, cl, name, ip); /* where it is named, not at the last put */
 	/* Atomic stores: closure_debug_dump() may be reading them from another thread. */
 	__atomic_store_n(&cl->ip, ip, __ATOMIC_RELAXED);
 	closure_debug_stamp(&cl->ip_ns);
@@ -693,8 +668,8 @@ void closure_wake_up(struct closure_waitlist *list)
 #define SYNC_TIMEOUT_MAX_MS (1000ll * 1000 * 1000 * 1000)
 
 /* Sleeps until only the running reference is left (r: the count when it was called). */
-__attribute__((noinline)) int closure_sync_sleep(struct closure *cl, uint32_t r, long timeout_ms,
-						 uintptr_t ip)
+static __attribute__((noinline)) int closure_sync_sleep(struct closure *cl, uint32_t r,
+							long timeout_ms, uintptr_t ip)
 {
 	uint64_t deadline = 0; /* none */
 	int ret = 0;
@@ -735,6 +710,13 @@ __attribute__((noinline)) int closure_sync_sleep(struct closure *cl, uint32_t r,
 	return ret;
 }
 
+/* The same, as closure_sleep_off_stack() calls it (lib/sleep.c: under memcheck). */
+static uintptr_t sync_sleep_words(uintptr_t cl, uintptr_t r, uintptr_t timeout_ms, uintptr_t ip)
+{
+	return (uintptr_t)(intptr_t)closure_sync_sleep((struct closure *)cl, (uint32_t)r,
+						       (long)timeout_ms, ip);
+}
+
 /* Nothing outstanding, and traced: both probes. */
 static __attribute__((noinline)) int sync_nothing_traced(struct closure *cl, uint32_t r,
 							 long timeout_ms, uintptr_t ip)
@@ -765,7 +747,8 @@ static inline int closure_sync_at(struct closure *cl, long timeout_ms, uintptr_t
 	if ((r & CLOSURE_REMAINING_MASK) > 1 || (r && !(r & CLOSURE_RUNNING))) {
 		/* Under memcheck: off the program's stack (lib/sleep.c). */
 		if (__builtin_expect(closure_under_memcheck, 0))
-			return closure_sync_off_stack(cl, r, timeout_ms, ip);
+			return (int)(intptr_t)closure_sleep_off_stack(
+				sync_sleep_words, (uintptr_t)cl, r, (uintptr_t)timeout_ms, ip);
 		return closure_sync_sleep(cl, r, timeout_ms, ip);
 	}
 	if (PROBE_TRACED_IF(PROBE_WORD(sync_begin) | PROBE_WORD(sync_end)))
@@ -787,8 +770,7 @@ int closure_sync_timeout(struct closure *cl, unsigned long timeout_ms)
 
 /* bcachefs's exported names (closure.h): the same functions; the call site stays the caller's. */
 #define CLOSURE_ALIAS(name, target) extern __typeof__(target) name __attribute__((alias(#target)))
-/* And the names that are the same function here (closure.h says why). */
-CLOSURE_ALIAS(closure_init_stack_release, closure_init_stack);
+/* And the names that are the same function here (closure.h says why; stack.c has another). */
 CLOSURE_ALIAS(closure_sync_unbounded, closure_sync);
 CLOSURE_ALIAS(bch2_closure_sub, closure_sub);
 CLOSURE_ALIAS(__bch2_closure_wake_up, closure_wake_up);

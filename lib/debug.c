@@ -1,10 +1,10 @@
 /*
- * What libclosure says when something is wrong: the enforced-rule messages; the descriptor that
- * tells another process how to read the live registry, and closure_debug_dump() that prints it.
+ * The closure debug (debug.h): the live registry's slow paths (chunks, threads that come and
+ * go), the descriptor that tells another process how to read it, closure_debug_dump() that
+ * prints it, and what CLOSURE_DEBUG checks in it.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,9 +12,7 @@
 #include <unistd.h>
 
 #include "closure_debug.h"
-#include "internal.h"
-#include "probes.h"
-#include "registry.h"
+#include "debug.h"
 
 #if defined(CLOSURE_DEBUG) && __has_include(<valgrind/memcheck.h>)
 #include <valgrind/memcheck.h>
@@ -22,138 +20,135 @@
 #define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)(addr), (void)(len))
 #endif
 
-/* "func+0x1c in ./prog", or the address alone when no symbol covers it; hex always with 0x. */
-static void describe_address(char *buf, size_t size, uintptr_t addr)
-{
-	Dl_info info;
+__thread struct registry_log registry_log __attribute__((tls_model("initial-exec")));
+struct registry_chunk *closure_registry;
 
-	if (addr && dladdr((void *)addr, &info) && info.dli_sname)
-		snprintf(buf, size, "%s+0x%lx in %s", info.dli_sname,
-			 (unsigned long)(addr - (uintptr_t)info.dli_saddr), info.dli_fname);
-	else if (addr && dladdr((void *)addr, &info) && info.dli_fname)
-		snprintf(buf, size, "0x%lx in %s", (unsigned long)addr, info.dli_fname);
-	else
-		snprintf(buf, size, "0x%lx", (unsigned long)addr);
+/* The rings of threads that exited, each whole, for new threads to take (under orphans_lock). */
+static struct registry_chunk *orphans[64];
+static unsigned n_orphans;
+static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+/* A pass over the ring that took fewer than this share of its slots adds a chunk (1/4): the
+ * slots looked at per slot taken stay about 4, whatever the closures alive. */
+#define PASS_MIN_TAKEN(chunks) ((chunks) * (REGISTRY_SLOTS / 4))
+
+static void at_thread_exit(void *arg)
+{
+	struct registry_log *log = arg;
+
+	pthread_mutex_lock(&orphans_lock);
+	if (n_orphans < sizeof(orphans) / sizeof(orphans[0]))
+		orphans[n_orphans++] = log->first;
+	/* else the ring stays as it is: its closures are still found, its slots never reused */
+	pthread_mutex_unlock(&orphans_lock);
+	log->cur = log->first = NULL;
 }
 
-/*
- * A call site as addr2line takes it, "./prog+0x1304" (the address in the object's own virtual
- * addresses: less the load bias, so that a PIE or a library reads the same in every run), then
- * the symbol when there is one: "./prog+0x1304 (func+0x1c)".
- */
-static void describe_site(char *buf, size_t size, uintptr_t addr)
+static void make_exit_key(void)
 {
-	struct link_map *map = NULL;
-	Dl_info info;
+	pthread_key_create(&exit_key, at_thread_exit);
+}
 
-	if (!addr || !dladdr1((void *)addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map ||
-	    !info.dli_fname || !info.dli_fname[0]) {
-		snprintf(buf, size, "0x%lx", (unsigned long)addr);
-		return;
+/* The child of a fork is one thread: its own id, and the parent's other threads' rings stay
+ * where they were (their closures, copied, are still found). */
+static void after_fork_child(void)
+{
+	registry_log.tid = (uint32_t)gettid();
+}
+
+static void make_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+static struct registry_chunk *new_chunk(void)
+{
+	struct registry_chunk *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->magic = CLOSURE_REGISTRY_MAGIC;
+	c->next = __atomic_load_n(&closure_registry, __ATOMIC_RELAXED);
+	/* Release: a reader that finds c finds it whole. */
+	while (!__atomic_compare_exchange_n(&closure_registry, &c->next, c, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+	return c;
+}
+
+/* A thread's first closure: a ring left by a thread that exited, or a new chunk. */
+static bool start_log(struct registry_log *log)
+{
+	static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+	struct registry_chunk *ring = NULL;
+
+	pthread_once(&fork_once, make_fork_handler);
+	pthread_once(&exit_key_once, make_exit_key);
+	pthread_mutex_lock(&orphans_lock);
+	if (n_orphans)
+		ring = orphans[--n_orphans];
+	pthread_mutex_unlock(&orphans_lock);
+	if (!ring && (ring = new_chunk()))
+		ring->next_own = ring;
+	if (!ring)
+		return false;
+	log->first = log->cur = ring;
+	log->chunks = 1;
+	for (struct registry_chunk *c = ring->next_own; c != ring; c = c->next_own)
+		log->chunks++;
+	log->cursor = 0;
+	log->taken = 0;
+	log->visited = 0;
+	log->tid = (uint32_t)gettid();
+	pthread_setspecific(exit_key, log);
+	return true;
+}
+
+/* A pass over the ring ended having taken too few: a new chunk after cur, looked at next. */
+static bool grow(struct registry_log *log)
+{
+	struct registry_chunk *c = new_chunk();
+
+	if (!c)
+		return false;
+	c->next_own = log->cur->next_own;
+	log->cur->next_own = c;
+	log->chunks++;
+	return true;
+}
+
+struct closure **registry_slot_slow(struct registry_log *log)
+{
+	if (!log->cur && !start_log(log))
+		return NULL;
+	for (;;) {
+		while (log->cursor < REGISTRY_SLOTS) {
+			struct closure **slot = &log->cur->slot[log->cursor++];
+
+			if (!__atomic_load_n(slot, __ATOMIC_RELAXED)) {
+				log->taken++;
+				return slot;
+			}
+		}
+		/* A chunk looked through: a pass ends once every chunk of the ring was. */
+		if (++log->visited >= log->chunks) {
+			if (log->taken < PASS_MIN_TAKEN(log->chunks) && !grow(log))
+				return NULL;
+			log->visited = 0;
+			log->taken = 0;
+		}
+		log->cur = log->cur->next_own;
+		log->cursor = 0;
 	}
-	if (info.dli_sname)
-		snprintf(buf, size, "%s+0x%lx (%s+0x%lx)", info.dli_fname,
-			 (unsigned long)(addr - map->l_addr), info.dli_sname,
-			 (unsigned long)(addr - (uintptr_t)info.dli_saddr));
-	else
-		snprintf(buf, size, "%s+0x%lx", info.dli_fname,
-			 (unsigned long)(addr - map->l_addr));
 }
 
-/*
- * What every broken rule does: the bug probe, one line on stderr, abort. obj is the closure, or
- * for a workqueue destroyed twice the workqueue; counts is " (count N, flags 0xF)", or "" then.
- */
-static noreturn void bug_report(void *obj, enum closure_bug bug, const char *op, uint32_t remaining,
-				uintptr_t ip, const char *detail, const char *counts)
+uint32_t registry_tid(void)
 {
-	char where[512];
-
-	(void)bug; /* only the probe uses it */
-	/* The probe first, so that a tracer sees the bug even if stderr is lost. */
-	/* Recorded whatever its tree: a bug is never sampled away (and cl may be no closure). */
-	probe_op1_rec_in(PROBE_TRACED(bug), true, bug, obj, remaining, ip, (long)bug);
-	if (CLOSURE_BATCH_ON())
-		closure_batch_flush(); /* abort() runs no exit handler */
-	describe_site(where, sizeof(where), ip);
-	fprintf(stderr, "closure BUG: %s(%p): %s%s, called from %s\n", op, obj, detail, counts,
-		where);
-	fflush(stderr);
-	abort();
-}
-
-noreturn void closure_bug(struct closure *cl, enum closure_bug bug, const char *op,
-			  uint32_t remaining, uintptr_t ip, const char *detail)
-{
-	char counts[64];
-
-	snprintf(counts, sizeof(counts), " (count %u, flags 0x%x)",
-		 remaining & CLOSURE_REMAINING_MASK, remaining & ~CLOSURE_REMAINING_MASK);
-	bug_report(cl, bug, op, remaining, ip, detail, counts);
-}
-
-noreturn void workqueue_bug(struct workqueue *wq, const char *op, uintptr_t ip, const char *detail)
-{
-	bug_report(wq, CLOSURE_BUG_DEAD_WORKQUEUE, op, 0, ip, detail, "");
-}
-
-noreturn void closure_not_alive_at(struct closure *cl, uint32_t remaining, const char *op,
-				   uintptr_t ip)
-{
-	char detail[160];
-
-	snprintf(detail, sizeof(detail),
-		 "not alive (magic 0x%08x): finished or destroyed, freed, or never initialised",
-		 __atomic_load_n(&cl->magic, __ATOMIC_RELAXED));
-	closure_bug(cl, CLOSURE_BUG_NOT_ALIVE, op, remaining, ip, detail);
-}
-
-/* From the inline get and put (closure.h): the caller is their call site. */
-void closure_not_alive(struct closure *cl, uint32_t remaining, const char *op)
-{
-	closure_not_alive_at(cl, remaining, op, CALLER_IP());
-}
-
-/* The flag letters of a trace stand for closure.h's bits. */
-#define FLAG_MATCHES(name, bit, letter)                                                            \
-	_Static_assert(CLOSURE_##name == 1u << (bit), "closure_probes.h: flag " #name);
-CLOSURE_FLAG_LIST(FLAG_MATCHES)
-#undef FLAG_MATCHES
-
-/*
- * closure_get() found the count was 0, or took it to the count's guard bit (2^23 references: one
- * more would carry into the flags); called from the user's code, so the caller is the get.
- */
-void closure_get_finished(struct closure *cl, uint32_t r)
-{
-	if (r & (CLOSURE_DESTRUCTOR >> 1))
-		closure_bug(cl, CLOSURE_BUG_OVERFLOW, "closure_get", r - 1, CALLER_IP(),
-			    "too many references: the count reached its limit (8388607)");
-	closure_bug(cl, CLOSURE_BUG_GET_FINISHED, "closure_get", r - 1 /* the count it found */,
-		    CALLER_IP(), "reference taken on a finished closure");
-}
-
-void closure_require_running(struct closure *cl, const char *name, uintptr_t ip)
-{
-	uint32_t r = __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED);
-
-	if (!(r & CLOSURE_RUNNING))
-		closure_bug(cl, CLOSURE_BUG_NOT_RUNNING, name, r, ip,
-			    "not running: only the owner of the running reference may give it up");
-}
-
-void closure_val_bad(struct closure *cl, unsigned v, int d)
-{
-	char detail[160];
-
-	/* The kernel's words (fs/vendor/closure.h closure_val_checks); the bit is __fls's. */
-	if (v & CLOSURE_GUARD_MASK)
-		snprintf(detail, sizeof(detail), "has guard bits set: %x (%u), delta %i", v,
-			 31u - (unsigned)__builtin_clz(v & CLOSURE_GUARD_MASK), d);
-	else
-		snprintf(detail, sizeof(detail), "ref hit 0 with incorrect flags set: %x (%u)", v,
-			 31u - (unsigned)__builtin_clz(v));
-	closure_bug(cl, CLOSURE_BUG_BAD_FLAGS, "closure_val_checks", v, CALLER_IP(), detail);
+	if (!registry_log.tid)
+		registry_log.tid = (uint32_t)gettid();
+	return registry_log.tid;
 }
 
 /* Found by section name from outside the process (closure_debug.h); never read in here. */
@@ -199,26 +194,6 @@ __attribute__((used, section(CLOSURE_DEBUG_SECTION),
 	.off_init_tid = offsetof(struct closure, init_tid),
 };
 
-void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
-{
-#ifdef CLOSURE_DEBUG
-	/*
-	 * The magic of fresh memory is whatever was there: only a hint, confirmed in the registry.
-	 * Say so to memcheck, whose client request costs a few instructions outside valgrind.
-	 */
-	VALGRIND_MAKE_MEM_DEFINED(&cl->magic, sizeof(cl->magic));
-	VALGRIND_MAKE_MEM_DEFINED(&cl->registry_slot, sizeof(cl->registry_slot));
-	if (cl->magic != CLOSURE_MAGIC_ALIVE)
-		return; /* the common case: fresh memory, finished or destroyed */
-	if (registry_holds(cl))
-		closure_bug(cl, CLOSURE_BUG_INIT_LIVE, op,
-			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
-			    "initialised again while alive (neither finished nor destroyed)");
-#else
-	(void)cl, (void)op, (void)ip; /* no check: the registry is asked only with CLOSURE_DEBUG */
-#endif
-}
-
 /*
  * Where the owner sleeps, for `closuretrace ps`. A stack closure is listed only while it sleeps:
  * its frame lives at least that long, and a hung closure_sync is what one looks for.
@@ -239,6 +214,20 @@ void closure_debug_sync_end(struct closure *cl)
 	__atomic_store_n(&cl->sync_ip, 0, __ATOMIC_RELAXED);
 	if (cl->magic == CLOSURE_MAGIC_STACK)
 		registry_remove(cl);
+}
+
+/* "func+0x1c in ./prog", or the address alone when no symbol covers it; hex always with 0x. */
+static void describe_address(char *buf, size_t size, uintptr_t addr)
+{
+	Dl_info info;
+
+	if (addr && dladdr((void *)addr, &info) && info.dli_sname)
+		snprintf(buf, size, "%s+0x%lx in %s", info.dli_sname,
+			 (unsigned long)(addr - (uintptr_t)info.dli_saddr), info.dli_fname);
+	else if (addr && dladdr((void *)addr, &info) && info.dli_fname)
+		snprintf(buf, size, "0x%lx in %s", (unsigned long)addr, info.dli_fname);
+	else
+		snprintf(buf, size, "0x%lx", (unsigned long)addr);
 }
 
 /* One line for cl (a copy), as the kernel's debugfs file prints it. */
@@ -296,3 +285,33 @@ int closure_debug_dump(FILE *out)
 		}
 	return n;
 }
+
+#ifdef CLOSURE_DEBUG
+/* cl is in the registry: its slot in one of the chunks, holding it. */
+static bool registry_holds(struct closure *cl)
+{
+	struct closure **slot = cl->registry_slot;
+
+	for (struct registry_chunk *c = __atomic_load_n(&closure_registry, __ATOMIC_ACQUIRE); c;
+	     c = c->next)
+		if (slot >= c->slot && slot < c->slot + REGISTRY_SLOTS)
+			return __atomic_load_n(slot, __ATOMIC_RELAXED) == cl;
+	return false;
+}
+
+void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
+{
+	/*
+	 * The magic of fresh memory is whatever was there: only a hint, confirmed in the registry.
+	 * Say so to memcheck, whose client request costs a few instructions outside valgrind.
+	 */
+	VALGRIND_MAKE_MEM_DEFINED(&cl->magic, sizeof(cl->magic));
+	VALGRIND_MAKE_MEM_DEFINED(&cl->registry_slot, sizeof(cl->registry_slot));
+	if (cl->magic != CLOSURE_MAGIC_ALIVE)
+		return; /* the common case: fresh memory, finished or destroyed */
+	if (registry_holds(cl))
+		closure_bug(cl, CLOSURE_BUG_INIT_LIVE, op,
+			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
+			    "initialised again while alive (neither finished nor destroyed)");
+}
+#endif

@@ -10,18 +10,21 @@
 #define PROBE_FLAGS(r) ((r) & ~CLOSURE_REMAINING_MASK)
 
 /*
- * A file that defines _SDT_HAS_SEMAPHORES before its first include (closure.c) guards each probe
- * with its semaphore, which the kernel raises while a tracer has the probe armed: untraced, not
- * even the arguments are set up. sys/sdt.h then wants a semaphore for every probe in that file.
+ * A file that defines _SDT_HAS_SEMAPHORES before its first include (closure.c, stack.c) guards
+ * each probe with its semaphore, which the kernel raises while a tracer has the probe armed:
+ * untraced, not even the arguments are set up. sys/sdt.h then wants a semaphore for every probe
+ * in that file: one for every probe of the contract, defined once (lib/probes.c); those fired
+ * unguarded (get, put, bug) stay unused.
  */
-#if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
+#if CLOSURE_PROBES
 #define PROBE_SEMAPHORE(name)                                                                      \
 	unsigned short closure_##name##_semaphore                                                  \
 		__attribute__((unused, section(".probes"), visibility("hidden")))
-/* One for every probe of the contract; those fired elsewhere (get, put, bug) stay unused. */
-#define PROBE_SEMAPHORE_OF(name, NAME, a4, a5, a6) PROBE_SEMAPHORE(name);
+#define PROBE_SEMAPHORE_OF(name, NAME, a4, a5, a6) extern PROBE_SEMAPHORE(name);
 CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #undef PROBE_SEMAPHORE_OF
+#endif
+#if CLOSURE_PROBES && defined(_SDT_HAS_SEMAPHORES) && _SDT_HAS_SEMAPHORES
 #define PROBE_ARMED(name)                                                                          \
 	__builtin_expect(*(volatile unsigned short *)&closure_##name##_semaphore != 0, 0)
 #else
@@ -37,10 +40,20 @@ CLOSURE_PROBE_LIST(PROBE_SEMAPHORE_OF)
 #include "closure.h" /* after the semaphores: its inline fast paths have probes too */
 #include "batch.h"   /* each probe also appends a batch record while batching is on */
 
+/* The call site as a return address (docs/probes.md: arg3); tracers resolve ip - 1. */
+#define CALLER_IP() ((uintptr_t)__builtin_return_address(0))
+
+#pragma GCC visibility push(hidden)
+/* The get and put probes, fired unguarded (lib/probes_unguarded.c says why). */
+void probe_get(struct closure *cl, uint32_t r, uintptr_t ip);
+/* bts: the batch record's time, taken before the put (lib/batch.h), or 0 for none. */
+void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, uint64_t bts);
+#pragma GCC visibility pop
+
 /*
  * Whether an operation is traced at all (batched, or one of its probes armed): the batch word and
  * the probes' semaphores, loaded and tested in one branch, marked very unlikely. In a file without
- * semaphores (probes_unguarded.c, lib/debug.c, every file built with CLOSURE_PROBES=0) a probe has
+ * semaphores (probes_unguarded.c, lib/bug.c, every file built with CLOSURE_PROBES=0) a probe has
  * no semaphore: PROBE_TRACED(name) is then always true (an unguarded probe always fires), while
  * PROBE_TRACED_IF(PROBE_WORD(name)) is the batch word alone (an operation split as below has only
  * its batch records to make: closure.c without probes).

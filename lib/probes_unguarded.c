@@ -5,7 +5,6 @@
  * from this file, which has no semaphores, while closure.c guards all the others.
  */
 #include "probes.h"
-#include "internal.h"
 
 PROBE_BODY void get_body(struct closure *cl, uint32_t r, uintptr_t ip, const bool traced)
 {
@@ -39,16 +38,10 @@ void probe_put(struct closure *cl, uint32_t r, uintptr_t ip, uint64_t bts)
 _Static_assert(CLOSURE_BATCH_COUNT_MASK == CLOSURE_REMAINING_MASK, "lib/batch.h's mask");
 
 /*
- * closure.h's inline get and put while batching is on: here, out of line, so that the return
- * address is the user's call site (and the library has no semaphore-free batch file to spare).
+ * closure.h's inline put while batching is on: here, out of line, so that the return address is
+ * the user's call site. (The inline get's, closure_batch_get, is closure.c's: it may announce a
+ * stack closure, whose init probe is guarded there.)
  */
-void closure_batch_get(struct closure *cl, uint32_t r, int not_zero)
-{
-	closure_stack_first_use(cl, CALLER_IP(), r - 1); /* its init record first */
-	closure_batch_append(CLOSURE_BATCH_OP_get, (uintptr_t)cl, r, CALLER_IP(),
-			     (uint64_t)not_zero, 0, 0);
-}
-
 void closure_batch_put(struct closure *cl, uint32_t r)
 {
 	closure_batch_append(CLOSURE_BATCH_OP_put, (uintptr_t)cl, r, CALLER_IP(), 0, 0, 0);

@@ -1,6 +1,6 @@
 /*
- * Sleeping on a word and waking its sleepers (closure_sync()'s futex, internal.h), the clock, and
- * under valgrind the side stack the sleeps run on.
+ * Sleeping on a word and waking its sleepers (closure_sync()'s futex, sleep.h), the clock in
+ * milliseconds, and under valgrind the side stack the sleeps run on.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "batch.h"
-#include "internal.h"
+#include "clock.h"
+#include "closure.h"
+#include "sleep.h"
 
 /*
  * Under memcheck, a sync that sleeps runs on a side stack, and so leaves the program's stack below
@@ -197,18 +199,6 @@ uintptr_t closure_sleep_off_stack(closure_word_fn *fn, uintptr_t a, uintptr_t b,
 	return closure_call_on_stack(fn, side_stack_top(s), a, b, c, d);
 }
 
-static uintptr_t sync_sleep_words(uintptr_t cl, uintptr_t r, uintptr_t timeout_ms, uintptr_t ip)
-{
-	return (uintptr_t)(intptr_t)closure_sync_sleep((struct closure *)cl, (uint32_t)r,
-						       (long)timeout_ms, ip);
-}
-
-int closure_sync_off_stack(struct closure *cl, uint32_t r, long timeout_ms, uintptr_t ip)
-{
-	return (int)(intptr_t)closure_sleep_off_stack(sync_sleep_words, (uintptr_t)cl, r,
-						      (uintptr_t)timeout_ms, ip);
-}
-
 /*
  * Only under memcheck, the tool that learns from the control block what the kernel wrote (helgrind
  * and DRD track no definedness), whose library valgrind preloads. DRD 3.19 aborts at exit in any
@@ -239,11 +229,6 @@ uintptr_t closure_sleep_off_stack(closure_word_fn *fn, uintptr_t a, uintptr_t b,
 				  uintptr_t d)
 {
 	return fn(a, b, c, d);
-}
-
-int closure_sync_off_stack(struct closure *cl, uint32_t r, long timeout_ms, uintptr_t ip)
-{
-	return closure_sync_sleep(cl, r, timeout_ms, ip);
 }
 #endif
 
@@ -291,8 +276,5 @@ void closure_futex_wake(uint32_t *word)
 
 long closure_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long)(closure_clock_ns() / 1000000u);
 }

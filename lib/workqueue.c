@@ -1,9 +1,11 @@
 /*
- * Workqueues: a fixed pool of threads draining one FIFO of closures. A closure is queued only
- * when its count reached zero and was reset to the running reference, so it is never on the
- * queue twice; it may be queued again from inside its own continuation. A program's own
- * workqueues (struct workqueue_struct) are not ours: their closures go to the program's
- * queue_work(), as the kernel's closure_queue() hands them over.
+ * Workqueues: a fixed pool of threads draining one FIFO of work items, each the kernel's
+ * work_struct (struct closure_work): a worker calls work->func(work), as the kernel's does. What
+ * func does is the queuer's business: a closure's continuation (lib/closure.c sets it), here
+ * known as no more than a function and its argument. Whoever queues an item keeps it off the
+ * queue until it has started (the kernel's PENDING bit); it may be queued again from inside its
+ * own func. A program's own workqueues (struct workqueue_struct) are not ours: their items go to
+ * the program's queue_work(), found here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,13 +15,15 @@
 #include <time.h>
 
 #include "batch.h"
+#include "bug.h"
 #include "closure_batch.h"
-#include "internal.h"
+#include "probes.h" /* CALLER_IP */
+#include "workqueue.h"
 
 struct workqueue {
 	pthread_mutex_t lock;
 	pthread_cond_t more; /* work queued, or draining (timed waits on CLOCK_MONOTONIC) */
-	struct closure *head, *tail;
+	struct closure_work *head, *tail; /* linked through entry.next */
 	bool draining;
 	bool live; /* atomic: from workqueue_create until workqueue_destroy has drained it */
 	struct workqueue_hooks hooks;
@@ -45,14 +49,6 @@ bool workqueue_live(struct workqueue *wq)
 	return __atomic_load_n(&wq->live, __ATOMIC_RELAXED);
 }
 
-void workqueue_dead(struct closure *cl, const char *op, uintptr_t ip)
-{
-	closure_bug(cl, CLOSURE_BUG_DEAD_WORKQUEUE, op,
-		    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
-		    "its workqueue was destroyed (workqueue_destroy): the continuation would never "
-		    "run");
-}
-
 /*
  * An idle worker sleeps until work comes. While batching, it first sleeps only until its records
  * are due (lib/batch.h): work that comes sooner costs no handover; still idle then, it hands them
@@ -75,10 +71,17 @@ static void idle(struct workqueue *wq)
 	}
 }
 
+/* The item after work on the queue, or NULL. */
+static struct closure_work *next_work(struct closure_work *work)
+{
+	return work->entry.next ? container_of(work->entry.next, struct closure_work, entry) : NULL;
+}
+
 static void *worker(void *arg)
 {
 	struct workqueue *wq = arg;
-	struct closure *cl;
+	struct closure_work *work;
+	void (*func)(struct closure_work *);
 
 	/* Named by itself before its first record, so that the record names it (lib/batch.c). */
 	pthread_setname_np(pthread_self(), wq->name);
@@ -89,16 +92,16 @@ static void *worker(void *arg)
 	for (;;) {
 		while (!wq->head && !wq->draining)
 			idle(wq);
-		cl = wq->head;
-		if (!cl)
+		work = wq->head;
+		if (!work)
 			break; /* draining and empty */
-		wq->head = cl->next;
+		wq->head = next_work(work);
 		if (!wq->head)
 			wq->tail = NULL;
-		/* Started: it may be queued again from now on (closure.c checks). */
-		__atomic_store_n(&cl->queued, 0, __ATOMIC_RELEASE);
+		/* Read under the lock: once func has started, work may be queued again. */
+		func = work->func;
 		pthread_mutex_unlock(&wq->lock);
-		closure_run(cl);
+		func(work);
 		pthread_mutex_lock(&wq->lock);
 	}
 	pthread_mutex_unlock(&wq->lock);
@@ -158,16 +161,15 @@ struct workqueue *workqueue_create_hooked(const char *name, int threads,
 	return wq;
 }
 
-void workqueue_queue(struct workqueue *wq, struct closure *cl, uintptr_t ip, const char *op)
+void workqueue_queue(struct workqueue *wq, struct closure_work *work)
 {
-	workqueue_check_live(wq, cl, op, ip);
-	cl->next = NULL;
+	work->entry.next = NULL;
 	pthread_mutex_lock(&wq->lock);
 	if (wq->tail)
-		wq->tail->next = cl;
+		wq->tail->entry.next = &work->entry;
 	else
-		wq->head = cl;
-	wq->tail = cl;
+		wq->head = work;
+	wq->tail = work;
 	pthread_cond_signal(&wq->more);
 	pthread_mutex_unlock(&wq->lock);
 }
@@ -213,34 +215,9 @@ void closure_set_queue_work(closure_queue_work_fn *fn)
 	__atomic_store_n(&program_queue_work, fn, __ATOMIC_RELEASE);
 }
 
-/* What the program's worker calls: the closure's continuation, on the program's thread. */
-static void run_program_work(struct closure_work *work)
-{
-	struct closure *cl = container_of(work, struct closure, work);
-
-	/* Started: it may be queued again from now on, as on our own workers. */
-	__atomic_store_n(&cl->queued, 0, __ATOMIC_RELEASE);
-	closure_run(cl);
-}
-
-void workqueue_queue_program(struct workqueue_struct *wq, struct closure *cl, uintptr_t ip,
-			     const char *op)
+closure_queue_work_fn *workqueue_program_queue_work(void)
 {
 	closure_queue_work_fn *fn = __atomic_load_n(&program_queue_work, __ATOMIC_ACQUIRE);
 
-	if (!fn)
-		fn = queue_work; /* NULL when the program has none */
-	if (!fn)
-		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, op,
-			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
-			    "continued on a struct workqueue_struct, but the program has no "
-			    "queue_work() and none was given to closure_set_queue_work()");
-	/* The kernel's INIT_WORK: not pending, on no list, and what to run. */
-	cl->work.data = 0;
-	cl->work.entry.next = cl->work.entry.prev = &cl->work.entry;
-	cl->work.func = run_program_work;
-	if (!fn(wq, &cl->work))
-		closure_bug(cl, CLOSURE_BUG_NO_EXECUTOR, op,
-			    __atomic_load_n(CLOSURE_WORD(cl), __ATOMIC_RELAXED), ip,
-			    "the program's queue_work() refused it: already pending");
+	return fn ? fn : queue_work; /* NULL when the program has none */
 }

@@ -22,7 +22,6 @@
 #include <closure.h>
 
 #include "batch.h"
-#include "batch_sink.h"
 #include "check.h"
 
 #define BOUND_NS     (2 * 1000 * 1000ull)	  /* lib/batch.c's BATCH_MAX_AGE_NS */

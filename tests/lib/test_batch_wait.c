@@ -17,8 +17,6 @@
 #include "check.h"
 #include "closure_batch.h"
 
-extern struct closure_batch_registry closure_batch_registry;
-
 #define LIMIT	CLOSURE_BATCH_RECORDS
 #define BATCHES 4
 #define GIVE_UP (1000 * 1000 * 1000ull) /* lib/batch.c's BATCH_MAX_WAIT_NS */

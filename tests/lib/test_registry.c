@@ -1,5 +1,5 @@
 /*
- * The live registry (lib/registry.h), in every build: it holds exactly the closures alive,
+ * The live registry (lib/debug.h), in every build: it holds exactly the closures alive,
  * whichever thread finishes them, and its memory follows what is alive, not what ever lived.
  * Its chunks are counted through the descriptor another process reads (closure_debug.h).
  */

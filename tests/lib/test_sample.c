@@ -16,8 +16,6 @@
 #include "check.h"
 #include "closure_batch.h"
 
-extern struct closure_batch_registry closure_batch_registry;
-
 static struct closure_batch_buf *my_buffer(void)
 {
 	for (struct closure_batch_buf *b = closure_batch_registry.head; b; b = b->next)

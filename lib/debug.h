@@ -1,7 +1,10 @@
 /*
- * The live registry: every closure alive now, in every build, so that a tool joining a running
- * program (closuretrace ps, record -p, top) sees what began before it came (closure_debug.h says
- * how it is read from outside).
+ * The closure debug (private), the kernel's CONFIG_DEBUG_CLOSURES part in one place: the live
+ * registry, kept in every build, and what CLOSURE_DEBUG adds to it (lib/debug.c the rest).
+ *
+ * The live registry: every closure alive now, so that a tool joining a running program
+ * (closuretrace ps, record -p, top) sees what began before it came (closure_debug.h says how it
+ * is read from outside; closure_debug_dump() prints it from inside).
  *
  * Cheap enough to be always on: a closure's init writes its address into a free slot of a chunk
  * its thread owns (no atomic read-modify-write, no lock), and remembers the slot; whoever finishes
@@ -10,13 +13,15 @@
  * nor moved (a slot's address is kept in its closure): a thread that exits leaves its chunks to
  * the next new thread. A reader checks each entry against the closure's own magic and slot.
  */
-#ifndef CLOSURE_LIB_REGISTRY_H
-#define CLOSURE_LIB_REGISTRY_H
+#ifndef CLOSURE_LIB_DEBUG_H
+#define CLOSURE_LIB_DEBUG_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
+#include "bug.h"
+#include "clock.h"
 #include "closure.h"
 
 #pragma GCC visibility push(hidden)
@@ -105,8 +110,65 @@ static inline void registry_remove(struct closure *cl)
 /* This thread's id, read once. */
 uint32_t registry_tid(void);
 
-/* With CLOSURE_DEBUG: cl is in the registry (its slot in one of the chunks, holding it). */
-bool registry_holds(struct closure *cl);
+/* Alive, and listed (the kernel's closure_debug_create): at init, before the count is published,
+ * so that whoever finishes it finds its slot. */
+static inline void closure_debug_create(struct closure *cl)
+{
+	/* Atomic: the inline get and put read it (closure_magic_live). */
+	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_ALIVE, __ATOMIC_RELAXED);
+	registry_add(cl);
+}
+
+/* Out of the registry and dead (CLOSURE_MAGIC_DEAD); a closure that is not alive is left alone. */
+static inline void closure_debug_unlist(struct closure *cl)
+{
+	if (cl->magic != CLOSURE_MAGIC_ALIVE)
+		return; /* stack closures are listed only while they sleep */
+	registry_remove(cl);
+	/* Atomic: the inline get and put read it (closure_magic_live). */
+	__atomic_store_n(&cl->magic, CLOSURE_MAGIC_DEAD, __ATOMIC_RELAXED);
+}
+
+/* The owner sleeps in closure_sync() at ip, then wakes (lists a stack closure meanwhile). */
+void closure_debug_sync_begin(struct closure *cl, uintptr_t ip);
+void closure_debug_sync_end(struct closure *cl);
+
+#ifdef CLOSURE_DEBUG
+/* Aborts (bug init_live) when cl is alive and listed, about to be reused (lib/debug.c). */
+void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip);
+
+/* Aborts (bug not_alive) when cl is not alive (closure_magic_live). */
+static inline void closure_debug_check_live(struct closure *cl, uint32_t remaining, const char *op,
+					    uintptr_t ip)
+{
+	if (__builtin_expect(!closure_magic_live(cl), 0))
+		closure_not_alive_at(cl, remaining, op, ip);
+}
+
+/* *at = CLOCK_MONOTONIC now (the ages `closuretrace ps` shows). */
+static inline void closure_debug_stamp(uint64_t *at)
+{
+	/* Relaxed: another thread (closure_debug_dump) or process may be reading it. */
+	__atomic_store_n(at, closure_clock_ns(), __ATOMIC_RELAXED);
+}
+#else
+/* Without CLOSURE_DEBUG no check and no stamp: the registry is asked only with it. */
+static inline void closure_debug_check_init(struct closure *cl, const char *op, uintptr_t ip)
+{
+	(void)cl, (void)op, (void)ip;
+}
+
+static inline void closure_debug_check_live(struct closure *cl, uint32_t remaining, const char *op,
+					    uintptr_t ip)
+{
+	(void)cl, (void)remaining, (void)op, (void)ip;
+}
+
+static inline void closure_debug_stamp(uint64_t *at)
+{
+	(void)at;
+}
+#endif
 
 #pragma GCC visibility pop
 
