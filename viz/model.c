@@ -399,7 +399,7 @@ static void apply_sync(struct model_life *l, const struct trace_event *ev, bool 
 	/*
 	 * First seen without an init and synced back to its running reference: a stack closure the
 	 * library saw only from its first use (a CLASS(closure_stack) one whose first references
-	 * were taken inline, traced per operation: lib/internal.h).
+	 * were taken inline, traced per operation: lib/stack.h).
 	 */
 	if (l->before_recording && !l->init_ip && !l->snapshot && ev->remaining == 1 &&
 	    (ev->flags & TRACE_FLAG_RUNNING))

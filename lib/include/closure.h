@@ -340,7 +340,7 @@ struct closure {
 	struct workqueue *wq;	    /* where fn runs; NULL (and no program_wq): in the last put */
 	struct workqueue_struct *program_wq; /* or there: a program's own workqueue */
 	union {			      /* never both: a waitlist's reference keeps it off a queue */
-		struct closure *next; /* link on libclosure's own workqueue */
+		struct closure *next; /* unused (the workqueue links cl->work): kept for the layout */
 		CLOSURE_LLIST_NODE list; /* link on a waitlist, as the kernel's cl->list */
 	};
 	struct closure_waitlist *waitlist; /* the list it waits on, while CLOSURE_WAITING */

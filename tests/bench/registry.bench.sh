@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The live registry's cost (lib/registry.h: closuretrace ps, record -p's snapshot and top read it
+# The live registry's cost (lib/debug.h: closuretrace ps, record -p's snapshot and top read it
 # in every build): a closure's whole life (init, get, put, return) with the registry
 # (registry_on, the library as built) against without (registry_off), 1, 2 and 8 threads, each
 # program run ROUNDS times alternately; the medians of ns per life (wall, and the process's CPU

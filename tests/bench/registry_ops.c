@@ -1,5 +1,5 @@
 /*
- * The live registry's cost (lib/registry.h, kept in every build): T threads each give N heap
+ * The live registry's cost (lib/debug.h, kept in every build): T threads each give N heap
  * closures a whole life (init, get, put, return: a slot taken, its init time read, the slot
  * cleared). Linked with the library as built (registry_on) and built without the registry
  * (registry_off, CLOSURE_NO_REGISTRY); registry.bench.sh runs both and prints the ratio.

@@ -15,7 +15,7 @@
 #include <closure.h>
 #include <closure_debug.h>
 
-#define MAGIC_ALIVE 0xc054a11eu /* lib/internal.h's CLOSURE_MAGIC_ALIVE */
+#define MAGIC_ALIVE 0xc054a11eu /* closure.h's CLOSURE_MAGIC_ALIVE */
 
 struct fake_list {
 	struct closure head;
