@@ -11,7 +11,7 @@
  * rows and so ClickHouse and fleet, ps --json): the string is the text as every name is shown
  * (trace_text.h, text_visible): a byte that is not UTF-8 is the six characters \udcXX and a
  * character a terminal obeys the six characters \uXXXX, written in JSON as "\\udcXX" and
- * "\\u001b", the same text stderr shows. Names in the model are shown already; showing is
+ * "\\u001b", the text report and check print. Names in the model are shown already; showing is
  * idempotent, so a string shown twice is the same.
  *
  * Both are valid UTF-8 JSON for any bytes (ClickHouse's JSONEachRow included). UTF-8 is checked

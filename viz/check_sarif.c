@@ -154,7 +154,7 @@ int check_sarif_write(const struct check_diags *d, FILE *out, const char *versio
 			version, "rules", rules, "results", results);
 	if (!log)
 		return viz_error_set(err, "cannot write the SARIF log: out of memory");
-	/* Every string as every output writes it (json_value.h): the text stderr shows. */
+	/* Every string as every output writes it (json_value.h): the text the diagnostics show. */
 	failed = json_value_write(out, log, 2, 0);
 	if (failed)
 		viz_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
