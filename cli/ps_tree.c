@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "json_value.h"
 #include "model.h"
 #include "trace_text.h"
 #include "ps_tree.h"
@@ -497,17 +498,9 @@ int ps_print_json(FILE *out, const struct ps_view *v)
 {
 	const struct live_list *l = v->list;
 	json_t *roots = json_array(), *doc;
-	/* Paths the process chose, shown as every name is: valid UTF-8 whatever they hold. */
-	char *exe = text_visible_dup(v->exe), *library = text_visible_dup(l->library);
 	struct tree t;
 	int ret = -1;
 
-	if (!exe || !library) {
-		free(exe);
-		free(library);
-		json_decref(roots);
-		return -1;
-	}
 	if (!tree_build(&t, v)) {
 		for (size_t i = 0; i < t.n; i++)
 			if (t.parent[i] < 0 && !t.done[i])
@@ -515,19 +508,19 @@ int ps_print_json(FILE *out, const struct ps_view *v)
 		for (size_t i = 0; i < t.n; i++)
 			if (!t.done[i])
 				json_array_append_new(roots, node_json(&t, i, 0));
-		doc = json_pack("{s:i,s:s,s:s,s:I,s:b,s:b,s:o}", "pid", (int)v->pid, "exe", exe,
-				"library", library, "count", (json_int_t)l->n, "consistent",
-				l->consistent, "complete", l->complete, "closures", roots);
+		/* The paths the process chose, any bytes: shown as every name is (json_value.h). */
+		doc = json_pack("{s:i,s:o,s:o,s:I,s:b,s:b,s:o}", "pid", (int)v->pid, "exe",
+				json_text(v->exe), "library", json_text(l->library), "count",
+				(json_int_t)l->n, "consistent", l->consistent, "complete",
+				l->complete, "closures", roots);
 		roots = NULL;
 		/* On one line: indentation grows with the depth, a deep chain's with its square (a
 		 * 40,000 chain took 2.3 GB); `jq .` shows it indented. */
-		if (doc && !json_dumpf(doc, out, JSON_COMPACT) && fputc('\n', out) != EOF)
+		if (doc && !json_value_write(out, doc, 0, 0) && fputc('\n', out) != EOF)
 			ret = 0;
 		json_decref(doc);
 	}
 	json_decref(roots);
 	tree_free(&t);
-	free(exe);
-	free(library);
 	return ret;
 }

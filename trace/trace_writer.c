@@ -1,7 +1,7 @@
 /*
  * JSON Lines out. Events are formatted by hand with fprintf (4-8x faster than jansson, measured
  * on record.bench.sh): their fields are integers and fixed names. Every string that comes from
- * outside (paths, function and file names, argv) goes through trace_write_string.
+ * outside (paths, function and file names, argv) goes through json_string_fputs (JSON_BYTES).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "closure_batch.h"
 #include "event.h"
 #include "trace_args.h"
-#include "trace_text.h"
+#include "json_string.h"
 #include "trace_writer.h"
 
 static const char *const event_names[CT_NR_OPS] = {
@@ -32,45 +32,6 @@ const char *trace_event_name(unsigned kind)
 	return kind < CT_NR_OPS ? event_names[kind] : NULL;
 }
 
-/* The short escape of a character, NULL when it has none. */
-static const char *short_escape(unsigned char c)
-{
-	static const char *const escapes[] = {
-		['"'] = "\\\"",
-		['\\'] = "\\\\",
-		['\n'] = "\\n",
-		['\t'] = "\\t",
-	};
-
-	return c < sizeof(escapes) / sizeof(escapes[0]) ? escapes[c] : NULL;
-}
-
-void trace_write_string(FILE *f, const char *s)
-{
-	putc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		const char *esc = short_escape(*p);
-		size_t n;
-
-		if (esc) {
-			fputs(esc, f);
-		} else if (*p < 0x20) {
-			fprintf(f, "\\u%04x", *p);
-		} else if (*p < 0x80) {
-			putc(*p, f);
-		} else if ((n = trace_utf8_seq((const char *)p,
-					       (const char *)p + strlen((const char *)p)))) {
-			fwrite(p, 1, n, f); /* valid UTF-8 as it is */
-			p += n - 1;
-		} else {
-			/* A byte that is not UTF-8: \udcXX, read back to the byte
-			 * (docs/trace-format.md, "Strings"). */
-			fprintf(f, "\\u%04x", 0xdc00 | *p);
-		}
-	}
-	putc('"', f);
-}
-
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns)
 {
 	fprintf(f,
@@ -78,13 +39,13 @@ void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, 
 		"\",\"version\":%d,\"pid\":%d,"
 		"\"exe\":",
 		TRACE_FORMAT_VERSION, (int)pid);
-	trace_write_string(f, exe ? exe : "");
+	json_string_fputs(f, exe, JSON_BYTES);
 	if (argv) {
 		fputs(",\"cmd\":[", f);
 		for (int i = 0; argv[i]; i++) {
 			if (i)
 				putc(',', f);
-			trace_write_string(f, argv[i]);
+			json_string_fputs(f, argv[i], JSON_BYTES);
 		}
 		putc(']', f);
 	}
@@ -254,16 +215,16 @@ void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s)
 	fprintf(f, "{\"type\":\"sym\",\"addr\":\"0x%" PRIx64 "\"", addr);
 	if (s->func) {
 		fputs(",\"func\":", f);
-		trace_write_string(f, s->func);
+		json_string_fputs(f, s->func, JSON_BYTES);
 	}
 	if (s->file) {
 		fputs(",\"file\":", f);
-		trace_write_string(f, s->file);
+		json_string_fputs(f, s->file, JSON_BYTES);
 		fprintf(f, ",\"line\":%d", s->line);
 	}
 	if (s->obj) {
 		fputs(",\"obj\":", f);
-		trace_write_string(f, s->obj);
+		json_string_fputs(f, s->obj, JSON_BYTES);
 	}
 	fputs("}\n", f);
 }
@@ -271,7 +232,7 @@ void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s)
 void trace_write_module(FILE *f, const char *path, uint64_t base, const char *build_id)
 {
 	fputs("{\"type\":\"module\",\"path\":", f);
-	trace_write_string(f, path);
+	json_string_fputs(f, path, JSON_BYTES);
 	fprintf(f, ",\"base\":\"0x%" PRIx64 "\"", base);
 	if (build_id && *build_id)
 		fprintf(f, ",\"build_id\":\"%s\"", build_id); /* hex digits only */
@@ -289,7 +250,7 @@ void trace_write_name(FILE *f, unsigned kind, uint32_t pid, uint64_t id, const c
 	if (pid)
 		fprintf(f, ",\"pid\":%" PRIu32, pid);
 	fputs(",\"name\":", f);
-	trace_write_string(f, name);
+	json_string_fputs(f, name, JSON_BYTES);
 	fputs("}\n", f);
 }
 

@@ -65,7 +65,4 @@ void trace_write_end(FILE *f, const struct trace_end *end);
 /* The event's name (`ev`), or NULL for an unknown kind. */
 const char *trace_event_name(unsigned kind);
 
-/* Writes s as a JSON string, quotes included. */
-void trace_write_string(FILE *f, const char *s);
-
 #endif

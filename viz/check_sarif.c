@@ -8,7 +8,7 @@
 #include <jansson.h>
 
 #include "check_sarif.h"
-#include "trace_text.h"
+#include "json_value.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -18,22 +18,9 @@ static const char *const rule_texts[CHECK_NR_RULES] = {
 	"A closure was still inside closure_sync or on a waitlist when the program exited.",
 };
 
-/*
- * Text as the text diagnostics show it (trace_text.h): valid UTF-8 whatever a name held, so that
- * no result is lost to the encoding. NULL out of memory.
- */
-static json_t *string(const char *text)
-{
-	char *shown = text_visible_dup(text);
-	json_t *s = shown ? json_string(shown) : NULL;
-
-	free(shown);
-	return s;
-}
-
 static json_t *message(const char *text)
 {
-	return json_pack("{s:o}", "text", string(text));
+	return json_pack("{s:o}", "text", json_text(text));
 }
 
 /*
@@ -93,9 +80,10 @@ static int location(const struct check_site *s, const char *text, json_t **loc)
 		    json_object_set_new(json_object_get(*loc, "physicalLocation"), "region",
 					json_pack("{s:I}", "startLine", (json_int_t)s->line)))
 			goto fail;
-	} else if (s->func && json_object_set_new(*loc, "logicalLocations",
-						  json_pack("[{s:o,s:s}]", "name", string(s->func),
-							    "kind", "function"))) {
+	} else if (s->func &&
+		   json_object_set_new(*loc, "logicalLocations",
+				       json_pack("[{s:o,s:s}]", "name", json_text(s->func), "kind",
+						 "function"))) {
 		goto fail;
 	}
 	if (text && json_object_set_new(*loc, "message", message(text)))
@@ -136,7 +124,7 @@ static json_t *result(const struct check_diag *g)
 		snprintf(why, sizeof(why), "%s:%lu", g->suppressed->file, g->suppressed->file_line);
 		if (json_object_set_new(r, "suppressions",
 					json_pack("[{s:s,s:o}]", "kind", "external",
-						  "justification", string(why))))
+						  "justification", json_text(why))))
 			goto fail;
 	}
 	return r;
@@ -166,7 +154,8 @@ int check_sarif_write(const struct check_diags *d, FILE *out, const char *versio
 			version, "rules", rules, "results", results);
 	if (!log)
 		return trace_error_set(err, "cannot write the SARIF log: out of memory");
-	failed = json_dumpf(log, out, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	/* Every string as every output writes it (json_value.h): the text the diagnostics show. */
+	failed = json_value_write(out, log, 2, 0);
 	if (failed)
 		trace_error_set(err, "cannot write the SARIF log: %s", strerror(errno));
 	json_decref(log);

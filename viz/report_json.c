@@ -2,7 +2,6 @@
  * report --json (report.c has the text): totals, kinds, and every unfinished closure's verdict as
  * one JSON document, written as it is made.
  */
-#define _GNU_SOURCE /* putc_unlocked */
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -10,20 +9,9 @@
 
 #include "hashmap.h"
 #include "report_internal.h"
-#include "trace_text.h"
+#include "json_value.h"
 #include "viz.h"
 #include "xalloc.h"
-
-/* A JSON string for any bytes: shown as every name is (trace_text.h), so that no field is dropped.
- */
-static json_t *json_text(const char *s)
-{
-	char *shown = text_visible_dup(s);
-	json_t *j = shown ? json_string(shown) : NULL;
-
-	free(shown);
-	return j ? j : json_null();
-}
 
 static json_t *jsite(struct model *m, uint64_t ip)
 {
@@ -33,9 +21,9 @@ static json_t *jsite(struct model *m, uint64_t ip)
 
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, ip);
 	json_object_set_new(o, "ip", json_string(buf));
-	json_object_set_new(o, "site", json_string(model_site_text(m, ip, buf, sizeof(buf))));
+	json_object_set_new(o, "site", json_text(model_site_text(m, ip, buf, sizeof(buf))));
 	if (s && s->func)
-		json_object_set_new(o, "function", json_string(s->func));
+		json_object_set_new(o, "function", json_text(s->func));
 	return o;
 }
 
@@ -47,10 +35,9 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	json_object_set_new(o, "closure", json_string(model_life_key(l, buf, sizeof(buf))));
 	if (l->pid)
 		json_object_set_new(o, "pid", json_integer(l->pid));
-	json_object_set_new(o, "function",
-			    json_string(model_life_function(m, l, buf, sizeof(buf))));
+	json_object_set_new(o, "function", json_text(model_life_function(m, l, buf, sizeof(buf))));
 	json_object_set_new(o, "init", l->init_ip ? jsite(m, l->init_ip) : json_null());
-	json_object_set_new(o, "state", json_string(model_state_text(m, l, buf, sizeof(buf))));
+	json_object_set_new(o, "state", json_text(model_state_text(m, l, buf, sizeof(buf))));
 	json_object_set_new(o, "remaining", json_integer(l->remaining));
 	json_object_set_new(o, "age_ns", json_integer((json_int_t)report_age_at_end(m, l)));
 	if (l->before_recording && !l->no_init)
@@ -135,12 +122,12 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 		json_object_set_new(jb, "why", json_string(leaks_blame_name(b->kind)));
 		json_object_set_new(jb, "refs", json_real(b->refs));
 		json_object_set_new(jb, "text",
-				    json_string(leaks_blame_text(m, b, buf, sizeof(buf))));
+				    json_text(leaks_blame_text(m, b, buf, sizeof(buf))));
 		json_array_append_new(blames, jb);
 	}
 	json_object_set_new(o, "blame", blames);
 	json_object_set_new(o, "sure", json_string(leaks_sure_text(l->sure)));
-	json_object_set_new(o, "sure_why", json_string(l->sure_why ? l->sure_why : ""));
+	json_object_set_new(o, "sure_why", json_text(l->sure_why ? l->sure_why : ""));
 	json_object_set_new(o, "verdict", json_string(leaks_verdict_name(l)));
 	if (l->hang_root) {
 		json_object_set_new(o, "hang_root", json_true());
@@ -150,7 +137,7 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 	}
 	if (l->verdict == VERDICT_SUSPECT) {
 		json_object_set_new(o, "why_suspect",
-				    json_string(leaks_age_text(l, buf, sizeof(buf))));
+				    json_text(leaks_age_text(l, buf, sizeof(buf))));
 		if (l->idle_ns) /* left by an idle process: its kind may have no finished closure */
 			json_object_set_new(o, "idle_ns", json_integer((json_int_t)l->idle_ns));
 	}
@@ -225,11 +212,10 @@ static json_t *json_kinds(struct model *m)
 		struct model_kind *k = kinds[i];
 		json_t *jk = json_object();
 
-		json_object_set_new(jk, "kind",
-				    json_string(model_kind_text(m, k, buf, sizeof(buf))));
+		json_object_set_new(jk, "kind", json_text(model_kind_text(m, k, buf, sizeof(buf))));
 		json_object_set_new(jk, "init", k->init_ip ? jsite(m, k->init_ip) : json_null());
 		json_object_set_new(jk, "continuation",
-				    k->fn ? json_string(model_func_text(m, k->fn, buf, sizeof(buf)))
+				    k->fn ? json_text(model_func_text(m, k->fn, buf, sizeof(buf)))
 					  : json_null());
 		json_object_set_new(jk, "count", json_integer((json_int_t)k->total));
 		json_object_set_new(jk, "finished", json_integer((json_int_t)k->finished));
@@ -254,21 +240,11 @@ static json_t *json_kinds(struct model *m)
 
 /* ---- the document, written as it is made ---- */
 
-#define JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(6) | JSON_ENCODE_ANY)
-
-/* Writes the value as json_dumpf would at that depth (indent spaces more), and frees it. Strings
- * carry no raw newline: each newline is jansson's own. */
+/* Writes the value as json_dumpf(JSON_INDENT(2)) would at that depth (indent spaces more), its
+ * strings as every output writes them (json_value.h), and frees it. */
 static void put_value(FILE *f, json_t *v, int indent)
 {
-	char *s = json_dumps(v, JSON_FLAGS);
-
-	for (const char *p = s ? s : "null"; *p; p++) {
-		putc_unlocked(*p, f);
-		if (*p == '\n')
-			for (int i = 0; i < indent; i++)
-				putc_unlocked(' ', f);
-	}
-	free(s);
+	json_value_write(f, v, 2, indent);
 	json_decref(v);
 }
 

@@ -1,48 +1,12 @@
 /* Trace-event JSON out, one event a line, and the process and thread tracks that name it. */
-#define _GNU_SOURCE /* fwrite_unlocked: one writer, no locking per call */
 #include "timeline_out.h"
 #include "hashmap.h"
 #include "model.h"
-#include "trace_text.h"
+#include "json_string.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- JSON ---- */
-
-void tlo_string(FILE *f, const char *str)
-{
-	const char *s = str ? str : "", *end = s + strlen(s);
-
-	putc_unlocked('"', f);
-	while (s < end) {
-		const char *run = s, *shown;
-		char esc[TEXT_ESCAPE_MAX + 1];
-		size_t len;
-
-		/* Plain text goes out in one piece. */
-		while (s < end && *s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\')
-			s++;
-		if (s > run) {
-			fwrite_unlocked(run, 1, (size_t)(s - run), f);
-			continue;
-		}
-		if (*s == '"' || *s == '\\') {
-			putc_unlocked('\\', f);
-			putc_unlocked(*s++, f);
-			continue;
-		}
-		/* The rest as every name is shown (trace_text.h), a backslash escaped for JSON. */
-		s += text_visible_char(s, end, esc, &shown, &len);
-		for (size_t i = 0; i < len; i++) {
-			if (shown[i] == '\\')
-				putc_unlocked('\\', f);
-			putc_unlocked(shown[i], f);
-		}
-	}
-	putc_unlocked('"', f);
-}
 
 void tlo_begin(struct tl_out *o, FILE *f)
 {
@@ -67,10 +31,10 @@ void tlo_open(struct tl_out *o, char ph, const char *cat, const char *name, int6
 	fprintf(f, "%s{\"ph\":\"%c\"", o->events ? ",\n" : "", ph);
 	if (cat) {
 		fputs(",\"cat\":", f);
-		tlo_string(f, cat);
+		json_string_fputs(f, cat, JSON_SHOWN);
 	}
 	fputs(",\"name\":", f);
-	tlo_string(f, name);
+	json_string_fputs(f, name, JSON_SHOWN);
 	fprintf(f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, pid, tid);
 	if (ph != 'M') {
 		fputs(",\"ts\":", f);
@@ -109,7 +73,7 @@ static void arg_key(struct tl_out *o, const char *key)
 void tlo_arg_str(struct tl_out *o, const char *key, const char *val)
 {
 	arg_key(o, key);
-	tlo_string(o->f, val);
+	json_string_fputs(o->f, val, JSON_SHOWN);
 }
 
 void tlo_arg_int(struct tl_out *o, const char *key, long long val)

@@ -31,9 +31,6 @@ void tlo_raw(struct tl_out *o, const char *text); /* a literal field: ,"s":"t" *
 void tlo_arg_str(struct tl_out *o, const char *key, const char *val);
 void tlo_arg_int(struct tl_out *o, const char *key, long long val);
 void tlo_close(struct tl_out *o);
-/* A JSON string of s as every name is shown (trace_text.h): valid UTF-8, nothing a terminal obeys.
- */
-void tlo_string(FILE *f, const char *s);
 
 /* ---- tracks ---- */
 
