@@ -388,19 +388,53 @@ static void drop_duplicates(struct live_list *l)
 	qsort(l->v, l->n, sizeof(*l->v), by_seq);
 }
 
+/* A closure's place in an order, sorted instead of the closure (120 bytes: sorting a million
+ * whole was most of their read). */
+struct sort_key {
+	uint64_t init_ns, seq;
+	size_t i;
+};
+
 static int by_init_seq(const void *a, const void *b)
 {
-	const struct live_closure *x = a, *y = b;
+	const struct sort_key *x = a, *y = b;
 
 	if (x->init_ns != y->init_ns)
 		return x->init_ns < y->init_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void live_list_sort(struct live_list *l)
+{
+	struct sort_key *k = malloc((l->n ? l->n : 1) * sizeof(*k));
+
+	if (!k)
+		return; /* out of memory: left in the order read */
+	for (size_t i = 0; i < l->n; i++)
+		k[i] = (struct sort_key){l->v[i].init_ns, l->v[i].seq, i};
+	qsort(k, l->n, sizeof(*k), by_init_seq);
+	/* Each cycle of the permutation moved once: place j takes the closure at k[j].i. */
+	for (size_t i = 0; i < l->n; i++) {
+		struct live_closure first = l->v[i];
+		size_t j = i;
+
+		while (k[j].i != j) {
+			size_t from = k[j].i;
+
+			k[j].i = j;
+			l->v[j] = from == i ? first : l->v[from];
+			j = from;
+		}
+	}
+	free(k);
 }
 
 /* Oldest first (by init time), numbered in that order. */
 static void oldest_first(struct live_list *l)
 {
-	qsort(l->v, l->n, sizeof(*l->v), by_init_seq);
+	live_list_sort(l);
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].seq = i;
 }
@@ -500,7 +534,9 @@ static int registry_entries(pid_t pid, const struct live_list *l, struct registr
 			uint64_t addr = field_ptr(l, chunk, off);
 			struct registry_entry *v;
 
-			if (!addr)
+			/* Past half the address space: no process's closure (nor a sum that wraps).
+			 */
+			if (!addr || addr > UINT64_MAX / 2)
 				continue;
 			if (*n == max) {
 				cut = 2;
@@ -524,39 +560,85 @@ static int registry_entries(pid_t pid, const struct live_list *l, struct registr
 	return cut;
 }
 
-/* Closures read at once: one system call for this many, wherever they are. */
-#define READ_GROUP 512
+/*
+ * The closures are read in pieces of the process's memory: closures allocated together (an array,
+ * a slab) lie a few bytes apart, and one piece read costs one page walk where a closure a piece
+ * cost a walk each (most of the read of a million). A piece takes in a next closure up to
+ * PIECE_GAP bytes past the last and grows to PIECE_MAX; one system call reads up to READ_PIECES
+ * pieces, READ_BYTES in all, for up to READ_ENTRIES entries.
+ */
+#define PIECE_GAP    256
+#define PIECE_MAX    (64u << 10)
+#define READ_PIECES  512
+#define READ_BYTES   (1u << 20)
+#define READ_ENTRIES 16384
+
+/* One system call's worth of entries: where each one's closure landed, and which pieces came. */
+struct read_plan {
+	size_t k, pieces;
+	struct iovec local[READ_PIECES], remote[READ_PIECES];
+	size_t at[READ_ENTRIES];      /* entry i's closure is at buf + at[i] */
+	uint32_t piece[READ_ENTRIES]; /* ... read in that piece */
+	bool ok[READ_PIECES];
+};
+
+/* The pieces for the entries from e[0] on (sorted by address, each addr + size not past 2^64). */
+static void plan_pieces(struct read_plan *p, const struct registry_entry *e, size_t n, size_t size,
+			unsigned char *buf)
+{
+	size_t used = 0;
+
+	p->k = p->pieces = 0;
+	while (p->k < n && p->pieces < READ_PIECES) {
+		uint64_t start = e[p->k].addr, end = start + size;
+		size_t j = p->k + 1;
+
+		while (j < n && j - p->k < READ_ENTRIES && e[j].addr <= end + PIECE_GAP &&
+		       e[j].addr + size - start <= PIECE_MAX) {
+			if (e[j].addr + size > end)
+				end = e[j].addr + size;
+			j++;
+		}
+		if ((p->pieces && used + (end - start) > READ_BYTES) || j > READ_ENTRIES)
+			break;
+		for (size_t i = p->k; i < j; i++) {
+			p->at[i] = used + (e[i].addr - start);
+			p->piece[i] = (uint32_t)p->pieces;
+		}
+		p->local[p->pieces] = (struct iovec){buf + used, end - start};
+		p->remote[p->pieces] = (struct iovec){(void *)(uintptr_t)start, end - start};
+		p->ok[p->pieces++] = false;
+		used += end - start;
+		p->k = j;
+	}
+}
 
 /*
- * The closures of entries [from, from + k) into buf, one process_vm_readv for them all; ok[i]
- * says which could be read (the call stops at the first that could not: it goes on after it).
+ * Reads the plan's pieces; a piece that could not be read whole (a page between two closures is
+ * not mapped, or the process let memory go) is read a closure at a time, each closure ok or not.
+ * entry_ok[i]: entry i's closure was read.
  */
-static void read_group(pid_t pid, const struct live_list *l, const struct registry_entry *e,
-		       size_t k, unsigned char *buf, bool *ok)
+static void read_pieces(pid_t pid, struct read_plan *p, const struct registry_entry *e, size_t size,
+			unsigned char *buf, bool *entry_ok)
 {
-	size_t size = l->info.closure_size, done = 0;
-	struct iovec local[READ_GROUP], remote[READ_GROUP];
+	size_t done = 0;
 
-	for (size_t i = 0; i < k; i++) {
-		local[i] = (struct iovec){buf + i * size, size};
-		remote[i] = (struct iovec){(void *)(uintptr_t)e[i].addr, size};
-		ok[i] = false;
-	}
-	while (done < k) {
-		ssize_t got =
-			process_vm_readv(pid, local + done, k - done, remote + done, k - done, 0);
-		size_t whole = got > 0 ? (size_t)got / size : 0;
+	while (done < p->pieces) {
+		ssize_t got = process_vm_readv(pid, p->local + done, p->pieces - done,
+					       p->remote + done, p->pieces - done, 0);
 
-		if (got < 0 && errno != EFAULT) { /* no process_vm_readv: one at a time */
-			for (; done < k; done++)
-				ok[done] = !proc_mem_read(pid, e[done].addr, local[done].iov_base,
-							  size);
-			return;
+		if (got < 0 && errno != EFAULT)
+			break; /* no process_vm_readv: every piece a closure at a time, below */
+		for (size_t left = got > 0 ? (size_t)got : 0;
+		     done < p->pieces && left >= p->local[done].iov_len; done++) {
+			left -= p->local[done].iov_len;
+			p->ok[done] = true;
 		}
-		for (size_t i = 0; i < whole; i++)
-			ok[done + i] = true;
-		done += whole + 1; /* the one after those read could not be: skipped */
+		done++; /* the piece the call stopped in: closure by closure */
 	}
+	for (size_t i = 0; i < p->k; i++)
+		entry_ok[i] =
+			p->ok[p->piece[i]] || !proc_mem_read(pid, e[i].addr, buf + p->at[i], size);
 }
 
 /*
@@ -568,30 +650,36 @@ static enum live_status copy_registry(pid_t pid, struct live_list *l, size_t max
 {
 	size_t size = l->info.closure_size, n = 0;
 	struct registry_entry *e = NULL;
-	unsigned char *buf = malloc(READ_GROUP * size);
-	bool ok[READ_GROUP];
-	int cut = buf ? registry_entries(pid, l, &e, &n, max) : -ENOMEM;
+	unsigned char *buf = malloc(READ_BYTES);
+	struct read_plan *plan = malloc(sizeof(*plan));
+	bool *ok = malloc(READ_ENTRIES * sizeof(*ok));
+	int cut = buf && plan && ok ? registry_entries(pid, l, &e, &n, max) : -ENOMEM;
 
 	l->walks = 1;
 	if (cut < 0 || !(l->v = malloc((n ? n : 1) * sizeof(*l->v)))) {
 		free(e);
 		free(buf);
+		free(plan);
+		free(ok);
 		return cut == -ENOMEM || cut >= 0 ? LIVE_BAD_DESCRIPTOR : from_errno(pid, cut);
 	}
 	/* By address: closures allocated together are read together (none: e is NULL). */
 	if (n)
 		qsort(e, n, sizeof(*e), by_entry_addr);
-	for (size_t from = 0; from < n; from += READ_GROUP) {
-		size_t k = n - from < READ_GROUP ? n - from : READ_GROUP;
+	for (size_t from = 0; from < n; from += plan->k) {
+		plan_pieces(plan, e + from, n - from, size, buf);
+		read_pieces(pid, plan, e + from, size, buf, ok);
+		for (size_t i = 0; i < plan->k; i++) {
+			const unsigned char *node = buf + plan->at[i];
+			uint64_t addr = e[from + i].addr;
 
-		read_group(pid, l, e + from, k, buf, ok);
-		for (size_t i = 0; i < k; i++) {
-			const unsigned char *node = buf + i * size;
-
+			/* Two slots naming one closure: its slot field names one of them at most.
+			 */
 			if (!ok[i] || !live_magic(l, node) ||
-			    field_ptr(l, node, l->info.off_registry_slot) != e[from + i].slot)
+			    field_ptr(l, node, l->info.off_registry_slot) != e[from + i].slot ||
+			    (l->n && l->v[l->n - 1].addr == addr))
 				continue;
-			decode(l, node, e[from + i].addr, &l->v[l->n]);
+			decode(l, node, addr, &l->v[l->n]);
 			l->v[l->n].seq = l->n;
 			l->n++;
 		}
@@ -599,10 +687,11 @@ static enum live_status copy_registry(pid_t pid, struct live_list *l, size_t max
 	l->complete = cut == 0;
 	l->too_long = cut == 2;
 	l->consistent = l->complete; /* each closure checked against its own slot */
-	drop_duplicates(l);
 	oldest_first(l);
 	free(e);
 	free(buf);
+	free(plan);
+	free(ok);
 	return LIVE_OK;
 }
 
@@ -634,38 +723,39 @@ enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live
  * have finished since, or the pointer lie), and its own parent followed in turn: at most
  * LIVE_PARENTS_MAX in all, every address read once.
  */
-size_t live_list_add_parents(pid_t pid, struct live_list *l)
+size_t live_list_add_parents(pid_t pid, struct live_list *l, struct hashmap *at)
 {
 	unsigned char *node = malloc(l->info.closure_size);
 	struct live_closure *v;
-	struct hashmap known;
 	size_t added = 0;
 
+	for (size_t i = 0; i < l->n; i++)
+		*(size_t *)hashmap_put(at, l->v[i].addr, 0, NULL) = i;
 	if (!node || !(v = realloc(l->v, (l->n + LIVE_PARENTS_MAX) * sizeof(*v)))) {
 		free(node);
 		return 0;
 	}
 	l->v = v;
-	hashmap_init(&known, 0);
-	for (size_t i = 0; i < l->n; i++)
-		hashmap_put(&known, l->v[i].addr, 0, NULL);
-	/* l->n grows as parents are added: theirs are looked at in the same loop. */
+	/* l->n grows as parents are added: theirs are looked at in the same loop. A parent that
+	 * could not be read is kept out of at by its index, SIZE_MAX. */
 	for (size_t i = 0; i < l->n && added < LIVE_PARENTS_MAX; i++) {
 		uint64_t parent = l->v[i].stack ? 0 : l->v[i].parent;
 		bool is_new = false;
+		size_t *index;
 
 		if (!parent)
 			continue;
-		hashmap_put(&known, parent, 0, &is_new);
-		if (!is_new || proc_mem_read(pid, parent, node, l->info.closure_size) ||
-		    !live_magic(l, node))
+		index = hashmap_put(at, parent, 0, &is_new);
+		if (!is_new)
+			continue;
+		*index = SIZE_MAX;
+		if (proc_mem_read(pid, parent, node, l->info.closure_size) || !live_magic(l, node))
 			continue;
 		decode(l, node, parent, &l->v[l->n]);
 		l->v[l->n].seq = l->n;
-		l->n++;
+		*index = l->n++;
 		added++;
 	}
-	hashmap_free(&known);
 	free(node);
 	return added;
 }

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "../lib/include/closure_debug.h"
+#include "hashmap.h"
 #include "objects.h"
 
 /* One closure as it was read; addresses are the process's. */
@@ -74,9 +75,13 @@ void live_list_free(struct live_list *l);
 /*
  * Adds to l the closures its closures name as parents that it does not hold (a stack closure
  * outside closure_sync is not listed), read from pid's memory and validated as listed nodes are,
- * and their parents in turn: at most LIVE_PARENTS_MAX. Returns how many were added.
+ * and their parents in turn: at most LIVE_PARENTS_MAX. Returns how many were added. at (given
+ * empty, value size sizeof(size_t)) is left holding each closure of l by address: its index.
  */
-size_t live_list_add_parents(pid_t pid, struct live_list *l);
+size_t live_list_add_parents(pid_t pid, struct live_list *l, struct hashmap *at);
+
+/* Orders l->v by init time, then seq (which the caller may have set), then as it was. */
+void live_list_sort(struct live_list *l);
 
 /* The count and the flags of remaining, with the masks of the descriptor. */
 static inline uint32_t live_count(const struct live_list *l, const struct live_closure *c)

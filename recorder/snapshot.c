@@ -19,36 +19,25 @@
  */
 #define SNAPSHOT_MAX (1 << 20)
 
-/* By init time, then parents before their children (seq holds the depth: parents_first). */
-static int by_init_ns(const void *a, const void *b)
-{
-	const struct live_closure *x = a, *y = b;
-
-	if (x->init_ns != y->init_ns)
-		return x->init_ns < y->init_ns ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* The parent of v[i] among those read, as an index, or -1. */
 static ssize_t parent_of(const struct live_list *l, const struct hashmap *at, size_t i)
 {
 	const size_t *p =
 		l->v[i].stack || !l->v[i].parent ? NULL : hashmap_get(at, l->v[i].parent, 0);
 
-	return p ? (ssize_t)*p : -1;
+	return p && *p < l->n ? (ssize_t)*p : -1;
 }
 
 /*
  * Each closure's depth among those read into its seq: init times are to a clock tick (a few ms),
  * so a parent and its child often share one, and the parent's init must come first. Each chain
  * is followed once (depths kept as found); a cycle in what the process's memory says counts as
- * a root where it closes.
+ * a root where it closes. at: the closures by address (live_list_add_parents).
  */
-static bool parents_first(struct live_list *l)
+static bool parents_first(struct live_list *l, const struct hashmap *at)
 {
 	size_t *depth = malloc((l->n ? l->n : 1) * sizeof(*depth)), *chain;
 	const size_t unknown = SIZE_MAX, walking = SIZE_MAX - 1;
-	struct hashmap at;
 
 	chain = malloc((l->n ? l->n : 1) * sizeof(*chain));
 	if (!depth || !chain) {
@@ -56,11 +45,8 @@ static bool parents_first(struct live_list *l)
 		free(chain);
 		return false;
 	}
-	hashmap_init(&at, sizeof(size_t));
-	for (size_t i = 0; i < l->n; i++) {
-		*(size_t *)hashmap_put(&at, l->v[i].addr, 0, NULL) = i;
+	for (size_t i = 0; i < l->n; i++)
 		depth[i] = unknown;
-	}
 	for (size_t i = 0; i < l->n; i++) {
 		size_t n = 0, d = 0;
 		ssize_t j = (ssize_t)i;
@@ -68,7 +54,7 @@ static bool parents_first(struct live_list *l)
 		while (j >= 0 && depth[j] == unknown) {
 			depth[j] = walking;
 			chain[n++] = (size_t)j;
-			j = parent_of(l, &at, (size_t)j);
+			j = parent_of(l, at, (size_t)j);
 		}
 		if (j >= 0 && depth[j] != walking)
 			d = depth[j] + 1;
@@ -77,7 +63,6 @@ static bool parents_first(struct live_list *l)
 	}
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].seq = depth[i];
-	hashmap_free(&at);
 	free(depth);
 	free(chain);
 	return true;
@@ -86,6 +71,8 @@ static bool parents_first(struct live_list *l)
 size_t snapshot_write(struct session *s, uint64_t on_ns)
 {
 	struct live_list l;
+	struct hashmap at;
+	bool ordered;
 	size_t n = 0;
 
 	if (live_list_read_max(s->pid, &s->addr.objects, &l, SNAPSHOT_MAX) != LIVE_OK)
@@ -105,15 +92,18 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	}
 	/* A parent the list does not hold (a stack closure outside closure_sync) needs its init
 	 * too, or its child's finish would put a reference of a closure the trace never began. */
-	live_list_add_parents(s->pid, &l);
+	hashmap_init(&at, sizeof(size_t));
+	live_list_add_parents(s->pid, &l, &at);
 	s->snap.read_ns =
 		recorder_now_ns(); /* what was alive at attach and is not here had ended */
 	/* Oldest first: the trace's events in time order, as far as they go. */
-	if (!parents_first(&l)) {
+	ordered = parents_first(&l, &at);
+	hashmap_free(&at);
+	if (!ordered) {
 		live_list_free(&l);
 		return 0;
 	}
-	qsort(l.v, l.n, sizeof(l.v[0]), by_init_ns);
+	live_list_sort(&l);
 	s->snap.v = calloc(l.n ? l.n : 1, sizeof(*s->snap.v));
 	for (size_t i = 0; s->snap.v && i < l.n; i++) {
 		const struct live_closure *c = &l.v[i];
