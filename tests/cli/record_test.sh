@@ -890,6 +890,20 @@ for line in open(sys.argv[1]):
         end = json.loads(line)
 assert 0 < last <= end["duration_ns"], (last, end)
 PY
+	# One connected tree per root: every parent an init names was itself initialised earlier in
+	# the trace (by the snapshot, parents first, or traced), none a box without its parent.
+	python3 - b.json <<'PY' || fail "closures whose parent the trace never began"
+import json, sys
+seen, orphans, inits = set(), [], 0
+for line in open(sys.argv[1]):
+    if line.startswith('{"type":"event"') and '"ev":"init"' in line:
+        e = json.loads(line)
+        inits += 1
+        if e["parent"] != "0x0" and e["parent"] not in seen:
+            orphans.append((e["cl"], e["parent"]))
+        seen.add(e["cl"])
+assert inits > 0 and not orphans, (inits, len(orphans), orphans[:3])
+PY
 	# The closures alive at attach (hundreds of thousands) begin the trace as inits.
 	grep -Eq "^closuretrace: [0-9]+ closures alive at attach, read in [0-9]+\.[0-9]{3} s$" err.txt || fail "no snapshot: $(cat err.txt)"
 	events=$(sed -n 's/.*"events":\([0-9]*\),.*/\1/p' end.json)
