@@ -1,4 +1,4 @@
-/* The hash map of viz/ (hashmap.h): linear probing, at most half full, no tombstones. */
+/* The tool's one hash map (hashmap.h): linear probing, at most half full, no tombstones. */
 #include "hashmap.h"
 
 #include <stdlib.h>
