@@ -1,6 +1,7 @@
 /*
  * The event record: the one definition the BPF programs (closuretrace.bpf.c) and the recorder
- * (cli/) share. Plain fixed-size integers only, so that both compilers lay it out the same way.
+ * (recorder/) share. Plain fixed-size integers only, so that both compilers lay it out the same
+ * way.
  */
 #ifndef CLOSURETRACE_EVENT_H
 #define CLOSURETRACE_EVENT_H

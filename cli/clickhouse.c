@@ -31,7 +31,7 @@ static bool curl_ready;
 /* A copy of the first n bytes of s. */
 static char *copy(const char *s, size_t n)
 {
-	char *c = viz_xcalloc(1, n + 1);
+	char *c = xcalloc(1, n + 1);
 
 	memcpy(c, s, n);
 	return c;
@@ -65,7 +65,7 @@ struct clickhouse *clickhouse_open(const char *url, double timeout_s, char *err,
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		curl_ready = true;
 	}
-	ch = viz_xcalloc(1, sizeof(*ch));
+	ch = xcalloc(1, sizeof(*ch));
 	ch->curl = curl_easy_init();
 	if (!ch->curl) {
 		snprintf(err, len, "libcurl could not start");
@@ -77,15 +77,15 @@ struct clickhouse *clickhouse_open(const char *url, double timeout_s, char *err,
 	ch->database = db;
 	/* Messages name the server without the user and password of http://USER:PASS@HOST. */
 	at = strrchr(base + 7, '@');
-	ch->name = viz_xcalloc(1, strlen(base) + strlen(db) + 2);
+	ch->name = xcalloc(1, strlen(base) + strlen(db) + 2);
 	sprintf(ch->name, "http://%s/%s", at ? at + 1 : base + 7, db);
 
-	ch->server = viz_xcalloc(1, strlen(base) + 128);
+	ch->server = xcalloc(1, strlen(base) + 128);
 	/* Rows and answers as the fleet expects them: inserts into a Distributed table stored when
 	 * acknowledged, numbers in JSON answers as numbers. */
 	sprintf(ch->server,
 		"%s/?insert_distributed_sync=1&output_format_json_quote_64bit_integers=0", base);
-	ch->endpoint = viz_xcalloc(1, strlen(ch->server) + strlen(db) + 16);
+	ch->endpoint = xcalloc(1, strlen(ch->server) + strlen(db) + 16);
 	sprintf(ch->endpoint, "%s&database=%s", ch->server, db);
 	free(base);
 	ch->timeout_s = timeout_s;
@@ -166,7 +166,7 @@ static int run(struct clickhouse *ch, const char *endpoint, const char *sql, con
 {
 	char curl_err[CURL_ERROR_SIZE] = "";
 	char *escaped = curl_easy_escape(ch->curl, sql, 0);
-	char *url = viz_xcalloc(1, strlen(endpoint) + strlen(escaped) + 16);
+	char *url = xcalloc(1, strlen(endpoint) + strlen(escaped) + 16);
 	long status = 0;
 	CURLcode rc;
 

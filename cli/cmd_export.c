@@ -17,7 +17,7 @@
 static int run_file(struct clickhouse *ch, const char *name, const char *cluster)
 {
 	const char *text = sql_text(name), *local = cluster ? "_local" : "";
-	char *sql = viz_xcalloc(1, strlen(text) * 2 + 256), *w = sql, *stmt;
+	char *sql = xcalloc(1, strlen(text) * 2 + 256), *w = sql, *stmt;
 	const char *p = text;
 	int rc = 0;
 

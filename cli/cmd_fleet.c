@@ -78,7 +78,7 @@ static int take(void *ctx, const char *data, size_t len)
 	}
 	if (a->len + len + 1 > a->cap) {
 		a->cap = (a->len + len + 1) * 2;
-		a->buf = viz_xrealloc(a->buf, a->cap);
+		a->buf = xrealloc(a->buf, a->cap);
 	}
 	memcpy(a->buf + a->len, data, len);
 	a->len += len;
@@ -98,8 +98,8 @@ static void print_table(char *tsv)
 
 	for (p = tsv; *p && *p != '\n'; p++)
 		ncols += *p == '\t';
-	width = viz_xcalloc(ncols, sizeof(*width));
-	numeric = viz_xcalloc(ncols, sizeof(*numeric));
+	width = xcalloc(ncols, sizeof(*width));
+	numeric = xcalloc(ncols, sizeof(*numeric));
 	for (size_t i = 0; i < ncols; i++)
 		numeric[i] = true;
 	/* Widths, and which columns hold numbers only. */
@@ -208,7 +208,7 @@ int cmd_fleet(int argc, char **argv)
 		fprintf(stderr, "closuretrace fleet: %s\n", why);
 		return EXIT_USAGE;
 	}
-	sql = viz_xcalloc(1, strlen(text) + 64);
+	sql = xcalloc(1, strlen(text) + 64);
 	sprintf(sql, "%s\nFORMAT %s", text, a.json ? "JSONEachRow" : "TabSeparatedWithNames");
 	if (clickhouse_run(ch, sql, NULL, 0, take, &a)) {
 		if (a.too_big)

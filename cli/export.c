@@ -128,7 +128,7 @@ static int add_row(void *ctx, enum export_table t, const char *row, size_t len)
 	}
 	if (b->len + len + 1 > b->cap) {
 		b->cap = b->len + len + 1 > 2 * b->cap ? b->len + len + 1 : 2 * b->cap;
-		b->buf = viz_xrealloc(b->buf, b->cap);
+		b->buf = xrealloc(b->buf, b->cap);
 	}
 	memcpy(b->buf + b->len, row, len);
 	b->len += len;
@@ -280,8 +280,8 @@ static void say_export_again(const char *path, const struct export_opts *o)
 	fputs(" --to ", stderr);
 	shell_word(to);
 	for (size_t i = 0; i < o->meta.nlabels; i++) {
-		char *kv = viz_xcalloc(1, strlen(o->meta.labels[i].key) +
-						  strlen(o->meta.labels[i].value) + 2);
+		char *kv = xcalloc(1, strlen(o->meta.labels[i].key) +
+					      strlen(o->meta.labels[i].value) + 2);
 
 		sprintf(kv, "%s=%s", o->meta.labels[i].key, o->meta.labels[i].value);
 		fputs(" --label ", stderr);

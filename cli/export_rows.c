@@ -61,7 +61,7 @@ static void put(struct export_trace *t, const char *s, size_t n)
 {
 	if (t->len + n + 1 > t->cap) {
 		t->cap = (t->len + n + 1) * 2;
-		t->buf = viz_xrealloc(t->buf, t->cap);
+		t->buf = xrealloc(t->buf, t->cap);
 	}
 	memcpy(t->buf + t->len, s, n);
 	t->len += n;
@@ -166,17 +166,17 @@ static void add_module(struct export_trace *t, const char *path, const char *bui
 	for (size_t i = 0; i < t->nmodules; i++)
 		if (!strcmp(t->modules[i], path)) {
 			if (!t->module_ids[i] && build_id && *build_id) {
-				t->module_ids[i] = viz_xcalloc(1, strlen(build_id) + 1);
+				t->module_ids[i] = xcalloc(1, strlen(build_id) + 1);
 				strcpy(t->module_ids[i], build_id);
 			}
 			return;
 		}
 	if (t->nmodules == MAX_MODULES)
 		return;
-	t->modules[t->nmodules] = viz_xcalloc(1, strlen(path) + 1);
+	t->modules[t->nmodules] = xcalloc(1, strlen(path) + 1);
 	strcpy(t->modules[t->nmodules], path);
 	if (build_id && *build_id) {
-		t->module_ids[t->nmodules] = viz_xcalloc(1, strlen(build_id) + 1);
+		t->module_ids[t->nmodules] = xcalloc(1, strlen(build_id) + 1);
 		strcpy(t->module_ids[t->nmodules], build_id);
 	}
 	t->nmodules++;
@@ -216,7 +216,7 @@ static void fill_build_ids(struct export_trace *t)
 		if (t->module_ids[i])
 			continue;
 		object_build_id(t->modules[i], id, sizeof(id));
-		t->module_ids[i] = viz_xcalloc(1, strlen(id) + 1);
+		t->module_ids[i] = xcalloc(1, strlen(id) + 1);
 		strcpy(t->module_ids[i], id);
 	}
 	t->build_id[0] = 0;
@@ -271,7 +271,7 @@ struct export_trace *export_prepare(const char *path, struct trace_error *err)
 			 "-: error: export reads its trace twice: give a file, not standard input");
 		return NULL;
 	}
-	t = viz_xcalloc(1, sizeof(*t));
+	t = xcalloc(1, sizeof(*t));
 	t->path = path;
 	t->m = model_new(false);
 	if (hash_file(t, err) || trace_read(path, &first, t, &t->info, err)) {

@@ -1,4 +1,4 @@
-/* The hash map of viz/ (hashmap.h): linear probing, at most half full, no tombstones. */
+/* The tool's one hash map (hashmap.h): linear probing, at most half full, no tombstones. */
 #include "hashmap.h"
 
 #include <stdlib.h>
@@ -53,8 +53,8 @@ static void grow(struct hashmap *h)
 	struct hashmap old = *h;
 
 	h->cap = old.cap ? old.cap * 2 : FIRST_CAP;
-	h->slots = viz_xcalloc(h->cap, h->stride);
-	h->used = viz_xcalloc(h->cap, 1);
+	h->slots = xcalloc(h->cap, h->stride);
+	h->used = xcalloc(h->cap, 1);
 	for (size_t i = 0; i < old.cap; i++) {
 		const uint64_t *k;
 		size_t j;

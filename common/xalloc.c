@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void viz_oom(void)
+void xalloc_oom(void)
 {
 	/* Under the tool's memory limit, the input asked too much: a clear error, exit 2. */
 	if (mem_limit_bytes())
@@ -17,16 +17,16 @@ void viz_oom(void)
 static void *checked(void *p)
 {
 	if (!p)
-		viz_oom();
+		xalloc_oom();
 	return p;
 }
 
-void *viz_xcalloc(size_t n, size_t size)
+void *xcalloc(size_t n, size_t size)
 {
 	return checked(calloc(n, size));
 }
 
-void *viz_xrealloc(void *p, size_t size)
+void *xrealloc(void *p, size_t size)
 {
 	return checked(realloc(p, size));
 }

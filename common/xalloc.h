@@ -1,17 +1,18 @@
-/* Allocation for viz/: one definition used by the model and every renderer. */
-#ifndef CLOSURETRACE_VIZ_XALLOC_H
-#define CLOSURETRACE_VIZ_XALLOC_H
+/* Allocation for the tool's libraries and command: one definition of running out of memory. */
+#ifndef CLOSURETRACE_XALLOC_H
+#define CLOSURETRACE_XALLOC_H
 
 #include <stddef.h>
 
 /*
- * calloc and realloc that never return NULL. viz/ is a library and never exits; without memory
- * it cannot return a consistent model either, so it says so and aborts (as glib's g_malloc does),
- * which leaves a core that shows who asked.
+ * calloc and realloc that never return NULL. viz/ and the hash map are libraries and never exit;
+ * without memory they cannot return a consistent model either, so this says so and aborts (as
+ * glib's g_malloc does), which leaves a core that shows who asked; under the tool's memory
+ * limit, mem_limit_exceeded()'s error instead.
  */
-void *viz_xcalloc(size_t n, size_t size);
+void *xcalloc(size_t n, size_t size);
 /* The same end, for memory another allocator could not find. */
-_Noreturn void viz_oom(void);
-void *viz_xrealloc(void *p, size_t size);
+_Noreturn void xalloc_oom(void);
+void *xrealloc(void *p, size_t size);
 
 #endif

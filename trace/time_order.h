@@ -1,6 +1,7 @@
 /*
  * The one place records are put back in time order, for the recorder (records of many thread
- * buffers, recorder/batch_decode.c) and for the model (a trace's lines, viz/model_window.c).
+ * buffers, recorder/batch_decode.c) and for the model (a trace's lines, viz/model.c's reorder
+ * window).
  *
  * Items come from sources (a thread's buffer; a file), each mostly in time order, so each source
  * keeps a queue in time order, and a small heap of the sources by their earliest item tells which

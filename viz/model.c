@@ -78,7 +78,7 @@ static void open_forget_child(struct model_life *p, uint64_t ip)
 static struct model_life *life_new(struct model *m, struct addr_slot *slot, int64_t pid,
 				   uint64_t addr, int64_t ts)
 {
-	struct model_life *l = viz_xcalloc(1, sizeof(*l));
+	struct model_life *l = xcalloc(1, sizeof(*l));
 
 	l->pid = pid;
 	l->addr = addr;
@@ -210,7 +210,7 @@ static void watch(struct model *m, const struct model_life *l, const struct trac
 {
 	if (m->nwatched == m->capwatched) {
 		m->capwatched = m->capwatched ? m->capwatched * 2 : 64;
-		m->watched = viz_xrealloc(m->watched, m->capwatched * sizeof(*m->watched));
+		m->watched = xrealloc(m->watched, m->capwatched * sizeof(*m->watched));
 	}
 	m->watched[m->nwatched].nth = l->nth;
 	m->watched[m->nwatched++].ev = *ev;
@@ -538,7 +538,7 @@ static void window_init(struct model *m)
 {
 	time_order_init(&m->window, sizeof(struct held_line));
 	if (time_order_source(&m->window) < 0)
-		viz_oom();
+		xalloc_oom();
 }
 
 static void window_free(struct model *m)
@@ -572,7 +572,7 @@ static void model_on_event(void *ctx, const struct trace_event *ev)
 	if (m->window.held == REORDER_WINDOW)
 		window_pop(m);
 	if (!time_order_push(&m->window, 0, &h))
-		viz_oom();
+		xalloc_oom();
 }
 
 void model_flush(struct model *m, int64_t before_ts)
@@ -620,7 +620,7 @@ void model_end(struct model *m, bool exited)
 
 struct model *model_new(bool keep_finished)
 {
-	struct model *m = viz_xcalloc(1, sizeof(*m));
+	struct model *m = xcalloc(1, sizeof(*m));
 
 	m->keep_finished = keep_finished;
 	hashmap_init(&m->slots, sizeof(struct addr_slot));
@@ -733,7 +733,7 @@ const struct trace_event *model_watched(struct model *m, const struct model_life
 	size_t k = 0;
 
 	free(m->watch_out);
-	m->watch_out = viz_xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
+	m->watch_out = xcalloc(m->nwatched + 1, sizeof(*m->watch_out));
 	for (size_t i = 0; i < m->nwatched; i++)
 		if (m->watched[i].ev.cl == l->addr && m->watched[i].ev.pid == l->pid &&
 		    m->watched[i].nth == l->nth)

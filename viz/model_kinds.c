@@ -13,7 +13,7 @@ struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn)
 	struct model_kind **k = hashmap_put(&m->kind_index, init_ip, fn, &added);
 
 	if (added) {
-		*k = viz_xcalloc(1, sizeof(**k));
+		*k = xcalloc(1, sizeof(**k));
 		(*k)->init_ip = init_ip;
 		(*k)->fn = fn;
 		(*k)->next = m->kinds;
@@ -86,7 +86,7 @@ struct model_site *model_site_in(struct model_site **sites, unsigned *n, unsigne
 			return &(*sites)[i];
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 4;
-		*sites = viz_xrealloc(*sites, *cap * sizeof(**sites));
+		*sites = xrealloc(*sites, *cap * sizeof(**sites));
 	}
 	(*sites)[*n] = (struct model_site){.ip = ip};
 	return &(*sites)[(*n)++];
@@ -102,7 +102,7 @@ void model_kind_add_finished(struct model *m, struct model_life *l)
 	if (k->finished < MODEL_EXACT_SAMPLES)
 		k->samples[k->finished] = life;
 	if (k->finished == MODEL_EXACT_SAMPLES) {
-		k->hist = viz_xcalloc(HIST_BUCKETS, sizeof(*k->hist));
+		k->hist = xcalloc(HIST_BUCKETS, sizeof(*k->hist));
 		for (unsigned i = 0; i < MODEL_EXACT_SAMPLES; i++)
 			k->hist[hist_index(k->samples[i])]++;
 	}

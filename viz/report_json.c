@@ -85,7 +85,7 @@ static json_int_t chain_left(struct chain_depths *d, const struct model_life *p,
 	unsigned more = 0;
 
 	if (!d->path)
-		d->path = viz_xcalloc(LEAKS_MAX_DEPTH + 1, sizeof(*d->path));
+		d->path = xcalloc(LEAKS_MAX_DEPTH + 1, sizeof(*d->path));
 	while (x && x != l && n <= LEAKS_MAX_DEPTH &&
 	       !(known = hashmap_get(&d->depth, (uintptr_t)x, 0))) {
 		d->path[n++] = x;

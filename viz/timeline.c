@@ -114,7 +114,7 @@ static struct tl_life *state(struct tl *t, struct model_life *l)
 
 	if (s)
 		return s;
-	s = viz_xcalloc(1, sizeof(*s));
+	s = xcalloc(1, sizeof(*s));
 	s->id = l->seq + 1;
 	s->first_tid = -1;
 	s->desc = !t->o->select || below_target(t, l);

@@ -114,7 +114,7 @@ struct tl_tracks {
 
 struct tl_tracks *tlt_new(void)
 {
-	struct tl_tracks *t = viz_xcalloc(1, sizeof(struct tl_tracks));
+	struct tl_tracks *t = xcalloc(1, sizeof(struct tl_tracks));
 
 	hashmap_init(&t->threads, sizeof(struct tl_thread));
 	return t;
@@ -208,7 +208,7 @@ static const char *base_name(const char *path)
 void tlt_write_names(struct tl_tracks *t, struct tl_out *o, int64_t main_pid, const char *exe,
 		     struct model *m)
 {
-	struct tl_thread **v = viz_xcalloc(hashmap_count(&t->threads) + 1, sizeof(*v));
+	struct tl_thread **v = xcalloc(hashmap_count(&t->threads) + 1, sizeof(*v));
 	struct tl_thread *th;
 	size_t n = 0, pos = 0;
 	char name[600];

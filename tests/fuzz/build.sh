@@ -19,10 +19,8 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 	"$src/trace/trace_format.c" "$src/trace/time_order.c" \
 	"$src/trace/trace_text.c" "$src/trace/trace_args.c" "$src/trace/trace_error.c" "$src/tests/fuzz/fuzz_trace.c" \
 	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
-# check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
-supp=$src/viz/check_supp.c
-[ -f "$supp" ] || supp=$src/cli/check_supp.c
-"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
+# check's suppression parser.
+"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$src/viz/check_supp.c" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
 	"$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/process" -I"$src/bpf" "$src/process/elf_probes.c" \

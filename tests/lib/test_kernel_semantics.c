@@ -1,9 +1,8 @@
 /*
  * libclosure against the kernel, behaviour by behaviour. Each case names the kernel source it
- * follows (repository, file, function, commit as stored in the reference index; see
- * ../shared/reference/closure-api.md) and asserts that libclosure does the same. Where the kernel
- * BUG()s or WARN()s, libclosure aborts: those cases are test_death.c's, the one death harness
- * (each in a child, with its message and call site): [LH] closure_queue()'s
+ * follows (repository, file, function and commit: Sources, below) and asserts that libclosure does
+ * the same. Where the kernel BUG()s or WARN()s, libclosure aborts: those cases are test_death.c's,
+ * the one death harness (each in a child, with its message and call site): [LH] closure_queue()'s
  * "BUG_ON(!queue_work(wq, &cl->work))" (die_queued_twice), [LC] closure_put_after_sub()'s guard
  * bits BUG and [KC] closure_put_after_sub_checks()'s WARN (die_put_on_finished, die_val_guard),
  * [LH] closure_get()'s "BUG_ON((atomic_inc_return(&cl->remaining) & MASK) <= 1)"
