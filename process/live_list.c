@@ -760,6 +760,27 @@ size_t live_list_add_parents(pid_t pid, struct live_list *l, struct hashmap *at)
 	return added;
 }
 
+const char *live_status_text(enum live_status st)
+{
+	switch (st) {
+	case LIVE_OK:
+		break;
+	case LIVE_NO_PROCESS:
+		return "the process is gone";
+	case LIVE_NOT_PERMITTED:
+		return "its memory may not be read";
+	case LIVE_NO_LIBCLOSURE:
+		return "no libclosure of it describes its live closures";
+	case LIVE_NO_LIST:
+		return "its libclosure keeps no live list";
+	case LIVE_NEWER:
+		return "its libclosure describes them in a newer version";
+	case LIVE_BAD_DESCRIPTOR:
+		return "its libclosure's registry could not be read as one";
+	}
+	return "";
+}
+
 void live_list_free(struct live_list *l)
 {
 	free(l->v);

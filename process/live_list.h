@@ -69,6 +69,9 @@ enum live_status live_list_read_max(pid_t pid, struct objects *objs, struct live
 				    size_t max);
 void live_list_free(struct live_list *l);
 
+/* Why a read failed, in a few words (for a warning: a status of LIVE_OK names nothing). */
+const char *live_status_text(enum live_status st);
+
 /* Parents read beside the list at most (live_list_add_parents). */
 #define LIVE_PARENTS_MAX 4096
 

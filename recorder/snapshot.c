@@ -75,8 +75,19 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	bool ordered;
 	size_t n = 0;
 
-	if (live_list_read_max(s->pid, &s->addr.objects, &l, SNAPSHOT_MAX) != LIVE_OK)
+	enum live_status st = live_list_read_max(s->pid, &s->addr.objects, &l, SNAPSHOT_MAX);
+
+	if (st != LIVE_OK) {
+		/* Said, or the trace's boxes "first seen mid-life" would come without a why (an
+		 * older libclosure without a list is the one expected case). */
+		if (s->out.file && st != LIVE_NO_LIST && !session_process_gone(s->pid))
+			fprintf(stderr,
+				"closuretrace: warning: the closures alive at attach could not be "
+				"read (%s): those made before the recording have no init in the "
+				"trace\n",
+				live_status_text(st));
 		return 0;
+	}
 	/* The list is read a node at a time while the process runs: a longer one is left out
 	 * whole (every closure from before is then without an init, as without a live list), not
 	 * cut. */
