@@ -258,7 +258,11 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 			snprintf(buf, len, "running");
 		break;
 	case MODEL_UNKNOWN:
-		snprintf(buf, len, "state unknown (first seen mid-life)");
+		/* A closure alive at attach and not running then waited for its references; the
+		 * registry does not say which continuation it was given. */
+		snprintf(buf, len,
+			 l->snapshot ? "waiting for its references at attach"
+				     : "state unknown (first seen mid-life)");
 		break;
 	}
 	if (l->on_waitlist && !l->finished) {

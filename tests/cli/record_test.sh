@@ -916,6 +916,10 @@ PY
 	"$ct" report -i b.json >r.txt || fail "report: $(cat r.txt)"
 	grep -q "no init in the trace\|first seen\|state unknown\|created before" r.txt &&
 		fail "closures without their init: $(grep -m3 'no init\|first seen\|state unknown\|created before' r.txt)"
+	# Nor the picture: a closure alive at attach is drawn as what it was doing then.
+	"$ct" graph -i b.json -T dot -o g.dot || fail "graph exited $?"
+	grep -q "no init in the trace\|first seen\|state unknown\|created before" g.dot &&
+		fail "the graph draws closures without their init: $(grep -m3 -o 'no init[^"]*\|first seen[^"]*\|state unknown[^"]*\|created before[^"]*' g.dot)"
 	if [ "${missed:-0}" -gt 0 ]; then
 		grep -qx "# note: $missed closures from before the recording ended while the closures alive at attach were being read: left out (their init is not known)" r.txt ||
 			fail "no note of the $missed missed: $(head -4 r.txt)"
