@@ -314,9 +314,14 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
 	if (!l->finished)
 		tlo_arg_str(&t->out, "verdict", leaks_verdict_name(l));
-	if (leaks_is_root_cause(l) && l->nblames)
-		tlo_arg_str(&t->out, "blame",
-			    leaks_blame_text(t->m, &l->blames[0], buf, sizeof(buf)));
+	if (leaks_is_root_cause(l) && l->nblames) { /* "file:line: why", as explain says it */
+		char why[TXT], text[2 * TXT];
+
+		text_snprintf(text, sizeof(text), "%s: %s",
+			      model_site_text(t->m, l->blames[0].site, buf, sizeof(buf)),
+			      leaks_blame_text(t->m, &l->blames[0], why, sizeof(why)));
+		tlo_arg_str(&t->out, "blame", text);
+	}
 	if (!l->finished && (l->verdict == VERDICT_SUSPECT || l->verdict == VERDICT_IN_FLIGHT))
 		tlo_arg_str(&t->out, "age", leaks_age_text(l, buf, sizeof(buf)));
 	if (l->stack)
