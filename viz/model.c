@@ -32,8 +32,18 @@ static struct model_site *site_of(struct model_life *l, uint64_t ip)
 	return model_site_in(&l->sites, &l->nsites, &l->capsites, ip);
 }
 
+/* What the event being applied did to l's open gets, for the observer (model.h). */
+static void moved(struct model *m, struct model_life *l, enum model_refs_move move, uint32_t pos,
+		  uint32_t n)
+{
+	m->moved.life = l;
+	m->moved.move = move;
+	m->moved.pos = pos;
+	m->moved.n = n;
+}
+
 /* A plain get: the newest open one (the oldest kept is forgotten when all are taken). */
-static void open_push(struct model_life *l, uint64_t ip)
+static void open_push(struct model *m, struct model_life *l, uint64_t ip)
 {
 	if (l->nkept == MODEL_OPEN_GETS)
 		memmove(l->open_get, l->open_get + 1, (MODEL_OPEN_GETS - 1) * sizeof(*l->open_get));
@@ -41,6 +51,7 @@ static void open_push(struct model_life *l, uint64_t ip)
 		l->nkept++;
 	l->open_get[l->nkept - 1] = ip;
 	l->nopen++;
+	moved(m, l, MODEL_REFS_TAKEN, l->nopen - 1, 1);
 }
 
 /*
@@ -48,8 +59,10 @@ static void open_push(struct model_life *l, uint64_t ip)
  * known when the gets still open were taken at different sites (I/O completions come back in
  * any order): the pairing is then marked a guess.
  */
-static void open_pop(struct model_life *l, uint64_t n)
+static void open_pop(struct model *m, struct model_life *l, uint64_t n)
 {
+	uint32_t before = l->nopen;
+
 	if (n && l->nopen > l->nkept)
 		l->open_guessed = true; /* some open gets were forgotten: their sites unknown */
 	for (uint32_t i = 1; n && i < l->nkept && !l->open_guessed; i++)
@@ -60,13 +73,16 @@ static void open_pop(struct model_life *l, uint64_t n)
 		if (l->nkept)
 			l->nkept--;
 	}
+	if (l->nopen < before)
+		moved(m, l, MODEL_REFS_GIVEN, l->nopen, before - l->nopen);
 }
 
 /* A child's init at ip: the get it took on its parent just before is the child's, not plain. */
-static void open_forget_child(struct model_life *p, uint64_t ip)
+static void open_forget_child(struct model *m, struct model_life *p, uint64_t ip)
 {
 	for (uint32_t i = p->nkept; i-- > 0;)
 		if (p->open_get[i] == ip) {
+			moved(m, p, MODEL_REFS_CHILD, p->nopen - p->nkept + i, 1);
 			memmove(p->open_get + i, p->open_get + i + 1,
 				(p->nkept - i - 1) * sizeof(*p->open_get));
 			p->nkept--;
@@ -254,7 +270,7 @@ static struct model_life *life_init(struct model *m, struct addr_slot **slot,
 
 		link_child(p, l);
 		site_of(p, ev->ip)->child_taken++;
-		open_forget_child(p, ev->ip);
+		open_forget_child(m, p, ev->ip);
 		/* a new parent's slot may have grown the table */
 		*slot = slot_of(m, ev->pid, ev->cl);
 	}
@@ -266,6 +282,9 @@ static void observe(struct model *m, const struct trace_event *ev, struct model_
 {
 	if (m->obs && m->obs->event)
 		m->obs->event(m->obs_ctx, ev, l);
+	if (m->obs && m->obs->refs && m->moved.life)
+		m->obs->refs(m->obs_ctx, ev, m->moved.life, m->moved.move, m->moved.pos,
+			     m->moved.n);
 }
 
 /*
@@ -431,18 +450,18 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		break;
 	case TRACE_GET:
 		site_of(l, ev->ip)->taken++;
-		open_push(l, ev->ip);
+		open_push(m, l, ev->ip);
 		break;
 	case TRACE_PUT:
 		site_of(l, ev->ip)->put++;
 		if (l->child_puts_due)
 			l->child_puts_due--; /* a finished child's, right after its finish */
 		else
-			open_pop(l, 1);
+			open_pop(m, l, 1);
 		break;
 	case TRACE_SUB:
 		site_of(l, ev->ip)->put += (uint32_t)(ev->v & COUNT_MASK);
-		open_pop(l, ev->v & COUNT_MASK);
+		open_pop(m, l, ev->v & COUNT_MASK);
 		break;
 	case TRACE_CONTINUE_AT:
 		apply_continue_at(l, ev, latest);
@@ -500,6 +519,7 @@ static void model_apply(struct model *m, const struct trace_event *ev)
 	bool older;
 
 	m->n.events++;
+	m->moved.life = NULL;
 	l = life_of_event(m, &slot, ev);
 	if (!l) {
 		observe(m, ev, NULL); /* set aside */

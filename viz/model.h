@@ -183,12 +183,28 @@ extern const struct trace_sink model_sink;
 void model_flush(struct model *m, int64_t before_ts);
 
 /*
+ * How an event moved the plain gets still open on a life (open_get, nopen): the model's pairing of
+ * references, the one leaks.c blames by. A put or sub gives back the newest open gets; a child's
+ * init takes the get it made on its parent out of them (the put when the child finishes is its
+ * own). Positions count the open gets from the oldest (0).
+ */
+enum model_refs_move {
+	MODEL_REFS_TAKEN, /* a plain get, open at pos */
+	MODEL_REFS_GIVEN, /* a put or sub gave back the n open from pos up */
+	MODEL_REFS_CHILD, /* the get open at pos was a child's init's: no longer open */
+};
+
+/*
  * An observer sees the model at work (the timeline streams from it): event() after each event is
  * applied, in time order, with the life it went to (NULL: set aside, reported after its closure
- * finished); finished() when a life finishes, before report mode forgets it. Both optional.
+ * finished); refs() after event(), when the event moved the open gets of life l (a child's init
+ * moves its parent's); finished() when a life finishes, before report mode forgets it. All
+ * optional.
  */
 struct model_observer {
 	void (*event)(void *ctx, const struct trace_event *ev, struct model_life *l);
+	void (*refs)(void *ctx, const struct trace_event *ev, struct model_life *l,
+		     enum model_refs_move move, uint32_t pos, uint32_t n);
 	void (*finished)(void *ctx, struct model_life *l);
 };
 void model_observe(struct model *m, const struct model_observer *obs, void *ctx);

@@ -47,6 +47,13 @@ struct model {
 	bool exited;
 	const struct model_observer *obs;
 	void *obs_ctx;
+	/* How the event being applied moved open gets, for the observer's refs() (life NULL: not)
+	 */
+	struct {
+		struct model_life *life;
+		enum model_refs_move move;
+		uint32_t pos, n;
+	} moved;
 };
 
 /* The sym record sink (model_text.c). */

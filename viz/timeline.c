@@ -21,14 +21,22 @@
 #include "trace_text.h"
 #include "viz.h"
 
-#define CHILD_FLOWS   8	  /* children's finishes held per parent until its next step */
-#define GET_FLOWS     8	  /* gets held per closure until the put that gives each back */
+/* Arrow starts held per closure: its open gets, its children's finishes until its next step.
+ * Past it, the arrows are not drawn but counted (timeline.h, flows_dropped). */
+#define HELD_MAX      4096
 #define MAX_ANCESTORS 256 /* --closure: ancestors kept */
 #define TXT	      512
 
 /* A point on a thread. */
 struct tl_point {
 	int64_t tid, ts;
+};
+
+/* Points held for arrows still to draw, as many as there are, up to HELD_MAX. */
+struct tl_held {
+	struct tl_point *v;
+	uint32_t n, cap;
+	uint32_t first; /* children's finishes past HELD_MAX: a ring, v[first] the oldest */
 };
 
 /* What the timeline keeps per live closure (its life's node). */
@@ -39,17 +47,13 @@ struct tl_life {
 	bool selected, desc; /* desc: the --closure target or below it */
 	struct tl_point init, release, sync;
 	uint64_t sync_ip;
-	unsigned nchild;
-	struct tl_point child[CHILD_FLOWS];
+	struct tl_held child;
 	/* continue_at until its continuation runs; closure_wait until its wake-up */
 	bool continuing, waiting;
 	struct tl_point cont, wait;
-	/* Gets not yet given back, oldest first: a put gives back the oldest (the trace does not
-	 * say which; any pairing in time order draws the same hops). Past GET_FLOWS the oldest are
-	 * counted in gets_over, and given back with no arrow. */
-	unsigned ngets;
-	uint64_t gets_over;
-	struct tl_point gets[GET_FLOWS];
+	/* Its open gets by the model's position (model.h, model_refs_move): the first gets.n of
+	 * them; those past HELD_MAX are given back with no arrow. */
+	struct tl_held gets;
 };
 
 struct tl {
@@ -125,8 +129,26 @@ static struct tl_life *state(struct tl *t, struct model_life *l)
 
 static void forget(struct model_life *l)
 {
-	free(l->node);
+	struct tl_life *s = l->node;
+
+	if (s) {
+		free(s->child.v);
+		free(s->gets.v);
+	}
+	free(s);
 	l->node = NULL;
+}
+
+/* Room for one more point: false when HELD_MAX are held. */
+static bool held_room(struct tl_held *h)
+{
+	if (h->n < h->cap)
+		return true;
+	if (h->cap == HELD_MAX)
+		return false;
+	h->cap = h->cap ? h->cap * 2 : 4;
+	h->v = viz_xrealloc(h->v, h->cap * sizeof(*h->v));
+	return true;
 }
 
 /* ---- text ---- */
@@ -171,9 +193,10 @@ static void flow(struct tl *t, const char *name, int64_t pid, struct tl_point fr
 static void child_flows(struct tl *t, const struct model_life *l, struct tl_life *s,
 			struct tl_point step)
 {
-	for (unsigned i = 0; i < s->nchild; i++)
-		flow(t, "child finished", out_pid(t, l->pid), s->child[i], step);
-	s->nchild = 0;
+	for (uint32_t i = 0; i < s->child.n; i++)
+		flow(t, "child finished", out_pid(t, l->pid),
+		     s->child.v[(s->child.first + i) % HELD_MAX], step);
+	s->child.n = s->child.first = 0;
 }
 
 static void add_child_flow(struct tl *t, struct model_life *parent, struct tl_point at)
@@ -183,9 +206,15 @@ static void add_child_flow(struct tl *t, struct model_life *parent, struct tl_po
 	if (!parent || parent->finished)
 		return;
 	p = state(t, parent);
-	if (p->nchild == CHILD_FLOWS) /* keep the latest: they are the ones it waited for */
-		memmove(p->child, p->child + 1, sizeof(p->child[0]) * --p->nchild);
-	p->child[p->nchild++] = at;
+	if (held_room(&p->child)) {
+		p->child.v[p->child.n++] = at;
+		return;
+	}
+	/* Keep the latest: they are the ones it waited for. */
+	p->child.v[p->child.first] = at;
+	p->child.first = (p->child.first + 1) % HELD_MAX;
+	if (p->selected)
+		t->st->flows_dropped++;
 }
 
 /* Arguments an operation's instant event leaves out: parent and stack are its closure slice's;
@@ -314,9 +343,14 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
 	if (!l->finished)
 		tlo_arg_str(&t->out, "verdict", leaks_verdict_name(l));
-	if (leaks_is_root_cause(l) && l->nblames)
-		tlo_arg_str(&t->out, "blame",
-			    leaks_blame_text(t->m, &l->blames[0], buf, sizeof(buf)));
+	if (leaks_is_root_cause(l) && l->nblames) { /* "file:line: why", as explain says it */
+		char why[TXT], text[2 * TXT];
+
+		text_snprintf(text, sizeof(text), "%s: %s",
+			      model_site_text(t->m, l->blames[0].site, buf, sizeof(buf)),
+			      leaks_blame_text(t->m, &l->blames[0], why, sizeof(why)));
+		tlo_arg_str(&t->out, "blame", text);
+	}
 	if (!l->finished && (l->verdict == VERDICT_SUSPECT || l->verdict == VERDICT_IN_FLIGHT))
 		tlo_arg_str(&t->out, "age", leaks_age_text(l, buf, sizeof(buf)));
 	if (l->stack)
@@ -387,27 +421,6 @@ static void end_continue(struct tl *t, struct tl_life *s, int64_t pid, struct tl
 	if (s->continuing && s->cont.tid != here.tid && s->selected)
 		flow(t, "continued", pid, s->cont, here);
 	s->continuing = false;
-}
-
-/* A get is held until a put gives a reference back: an arrow when another thread does. */
-static void ref_flow(struct tl *t, const struct trace_event *ev, struct tl_life *s, int64_t pid,
-		     struct tl_point here)
-{
-	if (ev->op == TRACE_GET) {
-		if (s->ngets == GET_FLOWS) {
-			memmove(s->gets, s->gets + 1, sizeof(s->gets[0]) * --s->ngets);
-			s->gets_over++;
-		}
-		s->gets[s->ngets++] = here;
-	} else if (s->gets_over) {
-		s->gets_over--;
-	} else if (s->ngets) {
-		struct tl_point from = s->gets[0];
-
-		memmove(s->gets, s->gets + 1, sizeof(s->gets[0]) * --s->ngets);
-		if (from.tid != here.tid && s->selected)
-			flow(t, "reference", pid, from, here);
-	}
 }
 
 /* The operation that let the count reach zero: the next run is its doing. A continue_at queues
@@ -496,10 +509,6 @@ static void step(struct tl *t, const struct trace_event *ev, struct model_life *
 			flow(t, "woken", pid, s->wait, here);
 		s->waiting = false;
 		break;
-	case TRACE_GET:
-	case TRACE_PUT:
-		ref_flow(t, ev, s, pid, here);
-		break;
 	default:
 		break;
 	}
@@ -534,7 +543,43 @@ static void on_event(void *ctx, const struct trace_event *ev, struct model_life 
 		step(t, ev, l, s);
 }
 
-static const struct model_observer observer = {.event = on_event, .finished = on_finished};
+/*
+ * References, as the model pairs them (model.h, model_refs_move): a get is held until the put or
+ * sub that gives it back, an arrow when another thread did. Called after on_event(): the arrow
+ * ends at the put's instant, just written.
+ */
+static void on_refs(void *ctx, const struct trace_event *ev, struct model_life *l,
+		    enum model_refs_move move, uint32_t pos, uint32_t n)
+{
+	struct tl *t = ctx;
+	struct tl_life *s = state(t, l);
+	struct tl_held *g = &s->gets;
+	struct tl_point here = {ev->tid, ev->ts};
+
+	switch (move) {
+	case MODEL_REFS_TAKEN:
+		if (pos == g->n && held_room(g))
+			g->v[g->n++] = here;
+		break;
+	case MODEL_REFS_CHILD:
+		if (pos < g->n)
+			memmove(g->v + pos, g->v + pos + 1, sizeof(*g->v) * (--g->n - pos));
+		break;
+	case MODEL_REFS_GIVEN:
+		for (uint32_t i = pos; i < pos + n && s->selected; i++) {
+			if (i >= g->n) /* past what is held: whichever thread took it */
+				t->st->flows_dropped += in_window(t, here.ts);
+			else if (g->v[i].tid != here.tid)
+				flow(t, "reference", out_pid(t, l->pid), g->v[i], here);
+		}
+		if (g->n > pos)
+			g->n = pos;
+		break;
+	}
+}
+
+static const struct model_observer observer = {
+	.event = on_event, .refs = on_refs, .finished = on_finished};
 
 /* After the last event: the closures that never finished end at the end of the trace. */
 static void write_unfinished(struct tl *t)
@@ -617,6 +662,10 @@ static int find_closure(struct tl *t, struct trace_error *err)
 
 /* ---- the whole ---- */
 
+#define DROPPED_WHY                                                                                \
+	"more gets open, or children finished before their parent's next step, on one closure "    \
+	"than the timeline holds (%d)"
+
 /* What makes the timeline incomplete, into t->st's warnings. */
 static void warn_incomplete(const struct tl *t)
 {
@@ -634,6 +683,20 @@ static void warn_incomplete(const struct tl *t)
 		text_snprintf(res->warnings[res->nwarnings++], sizeof(res->warnings[0]),
 			      "%s: warning: %lld event%s lost: the timeline has holes", path,
 			      t->info.lost, t->info.lost == 1 ? " was" : "s were");
+	if (res->flows_dropped)
+		text_snprintf(res->warnings[res->nwarnings++], sizeof(res->warnings[0]),
+			      "%s: warning: %" PRIu64 " arrow%s not drawn: " DROPPED_WHY, path,
+			      res->flows_dropped, res->flows_dropped == 1 ? "" : "s", HELD_MAX);
+}
+
+/* The arrows not drawn, for the output's "otherData" (NULL: none). */
+static const char *other_data(const struct tl *t, char *buf, size_t len)
+{
+	if (!t->st->flows_dropped)
+		return NULL;
+	snprintf(buf, len, "\"arrows_not_drawn\":%" PRIu64 ",\"why\":\"" DROPPED_WHY "\"",
+		 t->st->flows_dropped, HELD_MAX);
+	return buf;
 }
 
 int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_result *res,
@@ -641,6 +704,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_re
 {
 	struct tl t = {.o = o, .st = res};
 	struct leaks_summary leaks;
+	char other[256];
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -661,7 +725,7 @@ int render_timeline(const struct timeline_opts *o, FILE *out, struct timeline_re
 		viz_judge(t.m, &t.info, &leaks);
 		write_unfinished(&t);
 		tlt_write_names(t.tracks, &t.out, (int64_t)t.info.pid, t.info.exe, t.m);
-		tlo_end(&t.out);
+		tlo_end(&t.out, other_data(&t, other, sizeof(other)));
 		warn_incomplete(&t);
 	}
 	res->events = t.out.events;

@@ -22,15 +22,19 @@ struct timeline_opts {
 	struct model_id sel;	/* pid 0: any process; nth 0: the last life */
 };
 
-#define TIMELINE_MAX_WARNINGS 2
+#define TIMELINE_MAX_WARNINGS 3
 #define TIMELINE_WARNING_LEN  (4096 + 160) /* a file's name shown up to 4 KiB, and the words */
 
 /* What the timeline wrote, and what it warns of: for the command to say. */
 struct timeline_result {
 	uint64_t events; /* trace events written, of every phase */
 	uint64_t slices, instants, flows, syncs;
-	/* What makes the timeline incomplete (cut short, lost events), one line each ("FILE:
-	 * warning: ..."), for the command to print. */
+	/* Arrows not drawn: more open gets, or children finished before their parent's next step,
+	 * on one closure than the timeline holds (a reference given back past them is counted
+	 * whichever thread took it). The output's "otherData" says it too. */
+	uint64_t flows_dropped;
+	/* What makes the timeline incomplete (cut short, lost events, arrows not drawn), one line
+	 * each ("FILE: warning: ..."), for the command to print. */
 	unsigned nwarnings;
 	char warnings[TIMELINE_MAX_WARNINGS][TIMELINE_WARNING_LEN];
 };

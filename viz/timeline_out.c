@@ -88,10 +88,13 @@ void tlo_close(struct tl_out *o)
 	o->in_args = false;
 }
 
-void tlo_end(struct tl_out *o)
+void tlo_end(struct tl_out *o, const char *other_data)
 {
 	/* ns: closures live for microseconds, so the viewers should count in ns. */
-	fputs("\n],\"displayTimeUnit\":\"ns\"}\n", o->f);
+	fputs("\n],\"displayTimeUnit\":\"ns\"", o->f);
+	if (other_data)
+		fprintf(o->f, ",\"otherData\":{%s}", other_data);
+	fputs("}\n", o->f);
 }
 
 /* ---- tracks ---- */

@@ -20,7 +20,8 @@ struct tl_out {
 };
 
 void tlo_begin(struct tl_out *o, FILE *f);
-void tlo_end(struct tl_out *o);
+/* Closes the events; other_data: the "otherData" object's members, or NULL for none. */
+void tlo_end(struct tl_out *o, const char *other_data);
 /* Opens one event: {"ph":..,"cat":..,"name":..,"pid":..,"tid":..,"ts":.. (ts in ns, written in
  * µs with three decimals, as the format counts). cat NULL: none. Close it with tlo_close(). */
 void tlo_open(struct tl_out *o, char ph, const char *cat, const char *name, int64_t pid,

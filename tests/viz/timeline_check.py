@@ -17,7 +17,8 @@
 - with --hops and TRACE: as many "continued", "woken" and "reference" arrows as the trace has
   hops of each kind, counted here from its events in time order: a continue_at (how continue_at
   or nobarrier) and the next run of that closure on another thread; a wait and the next wake of it
-  on another thread; a get and the put that gives it back (oldest first, 8 held) on another thread;
+  on another thread; a get and the put or sub that gives it back on another thread, paired as
+  the model pairs them (timeline_refs.py);
 - complete events "X" have dur >= 0; instant events are thread-scoped ("s":"t") and in time
   order on each thread; every thread and process used is named ("M");
 - with TRACE (the closuretrace JSON Lines input): one instant per trace event, same thread,
@@ -27,6 +28,8 @@ Prints a one-line summary and exits 0, or prints every problem and exits 1.
 import collections
 import json
 import sys
+
+from timeline_refs import reference_hops
 
 problems = []
 flow_names = collections.Counter()
@@ -194,8 +197,8 @@ def trace_hops(trace_path):
     for _, _, e in recs:
         key = (e.get("pid"), e["cl"])
         if e["ev"] == "init":
-            lives[key] = {"cont": None, "wait": None, "gets": [], "over": 0}
-        life = lives.setdefault(key, {"cont": None, "wait": None, "gets": [], "over": 0})
+            lives[key] = {"cont": None, "wait": None}
+        life = lives.setdefault(key, {"cont": None, "wait": None})
         tid, ev = e["tid"], e["ev"]
         if ev == "continue_at":
             life["cont"] = tid if e.get("how") in ("continue_at", "nobarrier") else None
@@ -207,16 +210,7 @@ def trace_hops(trace_path):
         elif ev == "wake":
             hops["woken"] += life["wait"] is not None and life["wait"] != tid
             life["wait"] = None
-        elif ev == "get":
-            if len(life["gets"]) == 8:
-                life["gets"].pop(0)
-                life["over"] += 1
-            life["gets"].append(tid)
-        elif ev == "put":
-            if life["over"]:
-                life["over"] -= 1
-            elif life["gets"]:
-                hops["reference"] += life["gets"].pop(0) != tid
+    hops["reference"] = len(reference_hops(trace_path))
     return hops
 
 

@@ -43,7 +43,7 @@ grep -q '^malformed.json:4: error: invalid JSON' <(sed "s|$fixtures/||" "$tmp/er
 leftover=$(find "$tmp" -name '*out.json.?*')
 [ -z "$leftover" ] || fail "a temporary file was left behind: $leftover"
 "$tool" timeline -i "$fixtures/hops.json" -o "$tmp/out.json" 2>"$tmp/err" || fail "hops -o: exit $?"
-grep -qx "closuretrace timeline: wrote 86 events (5 closure slices, 33 operations, 1 closure_sync slice, 19 arrows) to $tmp/out.json" \
+grep -qx "closuretrace timeline: wrote 80 events (5 closure slices, 33 operations, 1 closure_sync slice, 16 arrows) to $tmp/out.json" \
 	"$tmp/err" || fail "hops -o: stderr: $(cat "$tmp/err")"
 python3 "$checker" "$tmp/out.json" "$fixtures/hops.json" >/dev/null || fail "hops -o: invalid"
 mode=$(umask 022 && rm -f "$tmp/out.json" && "$tool" timeline -i "$fixtures/hops.json" \
