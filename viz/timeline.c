@@ -147,7 +147,7 @@ static bool held_room(struct tl_held *h)
 	if (h->cap == HELD_MAX)
 		return false;
 	h->cap = h->cap ? h->cap * 2 : 4;
-	h->v = viz_xrealloc(h->v, h->cap * sizeof(*h->v));
+	h->v = xrealloc(h->v, h->cap * sizeof(*h->v));
 	return true;
 }
 
