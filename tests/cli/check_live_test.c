@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h" /* tests/viz: CHECK */
+#include "../check.h" /* CHECK */
 #include "check_diag.h"
 #include "check_live.h"
 #include "closure_batch.h"

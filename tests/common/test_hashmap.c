@@ -1,5 +1,5 @@
 /*
- * viz/hashmap.c's contract, tested directly:
+ * common/hashmap.c's contract, tested directly:
  * - put adds a zeroed value once, get finds it, del removes it and nothing else;
  * - the table stays between a quarter and a half full as it grows (bounded growth);
  * - keys that all hash to one slot, and runs that wrap around the end of the table, are found

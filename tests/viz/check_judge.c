@@ -1,6 +1,6 @@
 /*
  * check's judging (viz/check_diag.c) on a trace file, without root: the diagnostics check prints,
- * for golden tests from fixtures (tests/check/golden).
+ * for golden tests from fixtures (tests/viz/golden_check).
  *   check_judge TRACE [-s SUPPRESSIONS]... [--sarif]
  * Diagnostics and a summary line on standard output, then with --sarif the SARIF log; exit 1 when
  * one is shown, 0 when none, 2 on bad input (a suppression file's error on standard error).

@@ -280,7 +280,8 @@ registry_at_attach | registry_at_attach_static | registry_killed)
 	# the library's exported symbol; with libclosure.a, in the program's own symbol table.
 	# registry_killed: the process SIGKILLs itself right after W's 50 pairs, before any poll:
 	# BPF drains W's buffer at its exit, having learnt it from the recorder (no batch told it).
-	object="$(realpath "$(dirname "$prog")/../../lib")/libclosure\.so[.0-9]*" # a grep pattern
+	# A grep pattern; prog is BUILD/tests/suites/batch/bt_prog.
+	object="$(realpath "$(dirname "$prog")/../../../lib")/libclosure\.so[.0-9]*"
 	if [ "$case_name" = registry_at_attach_static ]; then
 		prog=$prog_static
 		object=$(realpath "$prog")
@@ -383,7 +384,7 @@ sink_nobody_leak | sink_nobody_clean)
 		./closuretrace check -- ./blockio-static --requests 20 "${leak[@]}") >out 2>err </dev/null || rc=$?
 	if [ "$case_name" = sink_nobody_leak ]; then
 		[ "$rc" = 1 ] || fail "exit $rc, not 1: $(cat err)"
-		grep -q "^$(realpath "$src/../..")/examples/blockio.c:217: error: closure leaked: took 1 reference" err ||
+		grep -q "^$(realpath "$src/../../..")/examples/blockio.c:217: error: closure leaked: took 1 reference" err ||
 			fail "the leak at examples/blockio.c:217 not found: $(cat err)"
 	else
 		[ "$rc" = 0 ] || fail "exit $rc, not 0: $(cat err)"

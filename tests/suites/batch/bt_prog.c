@@ -1,5 +1,5 @@
 /*
- * The traced program of the batch tests (tests/batch/batch_test.sh). Every mode does a known
+ * The traced program of the batch tests (tests/suites/batch/batch_test.sh). Every mode does a known
  * number of operations; the comments say how many, the test script holds the arithmetic.
  *
  *   bt_prog loop N          N get/put pairs on one closure (init, get N, put N, continue_at 1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Joining a running program (issue 35 item 2): a process holding 1,000,000 closures made before
-# the recording (tests/bench/hold_live), on the library as built. Printed with their goals, each
+# Joining a running program (issue 35 item 2): a process holding 1,000,000 closures made before the
+# recording (tests/suites/bench/hold_live), on the library as built. Printed with their goals, each
 # the median of RUNS runs:
 #   read      record -p's read of the live registry: every closure alive, as synthetic inits
 #             (record -v says how long it took)                               goal <= 1 s
@@ -13,7 +13,7 @@ NAME=attach.bench.sh
 . "$(dirname "$0")/record_setup.sh"
 live=${2:-1000000}
 runs=${RUNS:-3}
-holder=$build/tests/bench/hold_live
+holder=$build/tests/suites/bench/hold_live
 [ -x "$holder" ] || { echo "$NAME: $holder not built" >&2; exit 1; }
 "$holder" "$live" >"$tmp/ready" &
 pid=$!

@@ -13,7 +13,7 @@
 set -uo pipefail
 NAME=batch.bench.sh
 . "$(dirname "$0")/record_setup.sh"
-dir=$build/tests/bench
+dir=$build/tests/suites/bench
 ops_static=$(realpath "$dir/bench_record_ops_static")
 probes_static="usdt:$ops_static:closure:get,usdt:$ops_static:closure:put"
 ns_of() { sed -n 's/^ns_per_hit //p' "$1"; }

@@ -2,11 +2,12 @@
 # bcachefs-tools 1.4.1 stock against the same sources on libclosure, and on libclosure under
 # closuretrace record: wall seconds of `format` and of `fsck -f -y` on a fresh 512 MiB file-backed
 # image, median of 5, rounds interleaved so that the load of a shared machine falls on all alike.
-# The builds are tests/integration/bcachefs/build.sh's (in BUILD_DIR, against its libclosure).
+# The builds are tests/suites/integration/bcachefs/build.sh's (in BUILD_DIR, against its
+# libclosure).
 # Usage: bcachefs.bench.sh BUILD_DIR
 set -uo pipefail
 build=$(cd "${1:-build-bench}" && pwd)
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=$(cd "$(dirname "$0")/../../.." && pwd)
 runs=5
 . "$src/tests/common.sh"
 skip_or_fail() {
@@ -14,7 +15,7 @@ skip_or_fail() {
 	exit 0
 }
 [ -e /sys/bus/event_source/devices/uprobe ] || skip_or_fail "needs uprobes"
-. "$src/tests/integration/bcachefs/build.sh"
+. "$src/tests/suites/integration/bcachefs/build.sh"
 [ -x "$ct" ] || fail "$ct not built"
 bench="$work/bench"
 rm -rf "$bench" && mkdir -p "$bench" && cd "$bench" || exit 1

@@ -14,7 +14,7 @@ CH_DIR=$tmp/ch
 . "$here/../fleet/clickhouse.sh"
 trap 'ch_stop_all; rm -rf "$tmp"' EXIT
 
-"$build/tests/bench/viz_tracegen" --events "$events" >"$tmp/big.json"
+"$build/tests/suites/bench/viz_tracegen" --events "$events" >"$tmp/big.json"
 n=$("$tool" report --json -i "$tmp/big.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["events"])')
 bytes=$(stat -c %s "$tmp/big.json")
 ch_start bench >/dev/null

@@ -19,7 +19,7 @@
 set -euo pipefail
 build=${1:-build-bench}
 mode=${2:-}
-dir=$build/tests/bench
+dir=$build/tests/suites/bench
 rounds=${ROUNDS:-5}
 for p in lib_ops_probes lib_ops_noprobes; do
 	if [ ! -x "$dir/$p" ]; then

@@ -4,7 +4,7 @@
 build=${1:-build-bench}
 hits=${2:-1000000}
 runs=5
-ops=$build/tests/bench/bench_record_ops
+ops=$build/tests/suites/bench/bench_record_ops
 ct=$build/cli/closuretrace
 if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
 	echo "SKIP: needs root and uprobes"

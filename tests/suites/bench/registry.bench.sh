@@ -11,7 +11,7 @@
 # clock read) cost 3.1x-3.5x here.
 set -euo pipefail
 build=${1:-build-bench}
-dir=$build/tests/bench
+dir=$build/tests/suites/bench
 rounds=${ROUNDS:-5}
 lives=${LIVES:-400000}
 cmake --build "$build" --target registry_on registry_off >/dev/null

@@ -7,7 +7,7 @@ set -uo pipefail
 build=${1:-build-bench}
 trees=${2:-1000000}
 ct=$build/cli/closuretrace
-ops=$build/tests/bench/sample_trees_ops
+ops=$build/tests/suites/bench/sample_trees_ops
 if [ "$(id -u)" != 0 ] || [ ! -e /sys/bus/event_source/devices/uprobe ]; then
 	echo "SKIP: needs root and uprobes"
 	exit 0

@@ -5,8 +5,8 @@
 #   viz.bench.sh BUILD_DIR        (VIZ_BENCH_EVENTS overrides the 10,000,000)
 set -euo pipefail
 build=${1:-build-bench}
-gen=$build/tests/bench/viz_tracegen
-base=$build/tests/bench/viz_jansson_baseline
+gen=$build/tests/suites/bench/viz_tracegen
+base=$build/tests/suites/bench/viz_jansson_baseline
 tool=$build/cli/closuretrace
 events=${VIZ_BENCH_EVENTS:-10000000}
 tmp=$(mktemp -d)

@@ -6,7 +6,7 @@
 set -u
 CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-} JUDGE=${7:-}
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh" # skip_without_bpf
 SOURCE=$SRC/ck_prog.c
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -7,7 +7,7 @@
 # planted line, each with its own SARIF file. Then REPLACE, and a closuretrace that is not there.
 set -u
 build=$(realpath "$1") src=$(realpath "$2") sanitize=${3:-}
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 scratch
 # fail: as common.sh's, then the example's ctest output when there is one.
 fail() {

@@ -19,7 +19,8 @@ import glob, os, re, shutil, subprocess, sys, tempfile
 SKIP = {  # pattern of the command -> why it is not run here (and what runs it)
     r"^make (demo|test)\b": "the demo and the whole suite: CI runs both",
     r"^closuretrace (export|fleet)\b|--export ": "needs a ClickHouse server: fleet_single runs these",
-    r"^bpftrace ": "tests/probes runs the bpftrace lines of docs/probes.md (README's must be among them)",
+    r"^bpftrace ": "tests/suites/probes runs the bpftrace lines of docs/probes.md "
+                   "(README's must be among them)",
     r"^\./build/examples/blockio --requests 100$": "the other half of the bpftrace example",
     r"^closuretrace top -p ": "interactive: cli_top_interactive_* drive it in a terminal",
     r"^echo \$\?$": "the console block's status, checked with the check before it",

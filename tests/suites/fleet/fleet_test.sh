@@ -7,9 +7,9 @@
 #   server refused, slow, killed mid-export; check --export and record --export.
 # cluster: two servers as two shards behind Distributed tables, configured by the remote_servers
 #   block of docs/fleet.md, give the same answers as one.
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 case_name=$1 ct=$2 src=$3 blockio=$4 kstyle=$5
-here=$src/tests/fleet
+here=$src/tests/suites/fleet
 scratch
 CH_DIR=$tmp/ch
 . "$here/clickhouse.sh"

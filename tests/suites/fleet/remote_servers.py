@@ -4,7 +4,8 @@
 remote_servers.py FLEET_MD                      check the block: exit 0, or 1 saying what is wrong
 remote_servers.py FLEET_MD HOST:PORT HOST:PORT  print what goes inside <remote_servers> of a
                                                 server's config, the doc's shard1 and shard2 put
-                                                at these (tests/fleet/clickhouse.sh's ch_start)
+                                                at these (tests/suites/fleet/clickhouse.sh's
+                                                ch_start)
 
 The block is the ```xml one of the section "Many servers": a config.d file whose root is
 <yandex>, one cluster of two shards of one replica each, hosts shard1 and shard2, the cluster

@@ -17,14 +17,15 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 	"$src"/viz/*.c "$src"/common/*.c "$src/trace/trace_input.c" "$src/trace/trace_reader.c" "$src/trace/trace_line.c" \
 	"$src/trace/json_string.c" "$src/trace/json_value.c" \
 	"$src/trace/trace_format.c" "$src/trace/time_order.c" \
-	"$src/trace/trace_text.c" "$src/trace/trace_args.c" "$src/trace/trace_error.c" "$src/tests/fuzz/fuzz_trace.c" \
+	"$src/trace/trace_text.c" "$src/trace/trace_args.c" "$src/trace/trace_error.c" "$src/tests/suites/fuzz/fuzz_trace.c" \
 	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
 # check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
 supp=$src/viz/check_supp.c
 [ -f "$supp" ] || supp=$src/cli/check_supp.c
 "$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
-	"$src/tests/fuzz/fuzz_supp.c" \
+	"$src/tests/suites/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/process" -I"$src/bpf" "$src/process/elf_probes.c" \
-	"$src/process/object_open.c" "$src/process/ld_search.c" "$src/tests/fuzz/fuzz_elf.c" \
+	"$src/process/object_open.c" "$src/process/ld_search.c" \
+	"$src/tests/suites/fuzz/fuzz_elf.c" \
 	-o "$out/fuzz_elf" "${elf_libs[@]}"

@@ -24,7 +24,7 @@ if command -v zstd >/dev/null; then
 	{ head -n 3 "$src/tests/fixtures/hops.json" | zstd -q -c; tail -n +4 "$src/tests/fixtures/hops.json" | zstd -q -c; } >"$work/trace/hops2.zst"
 	head -c 200 "$work/trace/lives.zst" >"$work/trace/lives_cut.zst"
 fi
-cp "$src"/tests/fuzz/seeds/supp/* "$work/supp/"
+cp "$src"/tests/suites/fuzz/seeds/supp/* "$work/supp/"
 for elf in "$@"; do
 	cp "$elf" "$work/elf/"
 done
@@ -44,7 +44,7 @@ run() { # run NAME CORPUS [OPTIONS...]
 		grep -E '^stat::number_of_executed_units|^stat::new_units_added' "$work/$name.log"
 	fi
 }
-run fuzz_trace trace -dict="$src/tests/fuzz/trace.dict" -max_len=65536
+run fuzz_trace trace -dict="$src/tests/suites/fuzz/trace.dict" -max_len=65536
 run fuzz_supp supp
 run fuzz_elf elf
 [ $status = 0 ] && rm -rf "$work"

@@ -12,7 +12,7 @@
 # - libclosure0 and libclosure-dev alone (no closuretrace anywhere): examples/cmake-project
 #   configures, says that its leak checks will be skipped, builds, and its .leakcheck tests skip.
 #   deb.sh SOURCE_DIR
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 src=$(realpath "$1")
 scratch
 skip_without_bpf

@@ -40,7 +40,8 @@ pkgconfig)
 	;;
 cmake)
 	flags=${san_flags[*]:-}
-	cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+	cmake -S "$src/tests/suites/install/consumer" -B "$tmp/consumer" \
+		-DCMAKE_PREFIX_PATH="$prefix" \
 		-DKERNEL_STYLE_SOURCE="$src/examples/kernel_style.c" -DCMAKE_C_FLAGS="$flags" \
 		-DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 	cmake --build "$tmp/consumer" >/dev/null

@@ -6,7 +6,7 @@
 # closuretrace(1) first, the docs they cite and the CMake leak-check module are installed beside
 # it; pkg-config gives the prefix's folders as they are (no ..).
 #   release.sh SOURCE_DIR
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 src=$(realpath "$1")
 scratch
 

@@ -7,7 +7,7 @@
 set -u
 PROG=$1 SRC=$2 CT=$3 DEBUG=$4
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh" # skip_without_bpf
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1

@@ -1,11 +1,11 @@
 #!/bin/bash
-# kernel_test.sh MODE PORT PROG SRCDIR CLOSURETRACE: one port of tests/kernel, plain (MODE run) or
-# under closuretrace check (MODE check, root and BPF; elsewhere SKIP, exit 77, unless
+# kernel_test.sh MODE PORT PROG SRCDIR CLOSURETRACE: one port of tests/suites/kernel, plain (MODE
+# run) or under closuretrace check (MODE check, root and BPF; elsewhere SKIP, exit 77, unless
 # CLOSURETRACE_NO_SKIP=1). Asserts exit statuses, output and diagnostics exactly.
 set -u
 MODE=$1 PORT=$2 PROG=$3 SRC=$4 CT=$5
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh" # skip_without_bpf
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh" # skip_without_bpf
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1

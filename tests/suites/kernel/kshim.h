@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The kernel environment the ports in tests/kernel run in: block devices held in memory, bios
- * completed by a small pool of "device" threads that call bi_end_io (as an interrupt would),
+ * The kernel environment the ports in tests/suites/kernel run in: block devices held in memory,
+ * bios completed by a small pool of "device" threads that call bi_end_io (as an interrupt would),
  * spinlocks, semaphores and a few atomics. Closures come from closure.h alone, unchanged: this
  * header supplies no closure API, only what bcache's closure code stands on.
  */

@@ -5,7 +5,7 @@
 # records a program that fires it (each transport: batches, one probe per operation, the
 # in-process sink), and checks that the trace, report, explain and timeline all carry it.
 # add_probe.sh SOURCE_DIR
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 src=$(cd "$1" && pwd) || exit 1
 scratch
 
@@ -47,8 +47,8 @@ cmake -S tree -B build -DCLOSURE_DEBUG=ON -DCLOSURETRACE_WERROR=ON >cmake.log 2>
 	fail "configuring the copy: $(tail -20 cmake.log)"
 cmake --build build -j2 --target closuretrace closure >build.log 2>&1 ||
 	fail "building the copy: $(grep -m5 -E 'error|warning' build.log)"
-cc -o poke "$src/tests/probes/poke_prog.c" -Itree/lib/include -Ibuild/lib/include -Lbuild/lib \
-	-lclosure -Wl,-rpath,"$tmp/build/lib" || fail "building poke_prog.c"
+cc -o poke "$src/tests/suites/probes/poke_prog.c" -Itree/lib/include -Ibuild/lib/include \
+	-Lbuild/lib -lclosure -Wl,-rpath,"$tmp/build/lib" || fail "building poke_prog.c"
 ct=build/cli/closuretrace
 
 # check TRANSPORT RECORD-OPTIONS...: records poke and checks every view of the trace.

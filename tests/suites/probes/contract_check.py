@@ -49,8 +49,9 @@ for (name, args), (row_name, extras) in zip(contract, rows):
 # The tests' Python lists.
 ops = [n for n, _ in contract]
 counted = [n for n in ops if n not in ("bug", "destroy")]
-for rel, var in (("tests/cli/trace_check.py", "KINDS"), ("tests/batch/batch_check.py", "KINDS"),
-                 ("tests/probes/bpftrace_counts.py", "PROBES")):
+for rel, var in (("tests/cli/trace_check.py", "KINDS"),
+                 ("tests/suites/batch/batch_check.py", "KINDS"),
+                 ("tests/suites/probes/bpftrace_counts.py", "PROBES")):
     text = open(os.path.join(src, rel)).read()
     m = re.search(r"^%s = \[(.*?)\]" % var, text, re.M | re.S)
     got = re.findall(r'"(\w+)"', m.group(1)) if m else None

@@ -5,7 +5,7 @@
 set -uo pipefail
 case_name=$1 ct=$2 bindir=$3 src=$4 debug=$5 blockio=$6
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 scratch
 # The line number of the marker in ps_hang.c.
 line_of() {

@@ -3,7 +3,7 @@
 # writes demo.timeline.json and reports the planted leak at its line; then `closuretrace graph >
 # tree.svg`, with no option, draws the same trace: a valid SVG with the leaked closure in it.
 #   demo_test.sh SOURCE_DIR BUILD_DIR
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 src=$(realpath "$1") build=$(realpath "$2")
 scratch
 skip_without_bpf

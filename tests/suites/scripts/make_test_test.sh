@@ -4,7 +4,7 @@
 # run, the summary names the failed test and the failed build, and the exit status is 1. With
 # every phase passing, the summary says so and the status is 0.
 #   make_test_test.sh SCRIPTS_TEST_SH
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 runner=$1
 scratch
 

@@ -5,7 +5,7 @@
 set -uo pipefail
 case_name=$1 ct=$2 blockio=$3 src=$4 leaky=$5
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 scratch
 chmod 755 "$tmp"
 session=ct-top-$$
@@ -172,7 +172,7 @@ suspect)
 	kill -USR1 "$lpid"
 	wait "$tpid" || fail "top exited $?: $(cat err.txt)"
 	grep -qx leaked leaky.txt || fail "no leak made: $(cat leaky.txt)"
-	init=$(grep -n 'L_INIT' "$src/tests/top/top_leaky.c" | cut -d: -f1)
+	init=$(grep -n 'L_INIT' "$src/tests/suites/top/top_leaky.c" | cut -d: -f1)
 	last=$(awk '/^closuretrace top/ { f = "" } { f = f $0 "\n" } END { printf "%s", f }' out.txt)
 	printf '%b' "$last" >last.txt
 	grep -qx 'in flight 1, created [0-9]*/s, finished [0-9]*/s, suspects 1' last.txt ||
@@ -202,7 +202,7 @@ snapshot)
 	done
 	grep -qx leaked leaky.txt || fail "no leak made: $(cat leaky.txt)"
 	"$ct" top -b -n 1 -p "$lpid" >out.txt 2>err.txt || fail "top exited $?: $(cat err.txt)"
-	init=$(grep -n 'L_INIT' "$src/tests/top/top_leaky.c" | cut -d: -f1)
+	init=$(grep -n 'L_INIT' "$src/tests/suites/top/top_leaky.c" | cut -d: -f1)
 	# The leak, and at most the one short life whose finish had not reached top when the frame
 	# was drawn (top's view is complete to 250 ms ago; under ASan on a loaded machine the ring
 	# buffer's reader fell further behind once: "in flight 2").

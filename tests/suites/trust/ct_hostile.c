@@ -1,5 +1,5 @@
 /*
- * Hostile traced programs for tests/trust: an unprivileged process that lies to the root
+ * Hostile traced programs for tests/suites/trust: an unprivileged process that lies to the root
  * recorder through what it controls (its probes' arguments, its memory, its names). One mode per
  * attack; each prints "ready" once the attack runs, then keeps it up until killed:
  *   names              closures whose continuation and source file are named with what a terminal

@@ -3,13 +3,13 @@
 # stress-ng keeping both cores busy, `check` on a tree of 259 processes (ct_tree) and on blockio
 # (no --leak) must exit 0 every time. One false leak fails the test.
 #   load_test.sh CLOSURETRACE CT_TREE BLOCKIO TREE_RUNS BLOCKIO_RUNS BLOCKIO_REQUESTS
-# make test runs it small (tests/trust/CMakeLists.txt); make soak with the full counts.
+# make test runs it small (tests/suites/trust/CMakeLists.txt); make soak with the full counts.
 set -uo pipefail
 # Absolute: the test runs in a scratch folder (make soak passes build/...).
 ct=$(realpath "$1") tree=$(realpath "$2") blockio=$(realpath "$3")
 tree_runs=$4 blockio_runs=$5 requests=$6
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 scratch
 skip_without_bpf
 command -v stress-ng >/dev/null || fail "stress-ng is missing: bash scripts/deps.sh"

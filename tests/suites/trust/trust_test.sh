@@ -6,7 +6,7 @@
 set -uo pipefail
 case_name=$1 ct=$2 bindir=$3 workload=$4
 # shellcheck source=tests/common.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"
 scratch
 chmod 755 "$tmp"
 skip_without_bpf

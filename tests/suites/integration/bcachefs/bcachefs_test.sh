@@ -6,10 +6,10 @@
 # reports, draws and checks the libclosure build: every closure finishes, check passes. Under
 # valgrind's memcheck, format on libclosure has no error that stock does not have.
 #   bcachefs_test.sh BUILD_DIR SOURCE_DIR
-# Everything it makes stays in BUILD_DIR/tests/integration/bcachefs (reused by the next run).
+# Everything it makes stays in BUILD_DIR/tests/suites/integration/bcachefs (reused by the next run).
 set -uo pipefail
 build=$(cd "$1" && pwd) src=$(cd "$2" && pwd)
-here="$src/tests/integration/bcachefs"
+here="$src/tests/suites/integration/bcachefs"
 . "$src/tests/common.sh"
 . "$here/build.sh" # both builds, in $work: stock/bcachefs and libclosure/bcachefs
 

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Sourced (with build, src and common.sh's fail set): unpacks bcachefs-tools 1.4.1 from
-# ../shared/third_party/ into $build/tests/integration/bcachefs ($work, made the current folder)
-# twice and builds its C part (make NO_RUST=1 bcachefs, -j2) as stock/bcachefs and as
+# ../shared/third_party/ into $build/tests/suites/integration/bcachefs ($work, made the current
+# folder) twice and builds its C part (make NO_RUST=1 bcachefs, -j2) as stock/bcachefs and as
 # libclosure/bcachefs: the latter with include/linux/closure.h replaced by one line including
 # <closure/closure.h> and linux/closure.c removed, and nothing else changed (checked), linked with
 # $build's libclosure.a. Sets work, ct (the build's closuretrace).
@@ -11,7 +11,7 @@ if [ ! -d "$third_party" ] && common=$(git -C "$src" rev-parse --path-format=abs
 	third_party=$(dirname "$(dirname "$common")")/shared/third_party
 fi
 tarball="$third_party/bcachefs-tools-1.4.1.tar.xz"
-work="$build/tests/integration/bcachefs"
+work="$build/tests/suites/integration/bcachefs"
 ct="$build/cli/closuretrace"
 
 # Without what the build needs: a skip, or in CI (CLOSURETRACE_NO_SKIP=1) a failure (unless the
