@@ -22,8 +22,8 @@ packages=(
 	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
 	clickhouse-server clickhouse-client # the fleet tests start their own server
 	valgrind                           # libclosure is checked under memcheck (tests/lib/valgrind.sh)
-	lintian                            # lints the .deb packages (tests/suites/install/deb.sh)
-	stress-ng                          # loads every core in check's load test (tests/suites/trust)
+	lintian                            # lints the .debs (tests/suites/install/deb.sh)
+	stress-ng                          # the load of tests/suites/trust/load_test.sh
 )
 
 missing=()
