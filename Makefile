@@ -43,8 +43,8 @@ test-plain: build
 	$(CTEST) --test-dir build
 
 soak: deps build
-	bash tests/trust/load_test.sh build/cli/closuretrace build/tests/trust/ct_tree \
-		build/examples/blockio 20 10 200000
+	bash tests/suites/trust/load_test.sh build/cli/closuretrace \
+		build/tests/suites/trust/ct_tree build/examples/blockio 20 10 200000
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
@@ -67,12 +67,12 @@ demo: deps
 bench: deps
 	$(CMAKE) -S . -B build-bench -DCMAKE_BUILD_TYPE=Release $(DEVELOPER)
 	$(CMAKE) --build build-bench -j $(JOBS)
-	bash tests/bench/run.sh build-bench
+	bash tests/suites/bench/run.sh build-bench
 
 # Crashes leave their input in the folder run.sh names; a corpus grows there only for the run.
 fuzz: deps build
-	bash tests/fuzz/build.sh . build-fuzz
-	bash tests/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS) build/lib/libclosure.so
+	bash tests/suites/fuzz/build.sh . build-fuzz
+	bash tests/suites/fuzz/run.sh build-fuzz . $(FUZZ_SECONDS) build/lib/libclosure.so
 
 install:
 	$(CMAKE) -S . -B $(RELEASE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLOSURE_DEBUG=$(CLOSURE_DEBUG) \

@@ -54,7 +54,7 @@ extern struct registry_chunk *closure_registry;
 struct closure **registry_slot_slow(struct registry_log *log);
 
 #ifdef CLOSURE_NO_REGISTRY
-/* The benchmarks' baseline only (tests/bench/registry.bench.sh): the library without it. */
+/* The benchmarks' baseline only (tests/suites/bench/registry.bench.sh): the library without it. */
 static inline void registry_add(struct closure *cl)
 {
 	cl->registry_slot = NULL;

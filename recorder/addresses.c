@@ -117,7 +117,7 @@ void session_scan(struct session *s)
 /*
  * Module records refused at the cost of a realpath and a stat each (about 125 us here); past this
  * many, one that names no known object is refused without them. A process that fires new paths
- * as fast as it can (2 million distinct ones, tests/trust) queued minutes of them before the
+ * as fast as it can (2 million distinct ones, tests/suites/trust) queued minutes of them before the
  * recorder's end, which waited for them all; a real program's records name its objects, each
  * known after its first.
  */

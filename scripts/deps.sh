@@ -16,14 +16,14 @@ packages=(
 	bpftrace                           # the probe reference's one-liner is tested for real
 	libxml2-utils                      # xmllint checks the SVG we write
 	tmux                               # top's interactive mode is tested in a real terminal
-	# bcachefs-tools 1.4.1 built on libclosure (tests/integration/bcachefs, ../shared/third_party)
+	# bcachefs-tools 1.4.1 on libclosure (tests/suites/integration, ../shared/third_party)
 	libaio-dev libblkid-dev libkeyutils-dev liblz4-dev libsodium-dev liburcu-dev libzstd-dev
 	uuid-dev libudev-dev udev          # udev: its udev.pc, which bcachefs-tools' Makefile asks for
 	libcurl4-openssl-dev               # export and fleet: ClickHouse's HTTP interface
 	clickhouse-server clickhouse-client # the fleet tests start their own server
 	valgrind                           # libclosure is checked under memcheck (tests/lib/valgrind.sh)
-	lintian                            # the .deb packages are linted (tests/install/deb.sh)
-	stress-ng                          # the second load of check's load test (tests/trust/load_test.sh)
+	lintian                            # lints the .debs (tests/suites/install/deb.sh)
+	stress-ng                          # the load of tests/suites/trust/load_test.sh
 )
 
 missing=()

@@ -2,7 +2,7 @@
 # The pictures in docs/, made again from the build given ($1): docs/demo.svg (make demo's tree:
 # examples/blockio with its planted leak) and docs/graph-live.png (a busy blockio recorded with
 # record -p -d 2 while it runs). Paths under this checkout are shown as a user's,
-# /home/me/closuretrace/. tests/scripts/demo_test.sh checks that demo.svg's words are the tool's
+# /home/me/closuretrace/. tests/suites/scripts/demo_test.sh checks that demo.svg's words are the tool's
 # words now: run this after changing what graph writes. Needs root (BPF), as the demo does.
 set -euo pipefail
 build=$(realpath "${1:-build}")

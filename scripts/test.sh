@@ -5,7 +5,7 @@
 #   test.sh [PHASE...]   (default: plain asan tsan)
 # Each phase is the Makefile target test-PHASE, whose ctest leaves the failed tests' names in
 # BUILD/Testing/Temporary/LastTestsFailed.log. MAKE_TEST_ROOT names another folder with such a
-# Makefile (tests/scripts/make_test_test.sh).
+# Makefile (tests/suites/scripts/make_test_test.sh).
 set -uo pipefail
 cd "${MAKE_TEST_ROOT:-$(dirname "$0")/..}" || exit 2
 phases=("$@")

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # What the shell tests share; each sources it first, before defining anything of its own:
-#   . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+#   . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"      (a test of tests/X/)
+#   . "$(dirname "${BASH_SOURCE[0]}")/../../common.sh"   (a suite's, tests/suites/X/)
 # A test may define its own fail (or on_exit) after sourcing: the helpers call whichever is defined.
 
 # scratch: $tmp, a new directory, made the current one and removed at exit. Before it goes, every

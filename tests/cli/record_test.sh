@@ -548,7 +548,8 @@ err_no_probes)
 err_not_permitted)
 	needs_bpf
 	command -v setpriv >/dev/null || skip "no setpriv to drop privileges"
-	# A command records without BPF (the in-process sink, tests/batch); a running process cannot.
+	# A command records without BPF (the in-process sink, tests/suites/batch); a running process
+	# cannot.
 	chmod 777 .
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$ct" record -o "$PWD/nobody.json" -- "$workload" counts 1 \
 		>/dev/null 2>err.txt || fail "record -- CMD as nobody: $(cat err.txt)"

@@ -5,7 +5,7 @@
 # valid JSON and holds the same string for the name.
 #   json_strings.sh CASE CLOSURETRACE SOURCE_DIR TEST_JSON_STRING CHECK_JUDGE ROWS_DUMP
 # local: every output but fleet (no server). fleet: export to a clickhouse-server started here
-#   (tests/fleet/clickhouse.sh) and fleet --json of its answers; skipped (77) without one.
+#   (tests/suites/fleet/clickhouse.sh) and fleet --json of its answers; skipped (77) without one.
 . "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 case_name=$1 ct=$2 src=$3 writer=$4 judge=$5 rows=$6
 scratch
@@ -27,7 +27,7 @@ local)
 fleet)
 	[ -x /usr/sbin/clickhouse-server ] || { echo "SKIP: no clickhouse-server"; exit 77; }
 	CH_DIR=$tmp/ch
-	. "$src/tests/fleet/clickhouse.sh"
+	. "$src/tests/suites/fleet/clickhouse.sh"
 	on_exit() { ch_stop_all; }
 	ch_start one || fail "clickhouse-server did not start"
 	url=http://127.0.0.1:$CH_PORT_one/fleet

@@ -3,7 +3,7 @@
 # timeline, check, list, top and ps render each count with 1 and with many (1 and 5 leaks, 1 and 3 lost events,
 # 1 and 3 events set aside, one stuck closure and several, every fixture), and no text says
 # "1 events", "3 closure", "the child the running reference" or a doubled word.
-# check's diagnostics are rendered from each trace too (tests/check/check_judge), and by check
+# check's diagnostics are rendered from each trace too (tests/viz/check_judge), and by check
 # itself on a service that leaks 1 closure and 4.
 #   grammar.sh CLOSURETRACE VIZ_TRACEGEN FIXTURES SERVICE CHECK_JUDGE
 set -u
