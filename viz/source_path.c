@@ -1,0 +1,35 @@
+/* The one rule for showing a source file: see source_path.h. */
+#include <string.h>
+
+#include "source_path.h"
+
+size_t source_common_dir(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	if (!a || !b || a[0] != '/' || b[0] != '/')
+		return 0;
+	while (a[n] && a[n] == b[n])
+		n++;
+	if (!b[n] && a[n] == '/')
+		n++; /* b is a folder a lies in */
+	while (n && a[n - 1] != '/')
+		n--; /* whole folders only */
+	return n > 1 ? n : 0;
+}
+
+const char *source_path_shown(const char *path, size_t root)
+{
+	return path && root && strlen(path) > root ? path + root : path;
+}
+
+size_t source_root_in(const char *bytes, const char *shown, size_t root)
+{
+	size_t folders = 0, n = 0;
+
+	for (size_t i = 0; i < root; i++)
+		folders += shown[i] == '/';
+	while (folders && bytes[n])
+		folders -= bytes[n++] == '/';
+	return n;
+}
