@@ -14,9 +14,15 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 {
 	struct model *m = ctx;
 	struct model_sym *s;
+	/* DWARF names a file relative to the folder it was compiled in, or whole: made whole, so
+	 * that both forms of one file are one name (source_path.h). */
+	char *whole = sym->dir ? source_path_join(sym->dir, sym->file) : NULL;
+	const char *file = whole ? whole : sym->file;
 
-	if (!sym->addr)
+	if (!sym->addr) {
+		free(whole);
 		return; /* no code lives at 0: nothing would ask */
+	}
 	s = hashmap_put(&m->syms, sym->addr, 0, NULL);
 	s->addr = sym->addr;
 	free(s->func);
@@ -24,18 +30,20 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 	free(s->file_bytes);
 	/* Shown as every presentation shows names (trace_text.h): nothing acts on a terminal. */
 	s->func = text_visible_dup(sym->func);
-	s->file = text_visible_dup(sym->file);
-	s->file_bytes = s->file && strcmp(s->file, sym->file) ? strdup(sym->file) : NULL;
+	s->file = text_visible_dup(file);
+	s->file_bytes = s->file && strcmp(s->file, file) ? strdup(file) : NULL;
 	s->line = sym->line;
 	s->root = MODEL_ROOT_SHARED;
 	if (s->file && sym->dir) {
-		char *dir = text_visible_dup(sym->dir);
+		char *dir = source_path_join(sym->dir, "."), *shown = text_visible_dup(dir);
 
-		s->root = source_common_dir(s->file, dir);
+		s->root = source_common_dir(s->file, shown);
+		free(shown);
 		free(dir);
 	} else {
 		m->shared_root_known = false;
 	}
+	free(whole);
 }
 
 struct model_name {

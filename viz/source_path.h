@@ -15,6 +15,7 @@
 #define CLOSURETRACE_SOURCE_PATH_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 /*
  * The deepest folder other than "/" that holds both a and b (b may itself be a folder, with or
@@ -22,6 +23,14 @@
  * either is not absolute. The source root of file is source_common_dir(file, dir).
  */
 size_t source_common_dir(const char *a, const char *b);
+
+/*
+ * file made absolute: a relative one is relative to dir, the folder it was compiled in (DWARF
+ * names a file either way: src/io.c beside /home/me/proj/src/io.c); "." and ".." folders left
+ * out, as written (no symbolic link is read). A copy of file when it is relative and dir is NULL
+ * or relative. Free it; NULL when file is or out of memory.
+ */
+char *source_path_join(const char *dir, const char *file);
 
 /* The part of path shown: what follows its source root, the first root bytes (0: all of it). */
 const char *source_path_shown(const char *path, size_t root);
