@@ -40,9 +40,8 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 		s->root = source_common_dir(s->file, shown);
 		free(shown);
 		free(dir);
-	} else {
-		m->shared_root_known = false;
 	}
+	m->shared_root_known = false; /* this symbol may have been one of them, or be one now */
 	free(whole);
 }
 

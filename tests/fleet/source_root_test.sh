@@ -85,4 +85,14 @@ request ($F:$INIT)	$F:$INIT	$tmp/b" ] || fail "closures rows: $got"
 [ "$(cat top.json)" = "{\"site\":\"${F//\//\\/}:$LEAK\",\"function\":\"request\",\"leaked\":2,\"runs\":2,\"hosts\":2}" ] ||
 	fail "top-leaks: $(cat top.json)"
 echo "ok: fleet top-leaks: one row, $F:$LEAK, leaked 2 in 2 runs on 2 hosts"
+
+# Tables made before source_root still take the rows, without it (docs/fleet.md).
+"$ct" export --create-schema --to "${U%/fleet}/old" >/dev/null || fail "create-schema old"
+for t in closures diagnostics; do
+	ch_query $P "ALTER TABLE old.$t DROP COLUMN source_root" || fail "drop old.$t.source_root"
+done
+"$ct" export -i "$tmp/a.json" --to "${U%/fleet}/old" >/dev/null 2>old.err || fail "export to old tables: $(cat old.err)"
+[ "$(ch_query $P "SELECT site FROM old.diagnostics FINAL FORMAT TSV")" = "$F:$LEAK" ] ||
+	fail "old tables: $(ch_query $P "SELECT * FROM old.diagnostics FORMAT TSV")"
+echo "ok: tables without source_root take the rows"
 exit $status

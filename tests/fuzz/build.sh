@@ -22,7 +22,7 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 # check's suppression parser: viz/check_supp.c (cli/check_supp.c before it moved).
 supp=$src/viz/check_supp.c
 [ -f "$supp" ] || supp=$src/cli/check_supp.c
-"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
+"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$supp" "$src/viz/source_path.c" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
 	"$src/tests/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/process" -I"$src/bpf" "$src/process/elf_probes.c" \
