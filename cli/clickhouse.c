@@ -82,9 +82,13 @@ struct clickhouse *clickhouse_open(const char *url, double timeout_s, char *err,
 
 	ch->server = xcalloc(1, strlen(base) + 128);
 	/* Rows and answers as the fleet expects them: inserts into a Distributed table stored when
-	 * acknowledged, numbers in JSON answers as numbers. */
+	 * acknowledged, numbers in JSON answers as numbers; and a column the tables do not have
+	 * left out, so that tables made by an older closuretrace still take its rows
+	 * (docs/fleet.md). */
 	sprintf(ch->server,
-		"%s/?insert_distributed_sync=1&output_format_json_quote_64bit_integers=0", base);
+		"%s/?insert_distributed_sync=1&output_format_json_quote_64bit_integers=0"
+		"&input_format_skip_unknown_fields=1",
+		base);
 	ch->endpoint = xcalloc(1, strlen(ch->server) + strlen(db) + 16);
 	sprintf(ch->endpoint, "%s&database=%s", ch->server, db);
 	free(base);

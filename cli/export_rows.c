@@ -141,21 +141,23 @@ static void end(struct export_trace *t, enum export_table table)
 
 /* --- the facts --- */
 
-/* A call site as the fleet's rows name it: "file:line", the file relative to the working folder
- * when it lies inside (as check's diagnostics), so that checkouts in different places agree. */
+/* A call site as the fleet's rows name it: "file:line" as report says it, the file relative to
+ * its source root (source_path.h), so that checkouts in different places agree. */
 static const char *site(struct model *m, uint64_t ip, char *buf, size_t len)
 {
-	const char *shown;
-
 	if (!ip) {
 		buf[0] = 0;
 		return buf;
 	}
-	model_site_text(m, ip, buf, len);
-	shown = check_display_path(buf);
-	if (shown != buf)
-		memmove(buf, shown, strlen(shown) + 1);
-	return buf;
+	return model_site_text(m, ip, buf, len);
+}
+
+/* The source root a file is shown relative to, without its last '/' ("" when shown whole): with
+ * a row's site, where its file lies on the host that recorded it. */
+static void field_root(struct export_trace *t, const char *file, size_t root)
+{
+	key(t, "source_root");
+	json_string_write(put_json, t, file ? file : "", file && root ? root - 1 : 0, JSON_SHOWN);
 }
 
 /* --- the first reading: the whole file checked, its symbols and modules kept --- */
@@ -332,6 +334,7 @@ static void run_fields(struct export_trace *t)
 static void row_closure(struct export_trace *t, struct model_life *l)
 {
 	struct model *m = t->m;
+	const struct model_sym *s;
 	char buf[3 * TXT];
 	bool blamed = !l->finished && (leaks_is_root_cause(l) || l->stuck);
 
@@ -342,6 +345,10 @@ static void row_closure(struct export_trace *t, struct model_life *l)
 	field_s(t, "closure", model_life_key(l, buf, sizeof(buf)));
 	field_s(t, "kind", l->kind ? model_kind_text(m, l->kind, buf, sizeof(buf)) : "");
 	field_s(t, "init_site", site(m, l->init_ip, buf, sizeof(buf)));
+	if ((s = model_sym(m, l->init_ip)) && s->file)
+		field_root(t, s->file, model_sym_root(m, s));
+	else
+		field_root(t, NULL, 0);
 	field_s(t, "continuation",
 		l->first_fn ? model_func_text(m, l->first_fn, buf, sizeof(buf)) : "");
 	/* The parent's name when it is known (joins with closures.closure), else its address. */
@@ -381,11 +388,15 @@ static void row_diagnostics(struct export_trace *t, const struct check_diags *d)
 		field_u(t, "seq", i);
 		run_fields(t);
 		field_s(t, "rule", g->rule == CHECK_LEAK ? "leak" : "stuck");
-		snprintf(buf, sizeof(buf), "%s:%ld", check_display_path(g->at.file), g->at.line);
+		if (g->at.file)
+			snprintf(buf, sizeof(buf), "%s:%ld", check_site_file(&g->at, false),
+				 g->at.line);
 		field_s(t, "site", g->at.file ? buf : g->at.func ? g->at.func : "");
+		field_root(t, g->at.file, g->at.root);
 		field_s(t, "function", g->at.func ? g->at.func : "");
-		snprintf(buf, sizeof(buf), "%s:%ld", check_display_path(g->init.file),
-			 g->init.line);
+		if (g->init.file)
+			snprintf(buf, sizeof(buf), "%s:%ld", check_site_file(&g->init, false),
+				 g->init.line);
 		field_s(t, "init_site", g->init.file ? buf : "");
 		field_s(t, "closure", g->closure ? g->closure : "");
 		field_s(t, "message", g->message);

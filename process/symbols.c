@@ -171,6 +171,13 @@ static void resolve_dwarf(Dwfl_Module *m, Dwarf_Addr addr, bool entry, struct sy
 done:
 	out->file = file;
 	out->line = file ? lineno : 0;
+	/* Where the CU was compiled: the file is shown relative to the folder the two share
+	 * (viz/source_path.h), the same from any checkout. */
+	if (file && cu) {
+		Dwarf_Attribute attr;
+
+		out->dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+	}
 }
 
 bool symbols_resolve(struct symbols *s, uint64_t addr, struct sym_info *out)
@@ -180,7 +187,7 @@ bool symbols_resolve(struct symbols *s, uint64_t addr, struct sym_info *out)
 	GElf_Sym sym;
 	const char *elf_name;
 
-	out->obj = out->func = out->file = NULL;
+	out->obj = out->func = out->file = out->dir = NULL;
 	out->line = 0;
 	if (!m)
 		return false;

@@ -62,3 +62,12 @@ skip_without_bpf() {
 	echo "SKIP: $why"
 	exit 77
 }
+
+# shown_source FILE BUILT_IN: FILE as closuretrace shows a source file (viz/source_path.h):
+# relative to the deepest folder other than / that holds both it and BUILT_IN, the folder it was
+# compiled in (CMake compiles a target in its binary folder, the program's).
+shown_source() {
+	python3 -c 'import os, sys
+c = os.path.commonpath(sys.argv[1:])
+print(sys.argv[1] if c == "/" else os.path.relpath(sys.argv[1], c))' "$1" "$2"
+}

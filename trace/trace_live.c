@@ -19,8 +19,10 @@ int trace_live_header(struct trace_info *info, pid_t pid, const char *exe)
 void trace_live_sym(uint64_t addr, const struct sym_info *s, struct trace_sym *out)
 {
 	*out = (struct trace_sym){.addr = addr, .func = s->func, .file = s->file, .obj = s->obj};
-	if (s->file) /* the writer gives a line only with its file */
+	if (s->file) { /* the writer gives a line and a folder only with its file */
 		out->line = s->line;
+		out->dir = s->dir;
+	}
 }
 
 bool trace_live_name(unsigned kind, uint32_t pid, uint64_t id, const char *name,

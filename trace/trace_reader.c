@@ -287,7 +287,7 @@ static int decode_sym(struct reader *r, const struct field *fields, int n)
 {
 	const struct field *addr = find(fields, n, "addr"), *line = find(fields, n, "line");
 	struct trace_sym sym = {.line = 0};
-	char *func, *file, *obj;
+	char *func, *file, *obj, *dir;
 	long long v = 0;
 
 	if (!addr)
@@ -300,14 +300,17 @@ static int decode_sym(struct reader *r, const struct field *fields, int n)
 	func = dup_field(find(fields, n, "func"));
 	file = dup_field(find(fields, n, "file"));
 	obj = dup_field(find(fields, n, "obj"));
+	dir = dup_field(find(fields, n, "dir"));
 	sym.func = func;
 	sym.file = file;
 	sym.obj = obj;
+	sym.dir = file ? dir : NULL; /* a folder says nothing without its file */
 	if (r->sink->sym)
 		r->sink->sym(r->ctx, &sym);
 	free(func);
 	free(file);
 	free(obj);
+	free(dir);
 	return 0;
 }
 

@@ -75,6 +75,7 @@ struct trace_event {
 struct trace_sym {
 	uint64_t addr;
 	const char *func, *file, *obj;
+	const char *dir; /* the folder file was compiled in; NULL in older traces */
 	long line;
 };
 

@@ -221,6 +221,10 @@ void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s)
 		fputs(",\"file\":", f);
 		json_string_fputs(f, s->file, JSON_BYTES);
 		fprintf(f, ",\"line\":%d", s->line);
+		if (s->dir) {
+			fputs(",\"dir\":", f);
+			json_string_fputs(f, s->dir, JSON_BYTES);
+		}
 	}
 	if (s->obj) {
 		fputs(",\"obj\":", f);

@@ -14,6 +14,7 @@ struct sym_info {
 	const char *obj;  /* the object's path; NULL when the address is in no known object */
 	const char *func; /* NULL when unknown */
 	const char *file; /* NULL without DWARF */
+	const char *dir;  /* the folder file was compiled in (DW_AT_comp_dir); NULL when unknown */
 	int line;	  /* 0 without DWARF */
 	char buf[4096];	  /* storage for file and func when they are built */
 };

@@ -3,9 +3,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "check_diag.h"
+#include "source_path.h"
 #include "trace_text.h"
 #include "viz.h"
 
@@ -17,7 +17,8 @@ static struct check_site site_of(struct model *m, uint64_t ip)
 
 	if (!s)
 		return (struct check_site){0};
-	return (struct check_site){s->func, s->file, s->line, s->file_bytes};
+	return (struct check_site){s->func, s->file, s->line, s->file_bytes,
+				   s->file ? model_sym_root(m, s) : 0};
 }
 
 static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const char *fmt, ...)
@@ -317,19 +318,12 @@ void check_diags_suppress(struct check_diags *d, struct check_supp *supp)
 	}
 }
 
-const char *check_display_path(const char *path)
+const char *check_site_file(const struct check_site *s, bool bytes)
 {
-	static char cwd[4096];
-	size_t n;
-
-	if (!path || path[0] != '/')
-		return path;
-	if (!cwd[0] && !getcwd(cwd, sizeof(cwd)))
-		return path;
-	n = strlen(cwd);
-	if (n > 1 && !strncmp(path, cwd, n) && path[n] == '/')
-		return path + n + 1;
-	return path;
+	if (bytes && s->file_bytes)
+		return source_path_shown(s->file_bytes,
+					 source_root_in(s->file_bytes, s->file, s->root));
+	return source_path_shown(s->file, s->root);
 }
 
 /* "file:line: ", "file: ", or "closuretrace: " where the place is not known. */
@@ -338,9 +332,9 @@ static void print_place(FILE *out, const struct check_site *s)
 	if (!s->file)
 		fputs("closuretrace: ", out);
 	else if (s->line > 0)
-		fprintf(out, "%s:%ld: ", check_display_path(s->file), s->line);
+		fprintf(out, "%s:%ld: ", check_site_file(s, false), s->line);
 	else
-		fprintf(out, "%s: ", check_display_path(s->file));
+		fprintf(out, "%s: ", check_site_file(s, false));
 }
 
 void check_diags_print(const struct check_diags *d, FILE *out)
@@ -393,7 +387,7 @@ unsigned check_diags_write_suppressions(const struct check_diags *d, FILE *out)
 			fprintf(out, " [%u closures]", g->count);
 		fputc('\n', out);
 		if (g->at.file && g->at.line > 0) {
-			fprintf(out, "%s:site:%s:%ld\n", rule, check_display_path(g->at.file),
+			fprintf(out, "%s:site:%s:%ld\n", rule, check_site_file(&g->at, false),
 				g->at.line);
 		} else if (fun) {
 			fprintf(out, "%s:fun:", rule);

@@ -76,8 +76,9 @@ int check_verdict_judge(struct check_verdict *v);
 /* Marks the diagnostics that supp hides. */
 void check_diags_suppress(struct check_diags *d, struct check_supp *supp);
 
-/* A path as diagnostics show it: relative to the working folder when it lies inside. */
-const char *check_display_path(const char *path);
+/* A site's file as diagnostics show it, relative to its source root (source_path.h): as shown
+ * (trace_text.h), or in its own bytes when bytes is true (SARIF's URIs). s->file not NULL. */
+const char *check_site_file(const struct check_site *s, bool bytes);
 
 /*
  * Writes a suppression entry (check_supp.h) for each diagnostic that is not suppressed, after a

@@ -71,7 +71,7 @@ static int location(const struct check_site *s, const char *text, json_t **loc)
 	if (!(*loc = json_object()))
 		return -1;
 	if (s->file) {
-		uri = path_uri(check_display_path(s->file_bytes ? s->file_bytes : s->file));
+		uri = path_uri(check_site_file(s, true));
 		if (json_object_set_new(*loc, "physicalLocation",
 					uri ? json_pack("{s:{s:s}}", "artifactLocation", "uri", uri)
 					    : NULL))

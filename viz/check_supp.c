@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "check_supp.h"
+#include "source_path.h"
 
 static int entry_error(struct trace_error *err, const char *path, unsigned long line,
 		       const char *msg, const char *text)
@@ -165,8 +166,10 @@ static bool entry_matches(const struct supp_entry *e, const struct check_site *s
 	switch (e->what) {
 	case SUPP_FUN:
 		return site->func && !fnmatch(e->pattern, site->func, 0);
-	case SUPP_SRC:
-		return site->file && !fnmatch(e->pattern, site->file, 0);
+	case SUPP_SRC: /* the whole path, or as diagnostics show it (source_path.h) */
+		return site->file &&
+		       (!fnmatch(e->pattern, site->file, 0) ||
+			!fnmatch(e->pattern, source_path_shown(site->file, site->root), 0));
 	case SUPP_SITE:
 		return site->file && site->line == e->line && file_matches(e->pattern, site->file);
 	}

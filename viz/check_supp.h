@@ -21,6 +21,7 @@ struct check_site {
 	const char *func, *file; /* as shown (trace_text.h); NULL when not known */
 	long line;		 /* 0 when not known */
 	const char *file_bytes;	 /* the file's own name when it is not shown as it is, else NULL */
+	size_t root; /* file's source root (source_path.h): its first bytes, not shown */
 };
 
 enum supp_what { SUPP_FUN, SUPP_SRC, SUPP_SITE };

@@ -40,24 +40,12 @@ struct builder {
 	const struct render_graph_opts *opts;
 	Agraph_t *g;
 	struct gtree t;
-	const char *dir; /* the directory every source file shares, said once in the title */
-	size_t dirlen;
 	unsigned nodes, folded;
 	size_t depth; /* the level the walk is in (walk) */
 	bool whole;   /* every tree is drawn: the first level is the roots */
 	bool oom;
 	struct graph_label lab; /* the node's being made */
 };
-
-/* A call site, without the directory the title names once. */
-static const char *site_text(struct builder *b, uint64_t ip, char *buf, size_t len)
-{
-	const char *s = model_site_text(b->in->m, ip, buf, len);
-
-	if (b->dir && strlen(s) > b->dirlen && !strncmp(s, b->dir, b->dirlen))
-		s += b->dirlen;
-	return s;
-}
 
 /* ---- nodes ---- */
 
@@ -99,7 +87,7 @@ static void verdict_line(struct builder *b, const struct model_life *l, int64_t 
 
 		label_newline(&b->lab);
 		label_printf(&b->lab, "%s %s", i ? "also" : "blame:",
-			     site_text(b, l->blames[i].site, site, sizeof(site)));
+			     model_site_text(b->in->m, l->blames[i].site, site, sizeof(site)));
 		if (!group && s && s->func && s->file)
 			label_printf(&b->lab, " %s", s->func);
 		label_printf(&b->lab, ": %s", leaks_blame_short(&l->blames[i]));
@@ -118,7 +106,8 @@ static void life_label(struct builder *b, const struct gl *g)
 	label_text(&b->lab, model_life_function(m, l, func, sizeof(func)));
 	label_newline(&b->lab);
 	if (l->init_ip)
-		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s",
+			     model_site_text(b->in->m, l->init_ip, site, sizeof(site)));
 	else
 		label_text(&b->lab, model_origin_text(l, site, sizeof(site)));
 	label_newline(&b->lab);
@@ -247,7 +236,8 @@ static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 	label_printf(&b->lab, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
 	label_newline(&b->lab);
 	if (l->init_ip)
-		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s",
+			     model_site_text(b->in->m, l->init_ip, site, sizeof(site)));
 	else
 		label_text(&b->lab, "created before recording");
 	label_newline(&b->lab);
@@ -303,7 +293,8 @@ static void leaked_below_node(struct builder *b, Agnode_t *fold, const struct fo
 	label_text(&b->lab, model_life_function(b->in->m, l, func, sizeof(func)));
 	if (l->init_ip) {
 		label_newline(&b->lab);
-		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s",
+			     model_site_text(b->in->m, l->init_ip, site, sizeof(site)));
 	}
 	label_newline(&b->lab);
 	verdict_line(b, l, l->remaining, false);
@@ -337,7 +328,8 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 	if (f->example)
 		label_text(&b->lab, model_life_function(m, l, func, sizeof(func)));
 	else if (l->init_ip)
-		label_printf(&b->lab, "init %s", site_text(b, l->init_ip, site, sizeof(site)));
+		label_printf(&b->lab, "init %s",
+			     model_site_text(b->in->m, l->init_ip, site, sizeof(site)));
 	else
 		label_text(&b->lab, model_origin_text(l, site, sizeof(site)));
 	label_newline(&b->lab);
@@ -629,6 +621,8 @@ static void graph_attrs(struct builder *b)
 {
 	Agraph_t *g = b->g;
 	char title[TXT + 64];
+	const char *root;
+	size_t rootlen;
 
 	agattr(g, AGRAPH, "rankdir", "TB");
 	agattr(g, AGRAPH, "fontname", "Helvetica");
@@ -653,10 +647,10 @@ static void graph_attrs(struct builder *b)
 		 viz_incomplete(b->in) ? " (incomplete: see the report)" : "");
 	label_reset(&b->lab);
 	label_text(&b->lab, title);
-	/* Long absolute paths crowd every node: the directory they share is said once. */
-	b->dir = model_common_dir(b->in->m, &b->dirlen);
-	if (b->dir) {
-		snprintf(title, sizeof(title), "source files under %.*s", (int)b->dirlen, b->dir);
+	/* Files are shown relative to their source root: said once when they share one. */
+	root = model_source_root(b->in->m, &rootlen);
+	if (root) {
+		snprintf(title, sizeof(title), "source files under %.*s", (int)rootlen, root);
 		label_newline(&b->lab);
 		label_text(&b->lab, title);
 	}

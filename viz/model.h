@@ -150,7 +150,10 @@ struct model_sym {
 	char *func, *file; /* as shown (text_visible, trace_text.h) */
 	char *file_bytes;  /* the file's name as the trace gives it, when not as shown; else NULL */
 	long line;
+	size_t root; /* file's source root (source_path.h): its first bytes; MODEL_ROOT_SHARED: the
+		      * trace says no compile folder, the one its absolute files share */
 };
+#define MODEL_ROOT_SHARED ((size_t)-1)
 
 struct model;
 
@@ -260,11 +263,15 @@ static inline int64_t model_site_plain_put(const struct model_site *s)
 	return (int64_t)s->put - s->child_put;
 }
 
-/* The directory (with its last '/') that every absolute file name in the symbols starts with: the
- * first *len bytes of the string returned (borrowed); NULL when there is none. model_strip_files()
- * leaves that many bytes out of site texts. */
-const char *model_common_dir(struct model *m, size_t *len);
-void model_strip_files(struct model *m, size_t bytes);
+/*
+ * A symbol's file as every presentation shows it, relative to its source root (source_path.h),
+ * and that root: the first bytes of s->file, 0 when the file is shown whole. s->file not NULL.
+ */
+const char *model_sym_file(struct model *m, const struct model_sym *s);
+size_t model_sym_root(struct model *m, const struct model_sym *s);
+/* The source root every shown file is relative to (with its '/'): the first *len bytes of the
+ * string returned (borrowed); NULL when some file is shown whole or the roots differ. */
+const char *model_source_root(struct model *m, size_t *len);
 
 /* Text helpers, for every presentation. Each writes into buf (caller-owned) and returns it. */
 /* "file:line" of an address, else "func", else "0x..." */

@@ -29,7 +29,10 @@ struct watched {
 
 struct model {
 	bool keep_finished;
-	size_t strip;	      /* leading bytes of absolute file names that site texts leave out */
+	/* The folder the absolute files of symbols without a compile folder share (model_text.c),
+	 * found again after a new symbol: its length, 0 none. */
+	size_t shared_root;
+	bool shared_root_known;
 	struct hashmap slots; /* (address, pid) -> struct addr_slot */
 	struct hashmap syms;  /* (address, 0) -> struct model_sym */
 	struct hashmap names[2];   /* by enum trace_name_kind: (id, pid) -> struct model_name */

@@ -1,5 +1,6 @@
 /* Symbols and the text helpers every presentation uses (model.h). */
 #include "model_internal.h"
+#include "source_path.h"
 #include "trace_text.h"
 
 #include <inttypes.h>
@@ -13,9 +14,15 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 {
 	struct model *m = ctx;
 	struct model_sym *s;
+	/* DWARF names a file relative to the folder it was compiled in, or whole: made whole, so
+	 * that both forms of one file are one name (source_path.h). */
+	char *whole = sym->dir ? source_path_join(sym->dir, sym->file) : NULL;
+	const char *file = whole ? whole : sym->file;
 
-	if (!sym->addr)
+	if (!sym->addr) {
+		free(whole);
 		return; /* no code lives at 0: nothing would ask */
+	}
 	s = hashmap_put(&m->syms, sym->addr, 0, NULL);
 	s->addr = sym->addr;
 	free(s->func);
@@ -23,9 +30,19 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 	free(s->file_bytes);
 	/* Shown as every presentation shows names (trace_text.h): nothing acts on a terminal. */
 	s->func = text_visible_dup(sym->func);
-	s->file = text_visible_dup(sym->file);
-	s->file_bytes = s->file && strcmp(s->file, sym->file) ? strdup(sym->file) : NULL;
+	s->file = text_visible_dup(file);
+	s->file_bytes = s->file && strcmp(s->file, file) ? strdup(file) : NULL;
 	s->line = sym->line;
+	s->root = MODEL_ROOT_SHARED;
+	if (s->file && sym->dir) {
+		char *dir = source_path_join(sym->dir, "."), *shown = text_visible_dup(dir);
+
+		s->root = source_common_dir(s->file, shown);
+		free(shown);
+		free(dir);
+	}
+	m->shared_root_known = false; /* this symbol may have been one of them, or be one now */
+	free(whole);
 }
 
 struct model_name {
@@ -82,41 +99,61 @@ void model_syms_free(struct model *m)
 
 /* ---- text ---- */
 
-static const char *shown_file(struct model *m, const char *file)
-{
-	return file[0] == '/' && strlen(file) > m->strip ? file + m->strip : file;
-}
-
-const char *model_common_dir(struct model *m, size_t *len)
+/* The folder the absolute files of symbols without a compile folder share: their source root. */
+static size_t shared_root(struct model *m)
 {
 	const char *first = NULL;
 	const struct model_sym *s;
-	size_t common = 0, pos = 0;
+	size_t pos = 0;
 
+	if (m->shared_root_known)
+		return m->shared_root;
+	m->shared_root = 0;
 	while ((s = hashmap_next(&m->syms, &pos, NULL, NULL))) {
-		const char *f = s->file;
-		size_t n = 0;
+		size_t n;
 
-		if (!f || f[0] != '/')
+		if (s->root != MODEL_ROOT_SHARED || !s->file || s->file[0] != '/')
 			continue;
-		if (!first) {
-			first = f;
-			common = strlen(f);
-			continue;
-		}
-		while (n < common && f[n] && f[n] == first[n])
-			n++;
-		common = n;
+		n = source_common_dir(first ? first : s->file, s->file);
+		if (!first || n < m->shared_root)
+			m->shared_root = n;
+		first = first ? first : s->file;
 	}
-	while (common && first[common - 1] != '/')
-		common--; /* whole directories only */
-	*len = common;
-	return common > 1 ? first : NULL;
+	m->shared_root_known = true;
+	return m->shared_root;
 }
 
-void model_strip_files(struct model *m, size_t bytes)
+size_t model_sym_root(struct model *m, const struct model_sym *s)
 {
-	m->strip = bytes;
+	if (s->root != MODEL_ROOT_SHARED)
+		return s->root;
+	return s->file[0] == '/' ? shared_root(m) : 0;
+}
+
+const char *model_sym_file(struct model *m, const struct model_sym *s)
+{
+	return source_path_shown(s->file, model_sym_root(m, s));
+}
+
+const char *model_source_root(struct model *m, size_t *len)
+{
+	const char *root = NULL;
+	const struct model_sym *s;
+	size_t pos = 0;
+
+	*len = 0;
+	while ((s = hashmap_next(&m->syms, &pos, NULL, NULL))) {
+		size_t n;
+
+		if (!s->file || s->file[0] != '/')
+			continue;
+		n = model_sym_root(m, s);
+		if (!n || (root && (n != *len || memcmp(root, s->file, n))))
+			return NULL;
+		root = s->file;
+		*len = n;
+	}
+	return root;
 }
 
 const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
@@ -126,9 +163,9 @@ const char *model_site_text(struct model *m, uint64_t ip, char *buf, size_t len)
 	if (!ip)
 		snprintf(buf, len, "(unknown site)");
 	else if (s && s->file && s->line > 0)
-		text_snprintf(buf, len, "%s:%ld", shown_file(m, s->file), s->line);
+		text_snprintf(buf, len, "%s:%ld", model_sym_file(m, s), s->line);
 	else if (s && s->file)
-		text_snprintf(buf, len, "%s", shown_file(m, s->file));
+		text_snprintf(buf, len, "%s", model_sym_file(m, s));
 	else if (s && s->func)
 		text_snprintf(buf, len, "%s", s->func);
 	else

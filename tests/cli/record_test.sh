@@ -754,7 +754,7 @@ idle_suspects)
 		fail "the blame: $(cat report.txt)"
 	grep -q "no init in the trace\|created before" report.txt && fail "a closure without its init: $(cat report.txt)"
 	"$ct" graph -T dot -i t.json >g.dot || fail "graph"
-	grep -q "label=\"×7 main\\\\ninit ct_idle.c:$line\\\\n.*SUSPECT: 7 refs held" g.dot ||
+	grep -q "label=\"×7 main\\\\ninit [^ ]*ct_idle.c:$line\\\\n.*SUSPECT: 7 refs held" g.dot ||
 		fail "the graph does not draw them: $(grep label g.dot)"
 	echo "ok: 7 closures made before the recording by an idle process: suspects at ct_idle.c:$line"
 	;;

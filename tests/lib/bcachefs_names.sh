@@ -48,7 +48,7 @@ compile() {
 }
 
 check() {
-	local ct=$1 prog=$2 src=$3 want got rc
+	local ct=$1 prog=$2 src=$3 want got rc shown
 	skip_without_bpf
 	line_of() { grep -n "/\* $1 \*/" "$src" | cut -d: -f1; }
 	"$ct" check --keep-trace t.json -- "$prog" >out.txt 2>err.txt || fail "check: $(cat err.txt)"
@@ -90,10 +90,11 @@ $want"
 	"$ct" check -- "$prog" leak >out.txt 2>err.txt
 	rc=$?
 	[ $rc = 1 ] || fail "check of leak exited $rc, not 1: $(cat err.txt)"
-	want="$src:$(line_of WAIT_PLAIN): error: closure stuck: waits on a waitlist that was never woken
-$src:$(line_of INIT_PLAIN): note: the stuck closure (leak) was initialised here, in leak
-$src:$(line_of WAIT_BCH2): error: closure stuck: waits on a waitlist that was never woken
-$src:$(line_of INIT_BCH2): note: the stuck closure (leak) was initialised here, in leak"
+	shown=$(shown_source "$src" "$(dirname "$prog")")
+	want="$shown:$(line_of WAIT_PLAIN): error: closure stuck: waits on a waitlist that was never woken
+$shown:$(line_of INIT_PLAIN): note: the stuck closure (leak) was initialised here, in leak
+$shown:$(line_of WAIT_BCH2): error: closure stuck: waits on a waitlist that was never woken
+$shown:$(line_of INIT_BCH2): note: the stuck closure (leak) was initialised here, in leak"
 	got=$(grep -E '^[^ ]+: (error|note): ' err.txt | grep -v '^closuretrace: ')
 	[ "$got" = "$want" ] || fail "diagnostics differ; got:
 $got

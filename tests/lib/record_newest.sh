@@ -14,7 +14,7 @@ scratch
 line_of() { grep -n "/\* $1 \*/" "$src" | cut -d: -f1; }
 scoped=$(line_of FIRST_USE_SCOPED) moved=$(line_of FIRST_USE_MOVED)
 [ -n "$scoped" ] && [ -n "$moved" ] || fail "markers missing in $src"
-S=$(realpath "$src")
+S=$(shown_source "$(realpath "$src")" "$(dirname "$prog")") # as report shows it
 
 for mode in batches --per-op; do
 	opt=()

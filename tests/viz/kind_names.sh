@@ -33,7 +33,7 @@ EOF
 
 "$ct" graph -T dot -i t.json >g.dot || fail "graph"
 python3 -c 'import sys; print(open(sys.argv[1]).read().replace("\\\n", ""))' g.dot |
-	grep -qF "label=\"$NAME\\ninit blockio.c:" || fail "graph names it otherwise"
+	grep -qE "label=\"$NAME\\\\ninit ([^ \"]*/)?blockio\.c:" || fail "graph names it otherwise"
 
 "$ct" timeline -i t.json -o tl.json 2>/dev/null || fail "timeline"
 grep -qF "\"cat\":\"closure.leaked\",\"name\":\"LEAKED $NAME\"" tl.json || fail "timeline names it otherwise"

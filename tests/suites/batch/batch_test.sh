@@ -4,6 +4,8 @@
 # Never "producer | grep -q" under pipefail: grep leaves early, the producer may get SIGPIPE.
 set -euo pipefail
 case_name=$1 ct=$2 prog=$3 blockio=$4 blockio_static=$5 src=$6 py=$7 prog_static=$8
+# shellcheck source=tests/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../common.sh" # shown_source
 check() { "$py" "$src/batch_check.py" "$@"; }
 fail() {
 	echo "FAIL: $case_name: $*" >&2
@@ -384,7 +386,7 @@ sink_nobody_leak | sink_nobody_clean)
 		./closuretrace check -- ./blockio-static --requests 20 "${leak[@]}") >out 2>err </dev/null || rc=$?
 	if [ "$case_name" = sink_nobody_leak ]; then
 		[ "$rc" = 1 ] || fail "exit $rc, not 1: $(cat err)"
-		grep -q "^$(realpath "$src/../../..")/examples/blockio.c:217: error: closure leaked: took 1 reference" err ||
+		grep -q "^$(shown_source "$(realpath "$src/../../..")/examples/blockio.c" "$(dirname "$blockio_static")"):217: error: closure leaked: took 1 reference" err ||
 			fail "the leak at examples/blockio.c:217 not found: $(cat err)"
 	else
 		[ "$rc" = 0 ] || fail "exit $rc, not 0: $(cat err)"

@@ -8,6 +8,7 @@ CASE=$1 CT=$2 PROG=$3 SRC=$4 WORKLOAD=${5:-} PLUGIN=${6:-} JUDGE=${7:-}
 # shellcheck source=tests/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../common.sh" # skip_without_bpf
 SOURCE=$SRC/ck_prog.c
+SHOWN=$(shown_source "$SOURCE" "$(dirname "$PROG")") # as the diagnostics show it
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
@@ -59,13 +60,13 @@ INIT_A=$(line_of INIT_A)
 INIT_B=$(line_of INIT_B)
 INIT_PARENT=$(line_of INIT_PARENT)
 DIAG_A=(
-	"$SOURCE:$LEAK_A: error: closure leaked: took 1 reference; the finished closures of its kind take 0 here"
-	"$SOURCE:$INIT_A: note: the leaked closure (request_a) was initialised here, in request_a"
-	"$SOURCE:$INIT_PARENT: note: it keeps alive its parent (batch), initialised here")
+	"$SHOWN:$LEAK_A: error: closure leaked: took 1 reference; the finished closures of its kind take 0 here"
+	"$SHOWN:$INIT_A: note: the leaked closure (request_a) was initialised here, in request_a"
+	"$SHOWN:$INIT_PARENT: note: it keeps alive its parent (batch), initialised here")
 DIAG_B=(
-	"$SOURCE:$LEAK_B: error: closure leaked: put 0 references back; the finished closures of its kind put 1 here"
-	"$SOURCE:$INIT_B: note: the leaked closure (request_b) was initialised here, in request_b"
-	"$SOURCE:$INIT_PARENT: note: it keeps alive its parent (batch), initialised here")
+	"$SHOWN:$LEAK_B: error: closure leaked: put 0 references back; the finished closures of its kind put 1 here"
+	"$SHOWN:$INIT_B: note: the leaked closure (request_b) was initialised here, in request_b"
+	"$SHOWN:$INIT_PARENT: note: it keeps alive its parent (batch), initialised here")
 
 case_help() {
 	"$CT" check --help >out 2>err
@@ -199,9 +200,9 @@ case_stuck() {
 	# The error where the fix goes (issue 40 item 1): the reference never given back; the
 	# wait is a note.
 	expect_diagnostics \
-		"$SOURCE:$(line_of TAKE_STUCK): error: closure stuck: inside closure_sync at exit, waiting for 1 reference: took 1 reference, 1 not put back" \
-		"$SOURCE:$(line_of SYNC_STUCK): note: it waits here, inside closure_sync" \
-		"$SOURCE:$(line_of INIT_STUCK): note: the stuck closure (stuck) was initialised here, in stuck"
+		"$SHOWN:$(line_of TAKE_STUCK): error: closure stuck: inside closure_sync at exit, waiting for 1 reference: took 1 reference, 1 not put back" \
+		"$SHOWN:$(line_of SYNC_STUCK): note: it waits here, inside closure_sync" \
+		"$SHOWN:$(line_of INIT_STUCK): note: the stuck closure (stuck) was initialised here, in stuck"
 	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
 }
 
@@ -209,10 +210,10 @@ case_stuck() {
 # where the fix goes, the child's reference never given back (it is in flight, not judged itself);
 # the wait and the child beneath.
 HANG_DIAG=(
-	"$SOURCE:$(line_of TAKE_HANG): error: closure stuck: inside closure_sync at exit, waiting for 1 reference: the child took 1 reference, 1 not put back"
-	"$SOURCE:$(line_of SYNC_HANG): note: it waits here, inside closure_sync"
-	"$SOURCE:$(line_of INIT_HANG): note: the stuck closure (hang) was initialised here, in hang"
-	"$SOURCE:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang), initialised here"
+	"$SHOWN:$(line_of TAKE_HANG): error: closure stuck: inside closure_sync at exit, waiting for 1 reference: the child took 1 reference, 1 not put back"
+	"$SHOWN:$(line_of SYNC_HANG): note: it waits here, inside closure_sync"
+	"$SHOWN:$(line_of INIT_HANG): note: the stuck closure (hang) was initialised here, in hang"
+	"$SHOWN:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang), initialised here"
 )
 case_timeout() {
 	skip_without_bpf
@@ -234,7 +235,7 @@ case_timeout() {
 	"$CT" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
 	grep -qx "closures: 2 (0 finished, 2 unfinished: 1 in flight, 0 suspects, 0 kept alive by them; 1 stuck)" report.txt ||
 		fail "report's verdicts differ from check's: $(cat report.txt)"
-	grep -qx "    child [0-9]*:*0x[0-9a-f]*#1 in flight: $SOURCE:$(line_of TAKE_HANG) (hang): took 1 reference, 1 not put back" report.txt ||
+	grep -qx "    child [0-9]*:*0x[0-9a-f]*#1 in flight: $SHOWN:$(line_of TAKE_HANG) (hang): took 1 reference, 1 not put back" report.txt ||
 		fail "report does not name the missing put as check does: $(cat report.txt)"
 	# Through a shell that ignores SIGTERM: SIGKILL after the grace period, every process.
 	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang & echo \$! >hang.pid; wait; true"
@@ -260,9 +261,9 @@ case_timeout_plain() {
 	run --timeout 2 -- "$PROG" hang_plain
 	expect_rc 124
 	expect_diagnostics \
-		"$SOURCE:$LEAK_B: error: closure never finished, the root of the hang: put 0 references back; the finished closures of its kind put 1 here" \
-		"$SOURCE:$INIT_B: note: the closure (request_b) was initialised here, in request_b" \
-		"$SOURCE:$(line_of INIT_PLAIN): note: it keeps alive its parent (main), initialised here"
+		"$SHOWN:$LEAK_B: error: closure never finished, the root of the hang: put 0 references back; the finished closures of its kind put 1 here" \
+		"$SHOWN:$INIT_B: note: the closure (request_b) was initialised here, in request_b" \
+		"$SHOWN:$(line_of INIT_PLAIN): note: it keeps alive its parent (main), initialised here"
 	grep -Eqx "closuretrace: note: no closure is stuck: the program waits on something else; this closure was quiet for [0-9.]+ (s|ms) before the process was ended" err ||
 		fail "what the program waits on is not said"
 	grep -Eqx "closuretrace: 1 error: 1 closure leaked or stuck; [0-9]+ events, 0 lost" err ||
@@ -336,8 +337,8 @@ case_waitlist() {
 	run -- "$PROG" waitlist
 	expect_rc 1
 	expect_diagnostics \
-		"$SOURCE:$(line_of WAIT_STUCK): error: closure stuck: waits on a waitlist that was never woken" \
-		"$SOURCE:$(line_of INIT_WAIT): note: the stuck closure (never_woken) was initialised here, in never_woken"
+		"$SHOWN:$(line_of WAIT_STUCK): error: closure stuck: waits on a waitlist that was never woken" \
+		"$SHOWN:$(line_of INIT_WAIT): note: the stuck closure (never_woken) was initialised here, in never_woken"
 	expect_summary "closuretrace: 1 error: 1 closure leaked or stuck"
 }
 
@@ -461,8 +462,8 @@ case_gen_suppressions() {
 	expect_rc 1
 	expect_diagnostics "${DIAG_A[@]}" "${DIAG_B[@]}"
 	grep -qx 'closuretrace: wrote 2 suppressions to gen.supp' err || fail "no word of gen.supp"
-	[ "$(grep -v '^#' gen.supp)" = "leak:site:$SOURCE:$LEAK_A
-leak:site:$SOURCE:$LEAK_B" ] || fail "gen.supp: $(cat gen.supp)"
+	[ "$(grep -v '^#' gen.supp)" = "leak:site:$SHOWN:$LEAK_A
+leak:site:$SHOWN:$LEAK_B" ] || fail "gen.supp: $(cat gen.supp)"
 	grep -qx '# closure leaked: took 1 reference; the finished closures of its kind take 0 here' gen.supp ||
 		fail "gen.supp: no comment with the message: $(cat gen.supp)"
 	run --suppressions gen.supp -- "$PROG" both
@@ -473,7 +474,7 @@ leak:site:$SOURCE:$LEAK_B" ] || fail "gen.supp: $(cat gen.supp)"
 	printf 'fun:request_a\n' >supp.a
 	run --suppressions supp.a --gen-suppressions gen.b -- "$PROG" both
 	expect_rc 1
-	[ "$(grep -v '^#' gen.b)" = "leak:site:$SOURCE:$LEAK_B" ] || fail "gen.b: $(cat gen.b)"
+	[ "$(grep -v '^#' gen.b)" = "leak:site:$SHOWN:$LEAK_B" ] || fail "gen.b: $(cat gen.b)"
 	run --suppressions supp.a --suppressions gen.b -- "$PROG" both
 	expect_rc 0
 
@@ -514,7 +515,7 @@ case_sarif() {
 	printf 'fun:request_b\n' >supp
 	run --sarif out.sarif --suppressions supp -- "$PROG" both
 	expect_rc 1
-	python3 - "$SOURCE" "$LEAK_A" "$LEAK_B" <<'PY' || fail "SARIF"
+	python3 - "$SHOWN" "$LEAK_A" "$LEAK_B" <<'PY' || fail "SARIF"
 import json, sys, urllib.parse
 source, leak_a, leak_b = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 log = json.load(open("out.sarif"))
@@ -610,8 +611,8 @@ case_fork() {
 	run -- "$PROG" fork 1
 	expect_rc 1
 	expect_diagnostics \
-		"$SOURCE:$(line_of LEAK_FORK): error: closure leaked: took 1 reference; the finished closures of its kind take 0 here" \
-		"$SOURCE:$(line_of INIT_FORK): note: the leaked closure (forked_closure) was initialised here, in forked_closure"
+		"$SHOWN:$(line_of LEAK_FORK): error: closure leaked: took 1 reference; the finished closures of its kind take 0 here" \
+		"$SHOWN:$(line_of INIT_FORK): note: the leaked closure (forked_closure) was initialised here, in forked_closure"
 }
 
 # A library the command dlopens is attached before its first operation (the loader is watched).

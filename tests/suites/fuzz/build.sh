@@ -20,7 +20,7 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 	"$src/trace/trace_text.c" "$src/trace/trace_args.c" "$src/trace/trace_error.c" "$src/tests/suites/fuzz/fuzz_trace.c" \
 	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
 # check's suppression parser.
-"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$src/viz/check_supp.c" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
+"$cc" "${flags[@]}" -I"$src/viz" -I"$src/trace" "$src/viz/check_supp.c" "$src/viz/source_path.c" "$src/trace/trace_error.c" "$src/trace/trace_text.c" \
 	"$src/tests/suites/fuzz/fuzz_supp.c" \
 	-o "$out/fuzz_supp"
 "$cc" "${flags[@]}" "${elf_cflags[@]}" -I"$src/process" -I"$src/bpf" "$src/process/elf_probes.c" \

@@ -17,9 +17,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct check_site sites[] = {
-		{"submit_bio", "/home/dev/src/bio.c", 42, NULL},
-		{NULL, "bio.c", 0, NULL},
-		{"request_done", NULL, 7, NULL},
+		{"submit_bio", "/home/dev/src/bio.c", 42, NULL, 0},
+		{NULL, "bio.c", 0, NULL, 0},
+		{"request_done", NULL, 7, NULL, 0},
 	};
 	struct check_supp s = {0};
 	struct trace_error err;

@@ -24,6 +24,7 @@ line_of() {
 
 skip_without_bpf
 S=$(realpath "$SRC/uuid_write.c")
+SH=$(shown_source "$S" "$(dirname "$PROG")") # as check and report show it (ps: whole)
 PUT=$(line_of UUID_ENDIO_PUT) SYNC=$(line_of UUID_WRITE_SYNC) INIT=$(line_of UUID_IO_INIT)
 [ -n "$PUT" ] && [ -n "$SYNC" ] && [ -n "$INIT" ] || fail "markers missing in uuid_write.c"
 
@@ -32,11 +33,11 @@ RC=$?
 [ "$RC" = 124 ] || fail "exit status $RC, expected 124"
 mapfile -t ERRORS < <(grep -E '^[^ ]+: error: ' err)
 [ "${#ERRORS[@]}" = 2 ] || fail "${#ERRORS[@]} errors, expected 2"
-[ "${ERRORS[0]}" = "$S:$PUT: error: closure never finished, the root of the hang: put 1 reference back; the finished closures of its kind put 2 here" ] ||
+[ "${ERRORS[0]}" = "$SH:$PUT: error: closure never finished, the root of the hang: put 1 reference back; the finished closures of its kind put 2 here" ] ||
 	fail "the first error is not the skipped put: ${ERRORS[0]}"
-[ "${ERRORS[1]}" = "$S:$SYNC: error: closure stuck: inside closure_sync at exit, waiting for 1 reference" ] ||
+[ "${ERRORS[1]}" = "$SH:$SYNC: error: closure stuck: inside closure_sync at exit, waiting for 1 reference" ] ||
 	fail "the second error is not the closure_sync: ${ERRORS[1]}"
-grep -qx "$S:$INIT: note: the closure (uuid_io) was initialised here, in uuid_io" err ||
+grep -qx "$SH:$INIT: note: the closure (uuid_io) was initialised here, in uuid_io" err ||
 	fail "the root's init site is not noted"
 grep -Eqx "closuretrace: note: a stuck closure waits behind it: quiet for [0-9.]+ (s|ms) before the process was ended" err ||
 	fail "what waits behind the root is not noted"
@@ -48,12 +49,12 @@ grep -q "no leaks" err && fail "'no leaks' on a hang"
 "$CT" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
 grep -Eqx "closures: 24 \(22 finished, 2 unfinished: 0 in flight, 0 suspects, 0 kept alive by them; 1 root of the hang; 1 stuck\)" report.txt ||
 	fail "report's counts: $(cat report.txt)"
-grep -qx "    blame: $S:$PUT (uuid_endio): put 1 reference back; the finished closures of its kind put 2 here (sure: high, the only call site that differs from the finished closures of its kind, by exactly the references held)" report.txt ||
+grep -qx "    blame: $SH:$PUT (uuid_endio): put 1 reference back; the finished closures of its kind put 2 here (sure: high, the only call site that differs from the finished closures of its kind, by exactly the references held)" report.txt ||
 	fail "report does not blame the put: $(cat report.txt)"
 # Ages count to the end of the recording (3 s), not to the last event.
 grep -Eq "^  root 1: .* alive [0-9.]+ s at the end$" report.txt || fail "the root's age: $(cat report.txt)"
 "$CT" report --json -i t.json >report.json || fail "report --json"
-python3 - "$S:$PUT" <<'EOF' || fail "report --json disagrees"
+python3 - "$SH:$PUT" <<'EOF' || fail "report --json disagrees"
 import json, sys
 r = json.load(open("report.json"))
 assert r["totals"]["hang_roots"] == 1, r["totals"]
@@ -69,7 +70,7 @@ sed -e ':a' -e '/\\$/{N;s/\\\n//;ba}' g.dot | grep -q "ROOT OF THE HANG: holds 1
 	fail "the graph does not mark the root"
 "$CT" timeline -i t.json -o t.tl.json >tl.txt 2>&1 || fail "timeline: $(cat tl.txt)"
 grep -q '"cat":"closure.hang_root"' t.tl.json || fail "the timeline does not mark the root"
-echo "ok: hang traced to $S:$PUT, stuck at $S:$SYNC"
+echo "ok: hang traced to $SH:$PUT, stuck at $SH:$SYNC"
 
 # ps of the hung process (a CLOSURE_DEBUG libclosure keeps the list): what each closure is (its
 # init site), where it was last given a continuation, how long it has lived and waited.

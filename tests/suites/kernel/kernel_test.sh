@@ -83,7 +83,7 @@ check)
 		expect_not_freed
 		# Exactly one error, at the put the error path skips; the notes name the io closure's
 		# init in __bch_btree_node_write and the cache set it keeps alive.
-		f=$SRC/btree_write.c
+		f=$(shown_source "$SRC/btree_write.c" "$(dirname "$PROG")")
 		want="$f:$(line_of btree_write.c BUG-SITE): error: closure leaked: put 0 references back; the finished closures of its kind put 1 here
 $f:$(line_of btree_write.c INIT-IO): note: the leaked closure (__bch_btree_node_write -> btree_node_write_done) was initialised here, in __bch_btree_node_write
 $f:$(line_of btree_write.c INIT-CACHE-SET): note: it keeps alive its parent (bch_cache_set_alloc), initialised here"

@@ -125,12 +125,12 @@ escapes_record)
 	header=$(sed -n 2p report.txt)
 	[[ "$header" == "# pid $hpid $shown_hdir/ct_hostile, $(grep -c '"type":"event"' t.json) events, "*" s, stopped: duration" ]] ||
 		fail "report's header: $(head -2 report.txt | cat -v)"
-	grep -qF "names -> evil_continuation ($bindir/$shown_file:" report.txt || fail "report: $(cat -v report.txt)"
+	grep -qF "names -> evil_continuation ($shown_file:" report.txt || fail "report: $(cat -v report.txt)"
 	no_escapes report.txt
 	no_escapes report.err
 	cl=$(sed -n 's/.*"ev":"continue_at","cl":"\(0x[0-9a-f]*\)".*/\1/p' t.json | head -1)
 	"$ct" explain -i t.json "$cl" >explain.txt 2>explain.err || fail "explain $cl exited $?: $(cat -v explain.err)"
-	grep -qF "names -> evil_continuation, init at $bindir/$shown_file:" explain.txt ||
+	grep -qF "names -> evil_continuation, init at $shown_file:" explain.txt ||
 		fail "explain: $(cat -v explain.txt)"
 	no_escapes explain.txt
 	no_escapes explain.err
@@ -141,7 +141,7 @@ escapes_check)
 	# three results in the SARIF log, which is valid JSON and says the same.
 	recorded 60 "$ct" check --sarif s.sarif --keep-trace k.json -- "${as_nobody[@]}" "$hdir/ct_hostile" leaks
 	[ "$rc" = 1 ] || fail "check exited $rc, not 1 (leaks): $(cat -v err.txt)"
-	at="$bindir/$shown_file:"
+	at="$shown_file:" # relative to the folder it was compiled in, its source root
 	cat >want.txt <<-EOF
 		closuretrace: error: closure leaked: the running reference (owned by $leak_esc) was never given up (in $leak_esc)
 		closuretrace: note: the leaked closure ($leak_esc) was initialised here, in $leak_esc
@@ -164,10 +164,11 @@ assert len(results) == len(errors) == 3, (len(results), len(errors))
 # The same words as stderr (without the function stderr adds when no file is known).
 for r, e in zip(results, errors):
     assert e.startswith(r["message"]["text"]), (r["message"]["text"], e)
-# The file by its own bytes, percent-encoded: the URI finds it.
+# The file by its own bytes, percent-encoded, relative to its source root (the folder it was
+# compiled in, sys.argv[3]): the URI finds it there.
 uri = results[2]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-path = sys.argv[3].encode() + b"/\033]2;PWNED-FILE\007\233[2J\205\342\200\256\302\233\377.c"
-assert uri == "file://" + urllib.parse.quote_from_bytes(path, safe="/-._~"), uri
+path = b"\033]2;PWNED-FILE\007\233[2J\205\342\200\256\302\233\377.c"
+assert uri == urllib.parse.quote_from_bytes(path, safe="/-._~"), uri
 print("ok: 3 SARIF results, valid JSON, the messages of stderr, %s" % uri)
 PY
 	# The suppressions written for them hide them all.
