@@ -295,11 +295,12 @@ const char *model_state_text(struct model *m, const struct model_life *l, char *
 			snprintf(buf, len, "running");
 		break;
 	case MODEL_UNKNOWN:
-		/* A closure alive at attach and not running then waited for its references; the
-		 * registry does not say which continuation it was given. */
+		/* A closure alive at attach and not running then slept in closure_sync or waited
+		 * for its references; the registry does not say which continuation it was given. */
 		snprintf(buf, len,
-			 l->snapshot ? "waiting for its references at attach"
-				     : "state unknown (first seen mid-life)");
+			 !l->snapshot			  ? "state unknown (first seen mid-life)"
+			 : l->flags & TRACE_FLAG_SLEEPING ? "asleep in closure_sync at attach"
+							  : "waiting for its references at attach");
 		break;
 	}
 	if (l->on_waitlist && !l->finished) {

@@ -7,9 +7,9 @@
  * folder it was compiled in (DWARF's DW_AT_comp_dir: a sym record's "dir"). That is the checkout
  * for a build in place (make in bcachefs-tools: libbcachefs/super.c, as gcc's own messages say
  * it), and the folder above the source and the build tree for a build out of tree (cmake -B
- * build: tests/check/ck_prog.c). A file shares no such folder with its build (a system header)
- * or is relative: it is shown as the trace gives it. A trace older than "dir" gives each absolute
- * file the folder all of them share (viz/model_text.c), as graph said once in its title.
+ * build: tests/suites/check/ck_prog.c). A file shares no such folder with its build (a system
+ * header) or is relative: it is shown as the trace gives it. A trace older than "dir" gives each
+ * absolute file the folder all of them share (viz/model_text.c), as graph said once in its title.
  */
 #ifndef CLOSURETRACE_SOURCE_PATH_H
 #define CLOSURETRACE_SOURCE_PATH_H

@@ -30,8 +30,8 @@ int main(void)
 	root_is("/home/me/bcachefs-tools/libbcachefs/super.c", "/home/me/bcachefs-tools/",
 		"libbcachefs/super.c");
 	/* cmake -B build: the folder above both trees. */
-	root_is("/tmp/a/src/tests/check/ck_prog.c", "/tmp/a/src/build/tests/check",
-		"tests/check/ck_prog.c");
+	root_is("/tmp/a/src/tests/suites/check/ck_prog.c", "/tmp/a/src/build/tests/check",
+		"tests/suites/check/ck_prog.c");
 	root_is("/tmp/b/src/leak.c", "/tmp/b/build", "src/leak.c");
 	/* Whole folders only: /tmp/ab is no folder of /tmp/abc. */
 	root_is("/tmp/abc/x.c", "/tmp/ab", "abc/x.c");
