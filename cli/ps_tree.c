@@ -12,6 +12,7 @@
 #include "model.h"
 #include "trace_text.h"
 #include "ps_tree.h"
+#include "source_path.h"
 
 /* Deeper chains continue as roots of their own (the printing recurses). */
 #define MAX_DEPTH 1000
@@ -59,7 +60,7 @@ static const struct rsym *resolve(struct tree *t, uint64_t addr)
 		(*r)->obj = info.obj;
 		/* The process's names: no escape sequence reaches the terminal. */
 		(*r)->func = text_visible_dup(info.func);
-		(*r)->file = text_visible_dup(info.file);
+		(*r)->file = source_path_show(info.dir, info.file); /* as every command shows it */
 		(*r)->line = info.line;
 	}
 	return *r;

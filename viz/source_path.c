@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "source_path.h"
+#include "trace_text.h"
 
 char *source_path_join(const char *dir, const char *file)
 {
@@ -73,4 +74,25 @@ size_t source_root_in(const char *bytes, const char *shown, size_t root)
 	while (folders && bytes[n])
 		folders -= bytes[n++] == '/';
 	return n;
+}
+
+char *source_path_show(const char *dir, const char *file)
+{
+	char *whole = dir ? source_path_join(dir, file) : NULL;
+	char *shown = text_visible_dup(whole ? whole : file), *folder, *out;
+	size_t root = 0;
+
+	if (!shown)
+		return NULL;
+	if (dir && (folder = source_path_join(dir, "."))) {
+		char *visible = text_visible_dup(folder);
+
+		root = visible ? source_common_dir(shown, visible) : 0;
+		free(visible);
+		free(folder);
+	}
+	out = strdup(source_path_shown(shown, root));
+	free(shown);
+	free(whole);
+	return out;
 }

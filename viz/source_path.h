@@ -41,4 +41,11 @@ const char *source_path_shown(const char *path, size_t root);
  */
 size_t source_root_in(const char *bytes, const char *shown, size_t root);
 
+/*
+ * One site's file as every presentation shows it, made visible (trace_text.h) and relative to its
+ * source root, given the folder it was compiled in (dir, NULL when unknown): for a command that
+ * names sites one at a time from live symbols (ps). Free it; NULL when file is or out of memory.
+ */
+char *source_path_show(const char *dir, const char *file);
+
 #endif

@@ -47,7 +47,8 @@ match() {
 X='0x[0-9a-f]+'
 # An age as ps prints it (the library's CLOCK_MONOTONIC stamps to the read).
 AGE='[0-9.]+ (ns|µs|ms|s)'
-S=$(realpath "$src/ps_hang.c")
+# ps_hang.c as every command shows a source file: relative to its source root (common.sh).
+S=$(shown_source "$(realpath "$src/ps_hang.c")" "$(realpath "$bindir")")
 
 # ps of BIN hung with its tree (ps_hang.c tree); WAITED: what follows the closure_wait line.
 tree_case() {
