@@ -129,8 +129,13 @@ static void check_clocks(struct session *s, uint64_t now)
 	case PHASE_RUN:
 		if (s->opts->timeout_ns && now - s->loop.begin_ns >= s->opts->timeout_ns)
 			begin_stop(s, RECORDER_TIMEOUT, SIGTERM);
-		else if (s->opts->duration_ns && now - s->loop.begin_ns >= s->opts->duration_ns)
+		else if (s->opts->duration_ns && now - s->loop.begin_ns >= s->opts->duration_ns) {
 			begin_stop(s, RECORDER_DURATION, SIGTERM);
+			/* A process left running (-p) is recorded for the duration asked, to the
+			 * nanosecond, however late this poll came: later events fall after the cut. */
+			if (s->loop.phase == PHASE_DONE)
+				s->loop.stopped_ns = s->loop.begin_ns + s->opts->duration_ns;
+		}
 		break;
 	case PHASE_TERM:
 		if (s->loop.end == RECORDER_TIMEOUT && in_phase >= s->opts->grace_ns) {
