@@ -81,8 +81,9 @@ enum {
 };
 void graph_waits_init(struct builder *b);
 void graph_waits_free(struct builder *b);
-/* A top of the picture: in a cluster with what it waits on (a waitlist, closure_sync), not in
- * the rows of the others. Returns whether it went in one. */
+/* A top of the picture (g: the life it stands for): in a cluster with what it waits on (a
+ * waitlist, closure_sync) or was woken from, not in the rows of the others. Returns whether it
+ * went in one. */
 bool graph_wait_cluster(struct builder *b, Agnode_t *node, const struct gl *g);
 /* After the walk: the waitlists, the edges to and from them, and their legend. */
 void graph_wait_edges(struct builder *b);

@@ -9,8 +9,9 @@
  *                 the hang the model found for the process (leaks.h: a waiter waits behind them);
  *   queued by     a closure woken from the waitlist (its continuation queued by the wake-up) to
  *                 it.
- * The tops of the picture that wait (on a waitlist, in closure_sync) are grouped in a cluster per
- * thing they wait on, rather than laid out in rows with the others. A legend says the styles
+ * The tops of the picture that wait (on a waitlist, in closure_sync), or were woken from a
+ * waitlist, are grouped in a cluster per thing they wait on, rather than laid out in rows with
+ * the others. A legend says the styles
  * drawn. Only the model's facts are drawn: which closure called closure_wake_up is matched by the
  * function it was called from, as the trace names no closure for it.
  */
@@ -90,23 +91,24 @@ static Agraph_t *cluster(struct builder *b, const char *name, const char *label)
 bool graph_wait_cluster(struct builder *b, Agnode_t *node, const struct gl *g)
 {
 	const struct model_life *l = g->l;
+	bool waits = !l->finished && l->on_waitlist, woken = !l->on_waitlist && l->wake_ip;
 	char name[32], label[64];
 	struct gwait *w;
 
-	if (l->finished || (!l->on_waitlist && l->state != MODEL_SYNCING))
-		return false;
-	if (!l->on_waitlist) {
+	if (!l->finished && l->state == MODEL_SYNCING && !waits) {
 		if (!b->sync_cluster)
 			b->sync_cluster = cluster(b, "cluster_sync", "in closure_sync");
 		agsubnode(b->sync_cluster, node, 1);
 		return true;
 	}
+	if (!l->waitlist || (!waits && !woken))
+		return false;
 	w = wait_of(b, l->pid, l->waitlist);
 	if (!w->node)
 		return false;
 	if (!w->cluster) {
 		snprintf(name, sizeof(name), "cluster_%s", agnameof(w->node));
-		snprintf(label, sizeof(label), "waiting on waitlist 0x%" PRIx64, l->waitlist);
+		snprintf(label, sizeof(label), "on waitlist 0x%" PRIx64, l->waitlist);
 		w->cluster = cluster(b, name, label);
 		agsubnode(w->cluster, w->node, 1);
 	}

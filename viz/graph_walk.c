@@ -266,7 +266,7 @@ static bool level_step(struct builder *b, struct level *f, struct level *below)
 			j++;
 	/* Roots of a kind fold from two: at the top a reader looks for kinds, not closures. */
 	if (j - i >= (b->whole && b->depth == 1 ? 2 : GTREE_FOLD_MIN)) {
-		attach(b, f, graph_fold_node(b, f->v + i, j - i), NULL, NULL);
+		attach(b, f, graph_fold_node(b, f->v + i, j - i), NULL, g);
 		f->i = j;
 		return false;
 	}
