@@ -479,10 +479,25 @@ static void big_graph_knobs(struct builder *b)
 	agsafeset(b->g, "searchsize", "20", "");
 }
 
+/*
+ * agwrite writes subgraphs in the order of their IDs, which cgraph's own discipline makes the
+ * address of its copy of their name: no order at all, and the clusters (graph_wait.c) would come
+ * out in a different order from one run to the next. Clusters are given cgraph's anonymous IDs
+ * instead, which count up as they are made; cgraph keeps their names in a map of its own.
+ */
+static long ordered_ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	if (objtype == AGRAPH && str && !strncmp(str, "cluster", strlen("cluster")))
+		return 0;
+	return AgIdDisc.map(state, objtype, str, id, createflag);
+}
+
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
 		 struct trace_error *err)
 {
 	struct builder b = {.in = in, .opts = opts};
+	Agiddisc_t ids;
+	Agdisc_t disc = {&AgMemDisc, &ids, &AgIoDisc};
 	struct model_life *root = NULL;
 	struct gl *groot = NULL;
 	char *data = NULL;
@@ -495,8 +510,10 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 		if (!root)
 			return -1;
 	}
+	ids = AgIdDisc;
+	ids.map = ordered_ids_map;
 	gvc = gvContext();
-	b.g = agopen("closures", Agdirected, NULL);
+	b.g = agopen("closures", Agdirected, &disc);
 	graph_attrs(&b);
 	graph_waits_init(&b);
 	if (gtree_build(&b.t, in->m)) {
