@@ -363,9 +363,13 @@ Agnode_t *graph_rest_node(struct builder *b, size_t lives, unsigned below)
 	Agnode_t *node = graph_new_node(b, name_of(b, name, sizeof(name)));
 
 	label_reset(&b->lab);
-	label_printf(&b->lab, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
-	if (below)
+	if (lives)
+		label_printf(&b->lab, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
+	if (lives && below)
 		label_printf(&b->lab, ", %u below them", below);
+	else if (below) /* below culprits, which their red node counts */
+		label_printf(&b->lab, "+%u more closure%s below these", below,
+			     below == 1 ? "" : "s");
 	label_newline(&b->lab);
 	label_text(&b->lab, "--no-fold draws every one");
 	graph_set(node, "label", b->lab.text);

@@ -61,7 +61,8 @@ Agnode_t *graph_alike_node(struct builder *b, const struct model_life *l, const 
  */
 Agnode_t *graph_culprits_node(struct builder *b, Agnode_t *from, unsigned count, unsigned suspects,
 			      const struct model_life *example, const char *where);
-/* Siblings not drawn past the cap: lives of them, below them (none of them a culprit). */
+/* Siblings not drawn past the cap: lives of them (none a culprit), and the closures below them
+ * (and below culprits among them) that are no culprit. */
 Agnode_t *graph_rest_node(struct builder *b, size_t lives, unsigned below);
 /* Below node (g's), past MAX_DEPTH: the closures left out, and the culprits among them. */
 void graph_cut_node(struct builder *b, Agnode_t *node, struct gl *g);
