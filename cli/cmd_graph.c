@@ -111,9 +111,11 @@ int cmd_graph(int argc, char **argv)
 			    "\n"
 			    "Draw the parent/child trees of the closures in TRACE "
 			    "(default " DEFAULT_TRACE "):\n"
-			    "leaked closures red, the closures they keep alive orange, finished "
-			    "ones grey;\n"
-			    "finished siblings of the same kind fold into one counted node.\n",
+			    "leaked closures (and roots of a hang) red, never folded with\n"
+			    "others, the closures they keep alive orange, finished ones grey;\n"
+			    "finished siblings of the same kind fold into one counted node, a\n"
+			    "long chain of alike closures into its ends and '... N levels ...';\n"
+			    "waitlists with what waits on them and what would wake them.\n",
 		.opts = options,
 	};
 	int ret = args_parse_only(&cl, argc, argv);

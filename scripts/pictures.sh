@@ -21,6 +21,6 @@ echo "wrote docs/demo.svg"
 "$build/examples/blockio" --requests 200000 >/dev/null &
 bpid=$!
 sleep 1
-"$ct" record -p "$bpid" -d 2 -o "$tmp/live.json"
-"$ct" graph -i "$tmp/live.json" -T png -o "$here/docs/graph-live.png"
+(cd "$tmp" && "$ct" record -p "$bpid" -d 2 -o live.json &&
+	"$ct" graph -i live.json -T dot) | shown | dot -Tpng -o "$here/docs/graph-live.png"
 echo "wrote docs/graph-live.png"

@@ -1,10 +1,14 @@
 /*
- * The closure trees as a Graphviz picture, laid out and rendered in-process by libgvc.
+ * The closure trees as a Graphviz picture, laid out and rendered in-process by libgvc: its nodes
+ * and the rendering (graph_walk.c walks the trees, graph_wait.c draws what closures wait on).
  *
  * dot's layout grows about quadratically with the nodes, so the picture is kept small: finished
  * siblings of the same kind fold into one counted node ("×128, p50 12 µs") with everything below
- * them. Leaked closures are red with the references they hold and where those were taken; the
- * closures they keep alive are orange; finished ones are quiet grey.
+ * them, and a long chain of alike closures is drawn as its ends and "… N levels …". Culprits
+ * (leaked closures, roots of a hang, suspects) are red with the references they hold and where
+ * those were taken, and never fold with closures of another verdict: a fold that hides culprits
+ * below it has a red node beside it that counts them. The closures they keep alive are orange;
+ * in flight blue; finished ones quiet grey.
  *
  * The model is only read: what the drawing needs per life lives in its own table (struct gl),
  * and every walk over the trees is a loop, never a recursion, so a trace's shape (a parent chain
@@ -16,38 +20,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph_label.h"
-#include "graph_tree.h"
+#include "graph_internal.h"
 #include "mem_limit.h"
 #include "trace_text.h"
 #include "viz.h"
 
-#define TXT	       512
-#define GTREE_FOLD_MIN 3  /* fewer siblings that look alike than this stay apart */
-#define MAX_SIBLINGS   12 /* more nodes than this under one parent: the rest in a "+N more" node */
-#define ROW	       4  /* siblings in a row, when there are more than ROW_MIN (a wide picture) */
-#define ROW_MIN	       6
-/*
- * Levels laid out at most (svg, png, pdf; -T dot writes every level, no layout), --no-fold or
- * not: Graphviz's layout of a deeper chain takes minutes and gigabytes (250,000 levels: 3.3 GB,
- * then a crash inside libgvc; 70,000: over 200 s). Below it, one node says how many closures
- * are left out.
- */
-#define MAX_DEPTH 256
-
-struct builder {
-	struct viz_input *in;
-	const struct render_graph_opts *opts;
-	Agraph_t *g;
-	struct gtree t;
-	unsigned nodes, folded;
-	size_t depth; /* the level the walk is in (walk) */
-	bool whole;   /* every tree is drawn: the first level is the roots */
-	bool oom;
-	struct graph_label lab; /* the node's being made */
-};
+#define TXT 512
 
 /* ---- nodes ---- */
+
+/* The name of a node that stands for several closures, or for none. */
+static const char *name_of(struct builder *b, char *buf, size_t len)
+{
+	snprintf(buf, len, "f%u", ++b->folded);
+	return buf;
+}
 
 /* What a closure is judged, for a picture: one line, with the references it holds. */
 static void verdict_line(struct builder *b, const struct model_life *l, int64_t refs, bool group)
@@ -141,55 +128,56 @@ static void life_label(struct builder *b, const struct gl *g)
 	verdict_line(b, l, l->remaining, false);
 }
 
-static Agnode_t *new_node(struct builder *b, const char *name)
+Agnode_t *graph_new_node(struct builder *b, const char *name)
 {
 	b->nodes++;
 	return agnode(b->g, (char *)name, 1);
 }
 
-static void set(Agnode_t *n, const char *attr, const char *value)
+void graph_set(void *obj, const char *attr, const char *value)
 {
-	agset(n, (char *)attr, (char *)value);
+	agset(obj, (char *)attr, (char *)value);
 }
 
-/* Finished: quiet grey; in flight: blue; kept alive: orange; leaked and suspects: red. */
-static void paint(Agnode_t *n, const struct model_life *l)
+/* Finished: quiet grey; in flight: blue; kept alive: orange; culprits (gtree_culprit): red. */
+void graph_paint(Agnode_t *n, const struct model_life *l)
 {
 	if (l->finished || l->verdict == VERDICT_LATE) {
-		set(n, "color", "gray60");
-		set(n, "fontcolor", "gray35");
+		graph_set(n, "color", "gray60");
+		graph_set(n, "fontcolor", "gray35");
 		return;
 	}
-	set(n, "penwidth", "2");
+	graph_set(n, "penwidth", "2");
 	switch (l->verdict) {
 	case VERDICT_IN_FLIGHT:
-		set(n, "color", "#3465a4");
-		set(n, "fillcolor", "#e4edf8");
-		set(n, "fontcolor", "#1b3a63");
-		set(n, "penwidth", "1.5");
+		graph_set(n, "color", "#3465a4");
+		graph_set(n, "fillcolor", "#e4edf8");
+		graph_set(n, "fontcolor", "#1b3a63");
+		graph_set(n, "penwidth", "1.5");
 		break;
 	case VERDICT_KEPT_ALIVE:
-		set(n, "color", "darkorange");
-		set(n, "fillcolor", "#ffe8c8");
+		graph_set(n, "color", "darkorange");
+		graph_set(n, "fillcolor", "#ffe8c8");
 		break;
 	default:
-		set(n, "color", "red");
-		set(n, "fillcolor", "#ffd8d8");
-		set(n, "fontcolor", "#8b0000");
-		set(n, "penwidth", "2.5");
+		graph_set(n, "color", "red");
+		graph_set(n, "fillcolor", "#ffd8d8");
+		graph_set(n, "fontcolor", "#8b0000");
+		graph_set(n, "penwidth", "2.5");
 	}
 }
 
-static Agnode_t *life_node(struct builder *b, const struct gl *g)
+Agnode_t *graph_life_node(struct builder *b, struct gl *g)
 {
 	char name[32];
 	Agnode_t *n;
 
 	snprintf(name, sizeof(name), "c%" PRIu64, g->l->seq);
-	n = new_node(b, name);
+	n = graph_new_node(b, name);
 	life_label(b, g);
-	set(n, "label", b->lab.text);
-	paint(n, g->l);
+	graph_set(n, "label", b->lab.text);
+	graph_paint(n, g->l);
+	g->node = n;
 	return n;
 }
 
@@ -207,12 +195,11 @@ static int cmp_ns(const void *a, const void *b)
 
 static void fold_style(Agnode_t *node)
 {
-	set(node, "style", "rounded,filled");
-	set(node, "peripheries", "2");
+	graph_set(node, "style", "rounded,filled");
+	graph_set(node, "peripheries", "2");
 }
 
-/* One node for group[0..n): finished siblings of one kind. */
-static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
+Agnode_t *graph_fold_node(struct builder *b, struct gl **group, size_t n)
 {
 	struct model *m = b->in->m;
 	uint64_t *ns = calloc(n, sizeof(*ns));
@@ -229,9 +216,10 @@ static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 		ns[i] = life_ns(group[i]->l);
 		below += group[i]->below;
 	}
+	node = graph_new_node(b, name_of(b, name, sizeof(name)));
+	for (size_t i = 0; i < n; i++)
+		group[i]->node = node;
 	qsort(ns, n, sizeof(*ns), cmp_ns);
-	snprintf(name, sizeof(name), "f%u", ++b->folded);
-	node = new_node(b, name);
 	label_reset(&b->lab);
 	label_printf(&b->lab, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
 	label_newline(&b->lab);
@@ -248,16 +236,16 @@ static Agnode_t *fold_node(struct builder *b, struct gl **group, size_t n)
 		label_newline(&b->lab);
 		label_printf(&b->lab, "(+%u closure%s below)", below, below == 1 ? "" : "s");
 	}
-	set(node, "label", b->lab.text);
-	set(node, "color", "gray60");
-	set(node, "fontcolor", "gray35");
-	set(node, "fillcolor", "gray95");
+	graph_set(node, "label", b->lab.text);
+	graph_set(node, "color", "gray60");
+	graph_set(node, "fontcolor", "gray35");
+	graph_set(node, "fillcolor", "gray95");
 	fold_style(node);
 	free(ns);
 	return node;
 }
 
-static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct model_life *child)
+void graph_edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct model_life *child)
 {
 	Agedge_t *e;
 
@@ -273,50 +261,59 @@ static void edge(struct builder *b, Agnode_t *from, Agnode_t *to, const struct m
 	agset(e, "penwidth", child->verdict == VERDICT_IN_FLIGHT ? "1.5" : "2");
 }
 
-/*
- * Under a fold, the leaked closures below the folded siblings, in a red node of their own: a root
- * cause is never hidden in a fold of another colour (issue 40 item 3).
- */
-static void leaked_below_node(struct builder *b, Agnode_t *fold, const struct fold *f)
+/* A dashed edge to a node that stands for closures left out, red when they are culprits. */
+static void left_out_edge(struct builder *b, Agnode_t *from, Agnode_t *to, bool culprits)
 {
-	const struct model_life *l = f->leak_example;
-	char name[32], func[TXT], site[TXT];
-	Agnode_t *node;
-	Agedge_t *e;
+	Agedge_t *e = from && to ? agedge(b->g, from, to, NULL, 1) : NULL;
 
-	snprintf(name, sizeof(name), "f%u", ++b->folded);
-	node = new_node(b, name);
-	label_reset(&b->lab);
-	label_printf(&b->lab, "×%u LEAKED below them, first like %s", f->leaked_below,
-		     model_life_name(l, name, sizeof(name)));
-	label_newline(&b->lab);
-	label_text(&b->lab, model_life_function(b->in->m, l, func, sizeof(func)));
-	if (l->init_ip) {
-		label_newline(&b->lab);
-		label_printf(&b->lab, "init %s",
-			     model_site_text(b->in->m, l->init_ip, site, sizeof(site)));
-	}
-	label_newline(&b->lab);
-	verdict_line(b, l, l->remaining, false);
-	set(node, "label", b->lab.text);
-	paint(node, l);
-	fold_style(node);
-	e = agedge(b->g, fold, node, NULL, 1);
-	if (e) {
+	if (!e)
+		return;
+	if (culprits)
 		agsafeset(e, "color", "red", "");
-		agsafeset(e, "style", "dashed", "");
-	}
+	agsafeset(e, "style", "dashed", "");
 }
 
-/* The node for a fold of unfinished siblings like l. */
-static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const struct fold *f)
+/*
+ * Culprits the nodes above them do not show, in a red node of their own: a root cause is never
+ * hidden in a fold of another colour (issue 40 item 3).
+ */
+Agnode_t *graph_culprits_node(struct builder *b, Agnode_t *from, unsigned count, unsigned suspects,
+			      const struct model_life *example, const char *where)
+{
+	char name[64], func[TXT], site[TXT];
+	Agnode_t *node;
+
+	if (!count || !example)
+		return NULL;
+	node = graph_new_node(b, name_of(b, name, sizeof(name)));
+	label_reset(&b->lab);
+	label_printf(&b->lab, "×%u %s %s, first like %s", count,
+		     !suspects		 ? "LEAKED"
+		     : suspects == count ? "SUSPECT"
+					 : "LEAKED OR SUSPECT",
+		     where, model_life_name(example, name, sizeof(name)));
+	label_newline(&b->lab);
+	label_text(&b->lab, model_life_function(b->in->m, example, func, sizeof(func)));
+	if (example->init_ip) {
+		label_newline(&b->lab);
+		label_printf(&b->lab, "init %s",
+			     model_site_text(b->in->m, example->init_ip, site, sizeof(site)));
+	}
+	label_newline(&b->lab);
+	verdict_line(b, example, example->remaining, false);
+	graph_set(node, "label", b->lab.text);
+	graph_paint(node, example);
+	fold_style(node);
+	left_out_edge(b, from, node, true);
+	return node;
+}
+
+Agnode_t *graph_alike_node(struct builder *b, const struct model_life *l, const struct fold *f)
 {
 	struct model *m = b->in->m;
 	char name[32], func[TXT], site[TXT], state[2 * TXT], d[32];
-	Agnode_t *node;
+	Agnode_t *node = graph_new_node(b, name_of(b, name, sizeof(name)));
 
-	snprintf(name, sizeof(name), "f%u", ++b->folded);
-	node = new_node(b, name);
 	label_reset(&b->lab);
 	if (f->example)
 		label_printf(&b->lab, "×%zu more like %s", f->count,
@@ -345,276 +342,84 @@ static Agnode_t *alike_node(struct builder *b, const struct model_life *l, const
 		label_newline(&b->lab);
 		label_printf(&b->lab, "(+%u closure%s below)", f->below, f->below == 1 ? "" : "s");
 	}
-	set(node, "label", b->lab.text);
-	paint(node, l);
+	graph_set(node, "label", b->lab.text);
+	graph_paint(node, l);
 	fold_style(node);
-	if (f->leaked_below && f->leak_example)
-		leaked_below_node(b, node, f);
+	graph_culprits_node(b, node, f->leaked_below, f->suspects_below, f->leak_example,
+			    "below them");
 	return node;
 }
 
-/* ---- the walk: one frame per level of siblings, on a heap stack (trees may be deep) ---- */
-
-/* A node drawn in a level, and how many levels its tree takes. */
-struct drawn {
-	Agnode_t *node;
-	size_t depth;
-};
-
-struct level {
-	struct gl **v; /* the siblings, sorted: the ones that stay apart, then the foldable */
-	size_t n, i, apart;
-	struct fold *folds; /* per v[i], i < apart */
-	Agnode_t *parent;
-	struct drawn *drawn; /* the nodes drawn in this level, for rows */
-	size_t ndrawn, capdrawn;
-	bool below_done; /* v[i]'s own level was walked: its "more like" node comes next */
-};
-
-static void level_free(struct level *f)
+Agnode_t *graph_rest_node(struct builder *b, size_t lives, unsigned below)
 {
-	free(f->v);
-	free(f->folds);
-	free(f->drawn);
-}
-
-/* A node of the level, under its parent. */
-static void attach(struct builder *b, struct level *f, Agnode_t *node, const struct model_life *l)
-{
-	if (!node)
-		return;
-	edge(b, f->parent, node, l);
-	if (f->ndrawn == f->capdrawn) {
-		size_t cap = f->capdrawn ? 2 * f->capdrawn : 16;
-		struct drawn *bigger = realloc(f->drawn, cap * sizeof(*bigger));
-
-		if (!bigger) {
-			b->oom = true;
-			return;
-		}
-		f->drawn = bigger;
-		f->capdrawn = cap;
-	}
-	f->drawn[f->ndrawn++] = (struct drawn){node, 1};
-}
-
-/* The shown children of g (all tops when g is NULL) as a level; false when there are none. */
-static bool level_of(struct builder *b, struct gl *g, Agnode_t *parent, struct level *f)
-{
-	size_t n = 0;
-
-	memset(f, 0, sizeof(*f));
-	f->parent = parent;
-	for (size_t i = 0; !g && i < b->t.n; i++)
-		if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
-			n++;
-	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
-		n += !!(c->mark & MARK_SHOW);
-	if (!n)
-		return false;
-	if (!(f->v = calloc(n, sizeof(*f->v))) || !(f->folds = calloc(n, sizeof(*f->folds)))) {
-		b->oom = true;
-		return false;
-	}
-	for (size_t i = 0; !g && i < b->t.n; i++)
-		if (!b->t.lives[i].parent && (b->t.lives[i].mark & MARK_SHOW))
-			f->v[f->n++] = &b->t.lives[i];
-	for (struct gl *c = g ? g->first_child : NULL; c; c = c->next_sibling)
-		if (c->mark & MARK_SHOW)
-			f->v[f->n++] = c;
-	qsort(f->v, n, sizeof(*f->v), gtree_cmp_fold);
-	while (f->apart < n && !gtree_foldable(f->v[f->apart]))
-		f->apart++;
-	if (!b->opts->no_fold && f->apart >= GTREE_FOLD_MIN &&
-	    gtree_fold_alike(f->v, f->apart, f->folds))
-		b->oom = true;
-	return true;
-}
-
-/* The lives of v[i..n) not drawn, in one node: the picture stays readable however wide. */
-static void rest_node(struct builder *b, struct level *f)
-{
-	size_t lives = 0, roots = 0;
-	unsigned below = 0;
 	char name[32];
-	Agnode_t *node;
+	Agnode_t *node = graph_new_node(b, name_of(b, name, sizeof(name)));
 
-	for (size_t k = f->i; k < f->n; k++) {
-		lives++;
-		below += f->v[k]->below;
-		roots += leaks_is_root_cause(f->v[k]->l);
-	}
-	snprintf(name, sizeof(name), "f%u", ++b->folded);
-	node = new_node(b, name);
 	label_reset(&b->lab);
-	label_printf(&b->lab, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
-	if (below)
+	if (lives)
+		label_printf(&b->lab, "+%zu more closure%s here", lives, lives == 1 ? "" : "s");
+	if (lives && below)
 		label_printf(&b->lab, ", %u below them", below);
-	if (roots) {
-		label_newline(&b->lab);
-		label_printf(&b->lab, "%zu leaked or suspect (see the report)", roots);
-	}
+	else if (below) /* below culprits, which their red node counts */
+		label_printf(&b->lab, "+%u more closure%s below these", below,
+			     below == 1 ? "" : "s");
 	label_newline(&b->lab);
 	label_text(&b->lab, "--no-fold draws every one");
-	set(node, "label", b->lab.text);
-	set(node, "style", "dashed");
-	set(node, "color", roots ? "red" : "gray50");
-	set(node, "fontcolor", roots ? "#8b0000" : "gray35");
-	attach(b, f, node, NULL);
-	f->i = f->n;
+	graph_set(node, "label", b->lab.text);
+	graph_set(node, "style", "dashed");
+	graph_set(node, "color", "gray50");
+	graph_set(node, "fontcolor", "gray35");
+	return node;
 }
 
-/* Below node (g's), at MAX_DEPTH: one node for the closures of g's tree left out. */
-static void cut_node(struct builder *b, Agnode_t *node, const struct gl *g)
+void graph_cut_node(struct builder *b, Agnode_t *node, struct gl *g)
 {
-	char name[32];
-	Agnode_t *cut;
-	Agedge_t *e;
+	unsigned others = g->below - g->leaked_below;
+	char name[32], where[64];
+	Agnode_t *cut, *red;
 
-	snprintf(name, sizeof(name), "f%u", ++b->folded);
-	cut = new_node(b, name);
+	snprintf(where, sizeof(where), "below, not drawn (deeper than %d levels)", MAX_DEPTH);
+	red = graph_culprits_node(b, node, g->leaked_below, g->suspects_below, g->leak_example,
+				  where);
+	g->below_node = red;
+	if (!others)
+		return; /* every closure below is a culprit: the red node says them all */
+	cut = graph_new_node(b, name_of(b, name, sizeof(name)));
+	g->below_node = cut;
 	label_reset(&b->lab);
-	label_printf(&b->lab, "%u closure%s below, not drawn", g->below, g->below == 1 ? "" : "s");
+	label_printf(&b->lab, "%u closure%s below, not drawn", others, others == 1 ? "" : "s");
 	label_newline(&b->lab);
 	label_printf(&b->lab, "(deeper than %d levels: report and explain show them)", MAX_DEPTH);
-	set(cut, "label", b->lab.text);
-	set(cut, "style", "dashed");
-	set(cut, "color", "gray50");
-	set(cut, "fontcolor", "gray35");
-	e = agedge(b->g, node, cut, NULL, 1);
-	if (e)
-		agsafeset(e, "style", "dashed", "");
+	graph_set(cut, "label", b->lab.text);
+	graph_set(cut, "style", "dashed");
+	graph_set(cut, "color", "gray50");
+	graph_set(cut, "fontcolor", "gray35");
+	left_out_edge(b, node, cut, false);
 }
 
-/*
- * One step in a level: a group of finished siblings folds into one node; a life gets its node,
- * and its own level (returned in below, true) is walked before its "more like" node is drawn.
- */
-static bool level_step(struct builder *b, struct level *f, struct level *below)
+Agnode_t *graph_chain_node(struct builder *b, const struct gl *first, const struct gl *last,
+			   size_t n, int64_t refs)
 {
-	size_t i = f->i, j = i + 1;
-	struct gl *g = f->v[i];
-	const struct fold *fold = i < f->apart ? &f->folds[i] : NULL;
-	Agnode_t *node;
+	const struct model_life *l = first->l;
+	char name[64], func[TXT], last_name[64];
+	Agnode_t *node = graph_new_node(b, name_of(b, name, sizeof(name)));
 
-	if (f->below_done) {
-		f->below_done = false;
-		if (fold && fold->count)
-			attach(b, f, alike_node(b, g->l, fold), g->l);
-		f->i++;
-		return false;
-	}
-	if (g->mark & MARK_FOLDED) {
-		f->i++;
-		return false;
-	}
-	if (!b->opts->no_fold && f->ndrawn >= MAX_SIBLINGS) {
-		rest_node(b, f);
-		return false;
-	}
-	if (fold && fold->count && !fold->example) {
-		attach(b, f, alike_node(b, g->l, fold), g->l);
-		f->i++;
-		return false;
-	}
-	if (!b->opts->no_fold && gtree_foldable(g))
-		while (j < f->n && gtree_foldable(f->v[j]) && f->v[j]->l->kind == g->l->kind)
-			j++;
-	/* Roots of a kind fold from two: at the top a reader looks for kinds, not closures. */
-	if (j - i >= (b->whole && b->depth == 1 ? 2 : GTREE_FOLD_MIN)) {
-		attach(b, f, fold_node(b, f->v + i, j - i), NULL);
-		f->i = j;
-		return false;
-	}
-	node = life_node(b, g);
-	attach(b, f, node, g->l);
-	f->below_done = true;
-	if (b->depth >= MAX_DEPTH && g->first_child && strcmp(b->opts->format, "dot")) {
-		cut_node(b, node, g);
-		return false;
-	}
-	return level_of(b, g, node, below);
-}
-
-/*
- * Many siblings side by side make a strip: they go in rows of ROW, each row below the deepest
- * tree of the row above (invisible edges that only rank them).
- */
-static size_t rows(struct builder *b, const struct level *f)
-{
-	size_t row = ROW, total = 0;
-
-	if (f->ndrawn <= ROW_MIN || b->opts->no_fold)
-		row = f->ndrawn; /* one row */
-	for (size_t start = 0; start < f->ndrawn; start += row) {
-		size_t depth = 1;
-		char minlen[32];
-
-		for (size_t k = start; k < start + row && k < f->ndrawn; k++)
-			if (f->drawn[k].depth > depth)
-				depth = f->drawn[k].depth;
-		total += depth;
-		snprintf(minlen, sizeof(minlen), "%zu", depth);
-		for (size_t k = start + row; k < start + 2 * row && k < f->ndrawn; k++) {
-			Agedge_t *e =
-				agedge(b->g, f->drawn[k - row].node, f->drawn[k].node, NULL, 1);
-
-			agsafeset(e, "style", "invis", "");
-			agsafeset(e, "minlen", minlen, "1");
-			agsafeset(e, "weight", "0", "1");
-		}
-	}
-	return total;
-}
-
-/* A level is drawn: its rows, and the depth of its tree for the node above. */
-static void level_done(struct builder *b, struct level *f, struct level *above)
-{
-	size_t depth = rows(b, f);
-
-	if (above && above->ndrawn && above->drawn[above->ndrawn - 1].depth < 1 + depth)
-		above->drawn[above->ndrawn - 1].depth = 1 + depth;
-	level_free(f);
-}
-
-/* Draw root's tree (NULL: every tree), a level of siblings at a time. Returns -1: out of memory. */
-static int walk(struct builder *b, struct gl *root)
-{
-	size_t depth = 0, cap = 16;
-	struct level *stack = calloc(cap, sizeof(*stack));
-
-	if (!stack)
-		return -1;
-	gtree_choose(&b->t, root, b->opts->leaks_only);
-	b->whole = !root;
-	depth = level_of(b, root, root ? life_node(b, root) : NULL, &stack[0]);
-	while (depth && !b->oom && !b->lab.oom) {
-		struct level *f = &stack[depth - 1];
-
-		if (f->i >= f->n) {
-			level_done(b, f, depth > 1 ? &stack[depth - 2] : NULL);
-			depth--;
-			continue;
-		}
-		if (depth == cap) {
-			struct level *bigger = realloc(stack, 2 * cap * sizeof(*stack));
-
-			if (!bigger) {
-				b->oom = true;
-				break;
-			}
-			stack = bigger;
-			cap *= 2;
-			f = &stack[depth - 1];
-		}
-		b->depth = depth;
-		if (level_step(b, f, &stack[depth]))
-			depth++;
-	}
-	while (depth)
-		level_free(&stack[--depth]);
-	free(stack);
-	return b->oom || b->lab.oom ? -1 : 0;
+	label_reset(&b->lab);
+	label_printf(&b->lab, "… %zu levels …", n);
+	label_newline(&b->lab);
+	label_printf(&b->lab, "%s to %s", model_life_name(l, name, sizeof(name)),
+		     model_life_name(last->l, last_name, sizeof(last_name)));
+	label_newline(&b->lab);
+	label_text(&b->lab, model_life_function(b->in->m, l, func, sizeof(func)));
+	label_newline(&b->lab);
+	if (l->finished)
+		label_text(&b->lab, "finished");
+	else
+		verdict_line(b, l, refs, true);
+	graph_set(node, "label", b->lab.text);
+	graph_paint(node, l);
+	graph_set(node, "style", "rounded,filled,dashed");
+	return node;
 }
 
 static void graph_attrs(struct builder *b)
@@ -673,10 +478,25 @@ static void big_graph_knobs(struct builder *b)
 	agsafeset(b->g, "searchsize", "20", "");
 }
 
+/*
+ * agwrite writes subgraphs in the order of their IDs, which cgraph's own discipline makes the
+ * address of its copy of their name: no order at all, and the clusters (graph_wait.c) would come
+ * out in a different order from one run to the next. Clusters are given cgraph's anonymous IDs
+ * instead, which count up as they are made; cgraph keeps their names in a map of its own.
+ */
+static long ordered_ids_map(void *state, int objtype, char *str, IDTYPE *id, int createflag)
+{
+	if (objtype == AGRAPH && str && !strncmp(str, "cluster", strlen("cluster")))
+		return 0;
+	return AgIdDisc.map(state, objtype, str, id, createflag);
+}
+
 int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FILE *out,
 		 struct trace_error *err)
 {
 	struct builder b = {.in = in, .opts = opts};
+	Agiddisc_t ids;
+	Agdisc_t disc = {&AgMemDisc, &ids, &AgIoDisc};
 	struct model_life *root = NULL;
 	struct gl *groot = NULL;
 	char *data = NULL;
@@ -689,17 +509,21 @@ int render_graph(struct viz_input *in, const struct render_graph_opts *opts, FIL
 		if (!root)
 			return -1;
 	}
+	ids = AgIdDisc;
+	ids.map = ordered_ids_map;
 	gvc = gvContext();
-	b.g = agopen("closures", Agdirected, NULL);
+	b.g = agopen("closures", Agdirected, &disc);
 	graph_attrs(&b);
+	graph_waits_init(&b);
 	if (gtree_build(&b.t, in->m)) {
 		b.oom = true;
 		goto out;
 	}
 	if (root)
 		groot = gtree_find(&b.t, root);
-	if (walk(&b, groot))
+	if (graph_walk(&b, groot))
 		goto out;
+	graph_wait_edges(&b);
 	if (!strcmp(opts->format, "dot")) {
 		/* Structure only, no layout: stable, for tools and tests. */
 		if (agwrite(b.g, out) == EOF || ferror(out))
@@ -726,6 +550,7 @@ out:
 	agclose(b.g);
 	gvFreeContext(gvc);
 	label_free(&b.lab);
+	graph_waits_free(&b);
 	gtree_free(&b.t);
 	/* A failed write: the caller checks the stream when it closes it; errno says why. */
 	errno = werr;

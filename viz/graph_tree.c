@@ -75,12 +75,14 @@ static void link_trees(struct gtree *t)
 		if (!g->l->finished || (g->mark & MARK_BELOW))
 			p->mark |= MARK_BELOW;
 		/* Children come later in the order: the last one written is the first created. */
-		if (g->l->verdict == VERDICT_LEAKED) {
+		if (gtree_culprit(g->l)) {
 			p->leaked_below++;
+			p->suspects_below += g->l->verdict == VERDICT_SUSPECT;
 			p->leak_example = g->l;
 		}
 		if (g->leaked_below) {
 			p->leaked_below += g->leaked_below;
+			p->suspects_below += g->suspects_below;
 			p->leak_example = g->leak_example;
 		}
 	}
@@ -145,7 +147,7 @@ static void alike_key(const struct model_life *l, uint64_t k[8])
 {
 	k[0] = l->kind ? l->kind->init_ip : l->init_ip;
 	k[1] = l->kind ? l->kind->fn : l->first_fn;
-	k[2] = l->verdict;
+	k[2] = (uint64_t)l->verdict << 1 | l->hang_root;
 	k[3] = (uint64_t)l->state << 1 | l->stuck;
 	k[4] = l->fn;
 	k[5] = l->nblames ? l->blames[0].site : 0;
@@ -173,7 +175,7 @@ static int cmp_alike(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static bool alike(const struct model_life *x, const struct model_life *y)
+bool gtree_alike(const struct model_life *x, const struct model_life *y)
 {
 	uint64_t kx[8], ky[8];
 
@@ -203,11 +205,15 @@ int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
 		size_t keep = i; /* the one drawn: the oldest with a tree below it, if any */
 		struct fold *f;
 
-		for (j = i + 1; j < n && alike(s[j].g->l, s[i].g->l); j++)
+		bool culprits = false;
+
+		for (j = i + 1; j < n && gtree_alike(s[j].g->l, s[i].g->l); j++)
 			;
 		if (j - i < GTREE_FOLD_MIN)
 			continue;
-		while (keep < j && !has_shown_child(s[keep].g))
+		for (size_t k = i; k < j; k++)
+			culprits |= s[k].g->leaked_below > 0;
+		while (keep < j && (culprits || !has_shown_child(s[keep].g)))
 			keep++;
 		f = &folds[keep < j ? s[keep].pos : s[i].pos];
 		f->example = keep < j;
@@ -220,10 +226,12 @@ int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
 			/* Without an example, s[i] stands for all. */
 			if (f->example || k != i)
 				s[k].g->mark |= MARK_FOLDED;
+			s[k].g->owner = v[keep < j ? s[keep].pos : s[i].pos];
 			f->count++;
 			f->refs += l->remaining > 0 ? l->remaining : 0;
 			f->below += s[k].g->below;
 			f->leaked_below += s[k].g->leaked_below;
+			f->suspects_below += s[k].g->suspects_below;
 			if (s[k].g->leak_example &&
 			    (!f->leak_example || s[k].g->leak_example->seq < f->leak_example->seq))
 				f->leak_example = s[k].g->leak_example;

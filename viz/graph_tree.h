@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "hashmap.h"
+#include "leaks.h"
 #include "model.h"
 
 #define GTREE_FOLD_MIN 3 /* fewer siblings that look alike than this stay apart */
@@ -22,17 +23,32 @@ enum {
 	MARK_FOLDED = 8, /* drawn only as part of a folded node */
 };
 
+/*
+ * A culprit, which the picture always draws red and never folds with closures of another verdict
+ * (issue 40 item 3): a root cause (leaked, a root of a hang, a suspect: leaks_is_root_cause).
+ */
+static inline bool gtree_culprit(const struct model_life *l)
+{
+	return leaks_is_root_cause(l);
+}
+
 /* The drawing's own state for one life. */
 struct gl {
 	struct model_life *l; /* borrowed */
 	struct gl *parent;    /* the one drawn above it; NULL: a top */
 	struct gl *first_child, *last_child, *next_sibling; /* in creation order */
 	unsigned below;					    /* lives below it */
-	unsigned leaked_below;		       /* leaked closures (root causes) below it */
+	unsigned leaked_below;				    /* culprits (gtree_culprit) below it */
+	unsigned suspects_below;			    /* of which suspects */
 	const struct model_life *leak_example; /* the first of them, in creation order */
 	unsigned mark;
 	size_t walk; /* scratch: which walk up the parents reached it first */
 	bool cut;    /* its parents loop back to it: drawn as a top (a cycle) */
+	/* The node that stands for it in the picture (Agnode_t *, NULL: not drawn), and the one
+	 * that stands for what is below it when that is not drawn (a cut at the deepest level). */
+	void *node, *below_node;
+	struct gl *owner; /* folded (MARK_FOLDED): the sibling its fold is drawn at */
+	void *fold_node;  /* at an owner: the fold's node */
 };
 
 struct gtree {
@@ -55,7 +71,8 @@ struct fold {
 	int64_t oldest_ts;	/* the start of the oldest */
 	uint64_t oldest_age_ns; /* its age at the end of the recording */
 	unsigned below;		/* lives below them */
-	unsigned leaked_below;	/* leaked closures below the folded ones: drawn red apart */
+	unsigned leaked_below;	/* culprits below the folded ones: drawn red apart */
+	unsigned suspects_below;	       /* of which suspects */
 	const struct model_life *leak_example; /* the first of those */
 };
 
@@ -63,12 +80,16 @@ struct fold {
  * Fold the unfinished siblings v[0..n) (a level of the picture, in creation order): siblings alike
  * (kind, verdict, state, continuation, blamed site) in groups of GTREE_FOLD_MIN or more become one
  * fold, put in folds[pos] (indexed like v, zeroed by the caller). With a tree below one of them,
- * the oldest such is drawn too ("more like" it); the others are marked MARK_FOLDED. The leaked
- * closures below the folded ones are counted (leaked_below): the picture draws them in a red node
- * of their own, never hidden in the fold's colour. Returns 0, or -1 when out of memory.
+ * the oldest such is drawn too ("more like" it), unless culprits are below any of them: then none
+ * is, so that the culprits below are all in one red node rather than one drawn apart and the rest
+ * counted. The others are marked MARK_FOLDED. The culprits below the folded ones are counted
+ * (leaked_below): the picture draws them in a red node of their own, never hidden in the fold's
+ * colour. Returns 0, or -1 when out of memory.
  */
 int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds);
 
+/* Alike as gtree_fold_alike folds them: kind, verdict, state, continuation, blamed site. */
+bool gtree_alike(const struct model_life *x, const struct model_life *y);
 /* Finished, nothing unfinished below, and of one kind: may fold with its siblings. */
 bool gtree_foldable(const struct gl *g);
 /* A level's order for qsort (struct gl *): those that stay apart first, in creation order; then

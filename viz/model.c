@@ -485,11 +485,13 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 	case TRACE_WAIT:
 		l->on_waitlist = true;
 		l->waitlist = ev->waitlist;
+		l->wake_ip = 0;
 		l->wait_ip = ev->ip;
 		l->wait_ts = ev->ts;
 		break;
 	case TRACE_WAKE:
 		l->on_waitlist = false;
+		l->wake_ip = ev->ip;
 		break;
 	case TRACE_SYNC_BEGIN:
 	case TRACE_SYNC_END:

@@ -85,6 +85,7 @@ struct model_life {
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
 	bool on_waitlist;
 	uint64_t waitlist, wait_ip, sync_ip;
+	uint64_t wake_ip; /* the closure_wake_up that took it off its last waitlist (0: none yet) */
 	int64_t wait_ts, sync_ts;
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;

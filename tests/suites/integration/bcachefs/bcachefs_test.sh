@@ -75,10 +75,11 @@ xmllint --noout format.svg || fail "format.svg is not well-formed"
 grep -q '__bch2_trans_get' format.svg && grep -q 'bch2_fs_alloc' format.svg ||
 	fail "format.svg does not show bcachefs' closures"
 # Every bcachefs closure is a root: the picture shows kinds, one node each (roots of a kind fold
-# into one counted node), not a grid of boxes; the transactions' node counts as the report does.
+# into one counted node), not a grid of boxes (those that waited on a waitlist go in its cluster,
+# indented further); the transactions' node counts as the report does.
 "$ct" graph -T dot -i format.json -o format.dot 2>graph.err || fail "graph -T dot: $(cat graph.err)"
 kinds=$(sed -n '/^closures by kind/,/^$/p' format.report | grep -cE '^ +[0-9]+ +[0-9]+ ')
-nodes=$(grep -cE '^	[cf][0-9]+	\[' format.dot)
+nodes=$(grep -cE '^	+[cf][0-9]+	\[' format.dot)
 [ "$nodes" = "$kinds" ] || fail "format's graph has $nodes nodes for $kinds kinds: $(cat format.dot)"
 trans=$(awk '/ __bch2_trans_get \(/ {print $1}' format.report)
 grep -q "label=\"×$trans __bch2_trans_get\\\\ninit " format.dot ||
