@@ -59,7 +59,7 @@ struct drain {
 	uint64_t put_lost;   /* operations of records the queue could not keep (no memory) */
 	uint64_t unreadable; /* operations of chunks its file could not give back */
 	uint64_t cut_ns;     /* the stop's cut, 0 before (drain_cut): written by the loop */
-	uint64_t after_cut;  /* operations dropped for being made after it */
+	uint64_t after_cut;  /* operations dropped for being made after it (both threads: atomic) */
 
 	pthread_mutex_t lock; /* the fields below */
 	pthread_cond_t done;
@@ -232,7 +232,7 @@ bool drain_record(struct drain *d, const void *data, size_t size)
 	}
 	if ((cut = __atomic_load_n(&d->cut_ns, __ATOMIC_ACQUIRE)) && size &&
 	    made_after(data, size, cut)) {
-		d->after_cut += events;
+		__atomic_fetch_add(&d->after_cut, events, __ATOMIC_RELAXED);
 		return true;
 	}
 	if (kind == CT_MODULE || kind == CT_LOADER || kind == CT_EXEC) {
@@ -369,6 +369,18 @@ static bool take_from(struct session *s, struct drain *d, struct spool *q, uint6
 	size_t size;
 
 	while ((rec = spool_get(q, &size, lost))) {
+		uint64_t cut = __atomic_load_n(&d->cut_ns, __ATOMIC_ACQUIRE);
+
+		/* Queued before the stop and made after it: left out undecoded (a producer
+		 * faster than us leaves seconds of them behind the stop). */
+		if (cut && made_after(rec, size, cut)) {
+			__atomic_fetch_add(&d->after_cut,
+					   *(const uint8_t *)rec < CT_NR_OPS
+						   ? 1
+						   : ((const struct ct_batch_event *)rec)->n,
+					   __ATOMIC_RELAXED);
+			continue;
+		}
 		d->take(s, rec, size);
 		bytes += (uint32_t)size;
 		if (s->loop.read_until_ns && bytes >= READ_CLOCK_BYTES) {
@@ -398,7 +410,7 @@ void drain_cut(struct drain *d, uint64_t cut_ns)
 
 uint64_t drain_after_cut(const struct drain *d)
 {
-	return d ? d->after_cut : 0;
+	return d ? __atomic_load_n(&d->after_cut, __ATOMIC_RELAXED) : 0;
 }
 
 void drain_sync(struct drain *d)

@@ -24,7 +24,7 @@ line_of() {
 
 skip_without_bpf
 S=$(realpath "$SRC/uuid_write.c")
-SH=$(shown_source "$S" "$(dirname "$PROG")") # as check and report show it (ps: whole)
+SH=$(shown_source "$S" "$(dirname "$PROG")") # as check, report and ps show it
 PUT=$(line_of UUID_ENDIO_PUT) SYNC=$(line_of UUID_WRITE_SYNC) INIT=$(line_of UUID_IO_INIT)
 [ -n "$PUT" ] && [ -n "$SYNC" ] && [ -n "$INIT" ] || fail "markers missing in uuid_write.c"
 
@@ -87,9 +87,9 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 want=("process $pid \\($(realpath "$PROG")\\): 2 live closures, listed by .*"
-	"$X r 1 S stack last at $S:$(line_of UUID_WRITE_STACK) \\(__uuid_write\\), init at $S:$(line_of UUID_WRITE_STACK) \\(__uuid_write\\), alive $AGE"
-	"  sleeps in closure_sync at $S:$SYNC \\(__uuid_write\\), thread $pid, for 1 reference: 1 held by the child below; waiting $AGE"
-	"  $X r 1 D -> uuid_io_unlock last at $S:$(line_of UUID_IO_RETURN) \\(uuid_io\\), init at $S:$INIT \\(uuid_io\\), alive $AGE")
+	"$X r 1 S stack last at $SH:$(line_of UUID_WRITE_STACK) \\(__uuid_write\\), init at $SH:$(line_of UUID_WRITE_STACK) \\(__uuid_write\\), alive $AGE"
+	"  sleeps in closure_sync at $SH:$SYNC \\(__uuid_write\\), thread $pid, for 1 reference: 1 held by the child below; waiting $AGE"
+	"  $X r 1 D -> uuid_io_unlock last at $SH:$(line_of UUID_IO_RETURN) \\(uuid_io\\), init at $SH:$INIT \\(uuid_io\\), alive $AGE")
 [ "$(wc -l <ps.txt)" = ${#want[@]} ] || fail "ps: $(cat ps.txt)"
 n=0
 while IFS= read -r line; do

@@ -107,7 +107,7 @@ escapes_ps)
 	[ "$rc" = 0 ] || fail "ps exited $rc: $(cat err.txt)"
 	[[ "$(head -1 out.txt)" == "process $hpid ($shown_hdir/ct_hostile_debug): "[23]" live closures" ]] ||
 		fail "the program is not shown: $(cat -v out.txt)"
-	grep -qF "/$shown_file:" out.txt || fail "the file is not shown: $(cat -v out.txt)"
+	grep -qF " $shown_file:" out.txt || fail "the file is not shown: $(cat -v out.txt)"
 	no_escapes out.txt
 	no_escapes err.txt
 	;;
