@@ -218,18 +218,28 @@ static bool made_after(const void *data, size_t size, uint64_t cut)
 	return true;
 }
 
+/* The operations a ring-buffer record carries: one event, a batch's records, or none. */
+static uint32_t events_of(const void *data, size_t size)
+{
+	uint8_t kind = size ? *(const uint8_t *)data : CT_NR_OPS;
+
+	if (kind < CT_NR_OPS)
+		return 1;
+	return kind == CT_BATCH && size >= sizeof(struct ct_batch_event)
+		       ? ((const struct ct_batch_event *)data)->n
+		       : 0;
+}
+
 bool drain_record(struct drain *d, const void *data, size_t size)
 {
 	uint8_t kind = size ? *(const uint8_t *)data : CT_NR_OPS;
-	uint32_t events = kind < CT_NR_OPS ? 1 : 0;
+	uint32_t events = events_of(data, size);
 	uint64_t cut;
 
 	if (!d || !d->running)
 		return false;
-	if (kind == CT_BATCH && size >= sizeof(struct ct_batch_event)) {
-		events = ((const struct ct_batch_event *)data)->n;
+	if (kind == CT_BATCH && size >= sizeof(struct ct_batch_event))
 		flow_note(d, data, size);
-	}
 	if ((cut = __atomic_load_n(&d->cut_ns, __ATOMIC_ACQUIRE)) && size &&
 	    made_after(data, size, cut)) {
 		__atomic_fetch_add(&d->after_cut, events, __ATOMIC_RELAXED);
@@ -374,11 +384,7 @@ static bool take_from(struct session *s, struct drain *d, struct spool *q, uint6
 		/* Queued before the stop and made after it: left out undecoded (a producer
 		 * faster than us leaves seconds of them behind the stop). */
 		if (cut && made_after(rec, size, cut)) {
-			__atomic_fetch_add(&d->after_cut,
-					   *(const uint8_t *)rec < CT_NR_OPS
-						   ? 1
-						   : ((const struct ct_batch_event *)rec)->n,
-					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(&d->after_cut, events_of(rec, size), __ATOMIC_RELAXED);
 			continue;
 		}
 		d->take(s, rec, size);

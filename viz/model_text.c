@@ -33,14 +33,7 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 	s->file = text_visible_dup(file);
 	s->file_bytes = s->file && strcmp(s->file, file) ? strdup(file) : NULL;
 	s->line = sym->line;
-	s->root = MODEL_ROOT_SHARED;
-	if (s->file && sym->dir) {
-		char *dir = source_path_join(sym->dir, "."), *shown = text_visible_dup(dir);
-
-		s->root = source_common_dir(s->file, shown);
-		free(shown);
-		free(dir);
-	}
+	s->root = s->file && sym->dir ? source_root_shown(s->file, sym->dir) : MODEL_ROOT_SHARED;
 	m->shared_root_known = false; /* this symbol may have been one of them, or be one now */
 	free(whole);
 }

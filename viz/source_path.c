@@ -76,22 +76,27 @@ size_t source_root_in(const char *bytes, const char *shown, size_t root)
 	return n;
 }
 
+size_t source_root_shown(const char *shown, const char *dir)
+{
+	char *folder = dir ? source_path_join(dir, ".") : NULL;
+	char *visible = folder ? text_visible_dup(folder) : NULL;
+	size_t root = visible ? source_common_dir(shown, visible) : 0;
+
+	free(visible);
+	free(folder);
+	return root;
+}
+
 char *source_path_show(const char *dir, const char *file)
 {
 	char *whole = dir ? source_path_join(dir, file) : NULL;
-	char *shown = text_visible_dup(whole ? whole : file), *folder, *out;
-	size_t root = 0;
+	char *shown = text_visible_dup(whole ? whole : file), *out;
 
-	if (!shown)
+	if (!shown) {
+		free(whole);
 		return NULL;
-	if (dir && (folder = source_path_join(dir, "."))) {
-		char *visible = text_visible_dup(folder);
-
-		root = visible ? source_common_dir(shown, visible) : 0;
-		free(visible);
-		free(folder);
 	}
-	out = strdup(source_path_shown(shown, root));
+	out = strdup(source_path_shown(shown, source_root_shown(shown, dir)));
 	free(shown);
 	free(whole);
 	return out;

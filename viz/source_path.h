@@ -42,6 +42,12 @@ const char *source_path_shown(const char *path, size_t root);
 size_t source_root_in(const char *bytes, const char *shown, size_t root);
 
 /*
+ * The source root of a file shown with escapes (trace_text.h), made whole, given the folder it was
+ * compiled in (dir, NULL when unknown): as a length of shown, 0 when none.
+ */
+size_t source_root_shown(const char *shown, const char *dir);
+
+/*
  * One site's file as every presentation shows it, made visible (trace_text.h) and relative to its
  * source root, given the folder it was compiled in (dir, NULL when unknown): for a command that
  * names sites one at a time from live symbols (ps). Free it; NULL when file is or out of memory.
