@@ -8,22 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t key_of(const struct model_life *l)
-{
-	return (uint64_t)(uintptr_t)l;
-}
-
-/* Each life's parent as a struct gl, through the index from model lives to their entries. */
+/*
+ * Each life's parent as a struct gl. A life's scratch pointer (model_life.node) names its entry:
+ * no index of its own, which for a million lives was a table of tens of megabytes.
+ */
 static void find_parents(struct gtree *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		*(size_t *)hashmap_put(&t->index, key_of(t->lives[i].l), 0, NULL) = i;
+		t->lives[i].l->node = &t->lives[i];
 	for (size_t i = 0; i < t->n; i++) {
 		const struct model_life *p = t->lives[i].l->parent;
-		const size_t *at = p ? hashmap_get(&t->index, key_of(p), 0) : NULL;
 
-		if (at)
-			t->lives[i].parent = &t->lives[*at];
+		if (p)
+			t->lives[i].parent = p->node;
 	}
 }
 
@@ -93,7 +90,6 @@ int gtree_build(struct gtree *t, struct model *m)
 	size_t n = 0;
 
 	memset(t, 0, sizeof(*t));
-	hashmap_init(&t->index, sizeof(size_t));
 	for (struct model_life *l = model_lives(m); l; l = l->next)
 		n++;
 	t->n = n;
@@ -247,16 +243,14 @@ int gtree_fold_alike(struct gl **v, size_t n, struct fold *folds)
 
 struct gl *gtree_find(struct gtree *t, const struct model_life *l)
 {
-	const size_t *at = hashmap_get(&t->index, key_of(l), 0);
-
-	return at ? &t->lives[*at] : NULL;
+	(void)t;
+	return l->node;
 }
 
 void gtree_free(struct gtree *t)
 {
 	free(t->lives);
 	free(t->order);
-	hashmap_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -10,7 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
 #include "leaks.h"
 #include "model.h"
 
@@ -54,7 +53,6 @@ struct gl {
 struct gtree {
 	struct gl *lives;     /* in the model's creation order */
 	struct gl **order;    /* parents before their children */
-	struct hashmap index; /* (model life, 0) -> its index in lives */
 	size_t n;
 };
 
@@ -96,7 +94,7 @@ bool gtree_foldable(const struct gl *g);
  * the foldable, by kind. */
 int gtree_cmp_fold(const void *a, const void *b);
 
-/* The entry of a life; borrowed, NULL when not in the model. */
+/* The entry of a life (kept in its model_life.node from gtree_build on); borrowed. */
 struct gl *gtree_find(struct gtree *t, const struct model_life *l);
 void gtree_free(struct gtree *t);
 

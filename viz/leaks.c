@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "trace_text.h"
+#include "xalloc.h"
 
 /* A count per finished closure that is whole: they all do the same there (a mix of 1 and 3 would
  * average a whole 2 only by chance). */
@@ -33,9 +34,17 @@ static bool ranks_before(const struct model_blame *a, const struct model_blame *
 static void add_blame(struct model_life *l, enum blame_kind kind, uint64_t site, double refs,
 		      double expected, double actual)
 {
-	struct model_blame b = {kind, site, refs, expected, actual, whole(expected)};
+	struct model_blame b = {.kind = kind,
+				.site = site,
+				.refs = refs,
+				.expected = expected,
+				.actual = actual,
+				.consistent = whole(expected)};
 	unsigned i;
 
+	/* Grown one at a time: most judged lives have one blame, and a million of them add up. */
+	if (l->nblames < MODEL_MAX_BLAMES)
+		l->blames = xrealloc(l->blames, (l->nblames + 1) * sizeof(*l->blames));
 	/* Keep the list ranked, first come first on ties. A site where the finished closures vary
 	 * (a bio puts once per segment, and segments vary) ranks after one where they agree. */
 	for (i = l->nblames; i > 0 && ranks_before(&b, &l->blames[i - 1]); i--)

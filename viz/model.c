@@ -143,6 +143,7 @@ static void life_free(struct model *m, struct model_life *l)
 	*(l->prev ? &l->prev->next : &m->first) = l->next;
 	*(l->next ? &l->next->prev : &m->last) = l->prev;
 	free(l->sites);
+	free(l->blames);
 	free(l);
 }
 
@@ -398,13 +399,12 @@ static void apply_destroy(struct model *m, struct model_life *l, const struct tr
 	life_finished(m, l, ev->ts);
 }
 
-/* closure_sync entered (asleep: where and since when) or returned. */
+/* closure_sync entered (asleep: where) or returned. */
 static void apply_sync(struct model_life *l, const struct trace_event *ev, bool latest)
 {
 	if (ev->op == TRACE_SYNC_BEGIN) {
 		if (ev->flags & TRACE_FLAG_SLEEPING) {
 			l->sync_ip = ev->ip;
-			l->sync_ts = ev->ts;
 			if (latest)
 				l->state = MODEL_SYNCING;
 		}
@@ -487,7 +487,6 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->waitlist = ev->waitlist;
 		l->wake_ip = 0;
 		l->wait_ip = ev->ip;
-		l->wait_ts = ev->ts;
 		break;
 	case TRACE_WAKE:
 		l->on_waitlist = false;
@@ -498,8 +497,7 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		apply_sync(l, ev, latest);
 		break;
 	case TRACE_BUG:
-		snprintf(l->bug, sizeof(l->bug), "%s", ev->bug[0] ? ev->bug : "bug");
-		break;
+		break; /* shown from the event itself (explain watches it) */
 	case TRACE_DESTROY:
 		apply_destroy(m, l, ev);
 		break;
@@ -531,7 +529,6 @@ static void model_apply(struct model *m, const struct trace_event *ev)
 		slot->peak = 0;
 	if (ev->remaining > slot->peak)
 		slot->peak = ev->remaining;
-	l->nevents++;
 	if (watched_life(m, ev->pid, ev->cl))
 		watch(m, l, ev);
 	older = sleeper_gone(l, ev);
@@ -674,6 +671,7 @@ void model_free(struct model *m)
 	for (struct model_life *l = m->first, *next; l; l = next) {
 		next = l->next;
 		free(l->sites);
+		free(l->blames);
 		free(l);
 	}
 	for (struct model_kind *k = m->kinds, *next; k; k = next) {

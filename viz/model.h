@@ -50,11 +50,11 @@ enum blame_kind {
 enum blame_sure { SURE_LOW, SURE_MEDIUM, SURE_HIGH };
 
 struct model_blame {
-	enum blame_kind kind;
 	uint64_t site;	 /* a call site, or for BLAME_RUNNING a continuation fn */
 	double refs;	 /* how many outstanding references this explains */
 	double expected; /* per finished closure of the kind (EXCESS_TAKE, MISSING_PUT) */
 	double actual;
+	enum blame_kind kind;
 	bool consistent; /* expected is whole: the finished closures all do the same there */
 };
 
@@ -63,10 +63,15 @@ struct model_blame {
 
 struct model_kind;
 
+/*
+ * One life. A model holds one of these per closure alive (and per finished one when it keeps
+ * them), so it is laid out to be small (issue "scale": memory follows what is alive): the 8-byte
+ * fields first, then the 4-byte ones, the flags as bits, and the blames, which only judged lives
+ * with a blame need, apart.
+ */
 struct model_life {
 	int64_t pid; /* the event's pid; 0 when the trace names none */
 	uint64_t addr;
-	unsigned nth;	   /* ADDR#nth */
 	uint64_t seq;	   /* creation order */
 	uint64_t init_ip;  /* 0 when created before recording */
 	uint64_t first_ip; /* without an init: the call site of its first event */
@@ -76,56 +81,55 @@ struct model_life {
 	struct model_life *next, *prev; /* every life, in creation order */
 	int64_t start_ts, end_ts, last_ts;
 	int64_t remaining;
-	unsigned flags; /* TRACE_FLAG_* after the last event */
-	enum model_state state;
 	/* current continuation; the first one names the kind (0 for a snapshot's life: its first
 	 * continuation came before the recording, and a later one would name a kind it is not) */
 	uint64_t fn, wq, first_fn;
-	enum trace_how how;
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
-	bool on_waitlist;
 	uint64_t waitlist, wait_ip, sync_ip;
 	uint64_t wake_ip; /* the closure_wake_up that took it off its last waitlist (0: none yet) */
-	int64_t wait_ts, sync_ts;
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;
-	bool stack, before_recording, synced, finished, reused;
-	bool sync_timed_out; /* the last closure_sync returned -ETIME */
-	bool sleeping;	     /* a sleeping closure_sync (or closure_return_sync) is under way */
-	bool frame_left;     /* a stack closure that ended holding only its running reference */
-	bool destroyed;	     /* ended by closure_debug_destroy (at release_ip) */
-	bool no_init;  /* with before_recording: an earlier life here had finished, no init since */
-	bool snapshot; /* its init is a snapshot's: alive when the recording began, history unknown
-			*/
-	char bug[16];
-	uint64_t nevents;
 	struct model_site *sites;
-	unsigned nsites, capsites;
 	/*
 	 * The plain gets not put back, paired with plain puts last in, first out: nopen in all,
 	 * the call sites of the last nkept of them (most recent last). leaks.c blames these.
 	 */
 	uint64_t open_get[MODEL_OPEN_GETS];
-	uint32_t nopen, nkept;
-	bool open_guessed;	 /* a put came while the open gets were of several sites */
-	uint32_t child_puts_due; /* children finished whose put on this life is still to come */
 	struct model_kind *kind; /* set when it finished or at the end */
+	unsigned nth;		 /* ADDR#nth */
+	unsigned nsites, capsites;
+	uint32_t nopen, nkept;
+	uint32_t child_puts_due; /* children finished whose put on this life is still to come */
+	enum trace_how how;
+	unsigned flags : 16; /* TRACE_FLAG_* after the last event */
+	enum model_state state : 4;
+	bool on_waitlist : 1;
+	bool stack : 1, before_recording : 1, synced : 1, finished : 1, reused : 1;
+	bool sync_timed_out : 1; /* the last closure_sync returned -ETIME */
+	bool sleeping : 1;	 /* a sleeping closure_sync (or closure_return_sync) is under way */
+	bool frame_left : 1;	 /* a stack closure that ended holding only its running reference */
+	bool destroyed : 1;	 /* ended by closure_debug_destroy (at release_ip) */
+	bool no_init : 1; /* with before_recording: an earlier life here had finished, no init since
+			   */
+	bool snapshot : 1;     /* its init is a snapshot's: alive when the recording began, history
+				  unknown */
+	bool open_guessed : 1; /* a put came while the open gets were of several sites */
 
 	/* Filled by leaks_analyze() for unfinished lives. */
-	enum model_verdict verdict;
-	bool stuck;
-	bool hang_root;		 /* leaked: the root of a hang (leaks.h, "The root of a hang") */
+	enum model_verdict verdict : 4;
+	enum blame_sure sure : 2;
+	unsigned nblames : 3;
+	bool stuck : 1;
+	bool hang_root : 1; /* leaked: the root of a hang (leaks.h, "The root of a hang") */
+	unsigned live_children;
 	uint64_t waiting_behind; /* hang_root: how many stuck closures wait behind it */
 	uint64_t hang_quiet_ns;	 /* hang_root: from its last event to the end of the recording */
 	uint64_t idle_ns; /* a suspect for its idle process: how long that was idle (else 0) */
-	unsigned live_children;
 	int64_t held_running, held_waitlist, held_children, held_other;
-	struct model_blame blames[MODEL_MAX_BLAMES];
-	unsigned nblames;
-	enum blame_sure sure;
-	const char *sure_why;	 /* static text */
-	uint64_t age_ns;	 /* at the end of the recording (not its last event) */
-	struct model_kind *peer; /* the finished closures it is compared with; NULL: none */
+	struct model_blame *blames; /* nblames of them (at most MODEL_MAX_BLAMES); NULL: none */
+	const char *sure_why;	    /* static text */
+	uint64_t age_ns;	    /* at the end of the recording (not its last event) */
+	struct model_kind *peer;    /* the finished closures it is compared with; NULL: none */
 
 	/* Scratch for the presentations. */
 	unsigned mark;

@@ -85,7 +85,7 @@ struct model_site *model_site_in(struct model_site **sites, unsigned *n, unsigne
 		if ((*sites)[i].ip == ip)
 			return &(*sites)[i];
 	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 4;
+		*cap = *cap ? *cap * 2 : 1; /* most lives have one or two sites */
 		*sites = xrealloc(*sites, *cap * sizeof(**sites));
 	}
 	(*sites)[*n] = (struct model_site){.ip = ip};
