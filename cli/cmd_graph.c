@@ -119,6 +119,10 @@ int cmd_graph(int argc, char **argv)
 		.opts = options,
 	};
 	int ret = args_parse_only(&cl, argc, argv);
+	/* Finished closures kept of a kind under one parent; past that they are counted only: a
+	 * picture folds them anyway, and memory then follows what is alive (model_fold_finished).
+	 */
+	unsigned keep = 64;
 
 	if (ret >= 0)
 		return ret;
@@ -131,10 +135,13 @@ int cmd_graph(int argc, char **argv)
 	}
 	if (binary_to_terminal(opts.format, output))
 		return EXIT_USAGE;
+	/* One tree, or every closure drawn: each finished one is needed. */
+	if (opts.root.addr || opts.no_fold)
+		keep = VIZ_KEEP_ALL;
 	return viewer_show(&(struct viewer_job){.cmd = "closuretrace graph",
 						.input = input,
 						.output = output,
-						.keep_finished = true,
+						.keep_finished = keep,
 						.render = show,
 						.ctx = &opts});
 }

@@ -18,7 +18,7 @@ struct viewer_job {
 	const char *cmd;	      /* "closuretrace graph": who complains */
 	const char *input;	      /* the trace ('-': standard input) */
 	const char *output;	      /* NULL or "-": standard output */
-	bool keep_finished;	      /* as viz_load */
+	unsigned keep_finished;	      /* as viz_load's keep */
 	const struct model_id *watch; /* as viz_load */
 	viewer_render_fn *render;
 	void *ctx; /* render's */

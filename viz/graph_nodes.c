@@ -186,13 +186,42 @@ static void fold_style(Agnode_t *node)
 	graph_set(node, "peripheries", "2");
 }
 
+/* The closures of l's kind folded away beside it (model_fold_finished); NULL: none. */
+static struct model_fold *folded_beside(struct model *m, const struct gl *g)
+{
+	for (struct model_fold *f = model_folds(m, g->parent ? g->parent->l : NULL); f; f = f->next)
+		if (f->kind == g->l->kind && f->count)
+			return f;
+	return NULL;
+}
+
+/* The p50 and max lifetime of the group with the lives folded beside it. */
+static void fold_lifetimes(const struct model_fold *f, const uint64_t *ns, size_t n, uint64_t *p50,
+			   uint64_t *max)
+{
+	struct model_kind *all;
+
+	if (!f || !f->lifetimes) {
+		*p50 = ns[(n - 1) / 2];
+		*max = ns[n - 1];
+		return;
+	}
+	all = model_kind_copy(f->lifetimes);
+	for (size_t i = 0; i < n; i++)
+		model_kind_add_lifetime(all, ns[i]);
+	*p50 = model_kind_percentile(all, 50);
+	*max = all->max_ns;
+	model_kind_free(all);
+}
+
 Agnode_t *graph_fold_node(struct builder *b, struct gl **group, size_t n)
 {
 	struct model *m = b->in->m;
-	uint64_t *ns = calloc(n, sizeof(*ns));
+	uint64_t *ns = calloc(n, sizeof(*ns)), p50_ns, max_ns;
 	char name[32], func[TXT], site[TXT], p50[32], max[32];
 	const struct model_life *l = group[0]->l;
-	unsigned below = 0;
+	struct model_fold *folded = folded_beside(m, group[0]);
+	uint64_t below = 0, count = n;
 	Agnode_t *node;
 
 	if (!ns) {
@@ -203,12 +232,20 @@ Agnode_t *graph_fold_node(struct builder *b, struct gl **group, size_t n)
 		ns[i] = life_ns(group[i]->l);
 		below += group[i]->below;
 	}
+	if (folded) {
+		count += folded->count;
+		below += folded->below;
+	}
 	node = graph_new_node(b, name_of(b, name, sizeof(name)));
 	for (size_t i = 0; i < n; i++)
 		group[i]->node = node;
+	if (folded)
+		folded->node = node;
 	qsort(ns, n, sizeof(*ns), cmp_ns);
+	fold_lifetimes(folded, ns, n, &p50_ns, &max_ns);
 	label_reset(&b->lab);
-	label_printf(&b->lab, "×%zu %s", n, model_life_function(m, l, func, sizeof(func)));
+	label_printf(&b->lab, "×%" PRIu64 " %s", count,
+		     model_life_function(m, l, func, sizeof(func)));
 	label_newline(&b->lab);
 	if (l->init_ip)
 		label_printf(&b->lab, "init %s",
@@ -217,11 +254,12 @@ Agnode_t *graph_fold_node(struct builder *b, struct gl **group, size_t n)
 		label_text(&b->lab, "created before recording");
 	label_newline(&b->lab);
 	label_printf(&b->lab, "finished, p50 %s, max %s",
-		     model_duration_text(ns[(n - 1) / 2], p50, sizeof(p50)),
-		     model_duration_text(ns[n - 1], max, sizeof(max)));
+		     model_duration_text(p50_ns, p50, sizeof(p50)),
+		     model_duration_text(max_ns, max, sizeof(max)));
 	if (below) {
 		label_newline(&b->lab);
-		label_printf(&b->lab, "(+%u closure%s below)", below, below == 1 ? "" : "s");
+		label_printf(&b->lab, "(+%" PRIu64 " closure%s below)", below,
+			     below == 1 ? "" : "s");
 	}
 	graph_set(node, "label", b->lab.text);
 	graph_set(node, "color", "gray60");

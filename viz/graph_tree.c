@@ -50,6 +50,9 @@ static void link_trees(struct gtree *t)
 	for (size_t i = 0; i < t->n; i++) {
 		struct gl *g = &t->lives[i], *p = g->parent;
 
+		/* What was folded away below it (model_fold_finished) is below it all the same. */
+		for (const struct model_fold *f = g->l->folds; f; f = f->next)
+			g->below += (unsigned)(f->count + f->below);
 		if (!p) {
 			t->order[n++] = g;
 			continue;

@@ -209,6 +209,14 @@ static void rest_nodes(struct builder *b, struct level *f)
 		if (first && (!example || first->seq < example->seq))
 			example = first;
 	}
+	/* Closures folded away (model_fold_finished) whose kind's node was not drawn. */
+	for (struct model_fold *fd =
+		     model_folds(b->in->m, f->v[0]->parent ? f->v[0]->parent->l : NULL);
+	     fd; fd = fd->next)
+		if (fd->count && !fd->node) {
+			lives += fd->count;
+			below += (unsigned)fd->below;
+		}
 	rest = lives || below ? graph_rest_node(b, lives, below) : NULL;
 	attach(b, f, rest, NULL, NULL);
 	red = graph_culprits_node(b, f->parent, culprits, suspects, example,

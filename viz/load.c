@@ -9,12 +9,14 @@
 
 #include "trace_text.h"
 
-int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
-	     struct viz_input *in, struct trace_error *err)
+int viz_load(const char *path, unsigned keep, const struct model_id *watch, struct viz_input *in,
+	     struct trace_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->path = path;
-	in->m = model_new(keep_finished);
+	in->m = model_new(keep != VIZ_KEEP_NONE);
+	if (keep != VIZ_KEEP_NONE && keep != VIZ_KEEP_ALL)
+		model_fold_finished(in->m, keep);
 	if (watch)
 		model_watch(in->m, watch);
 	if (trace_read(path, &model_sink, in->m, &in->info, err)) {

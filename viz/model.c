@@ -114,6 +114,8 @@ static void unlink_child(struct model_life *c)
 
 	if (!p)
 		return;
+	if (!c->done)
+		p->open_children--;
 	*(c->prev_sibling ? &c->prev_sibling->next_sibling : &p->first_child) = c->next_sibling;
 	*(c->next_sibling ? &c->next_sibling->prev_sibling : &p->last_child) = c->prev_sibling;
 	c->parent = c->next_sibling = c->prev_sibling = NULL;
@@ -121,6 +123,7 @@ static void unlink_child(struct model_life *c)
 
 static void link_child(struct model_life *p, struct model_life *c)
 {
+	p->open_children++;
 	c->parent = p;
 	c->prev_sibling = p->last_child;
 	*(p->last_child ? &p->last_child->next_sibling : &p->first_child) = c;
@@ -128,7 +131,7 @@ static void link_child(struct model_life *p, struct model_life *c)
 }
 
 /* Report mode: a finished life is folded into its kind and forgotten. */
-static void life_free(struct model *m, struct model_life *l)
+void model_life_free(struct model *m, struct model_life *l)
 {
 	struct addr_slot *slot = slot_find(m, l->pid, l->addr);
 
@@ -142,6 +145,7 @@ static void life_free(struct model *m, struct model_life *l)
 	}
 	*(l->prev ? &l->prev->next : &m->first) = l->next;
 	*(l->next ? &l->next->prev : &m->last) = l->prev;
+	model_folds_free(l->folds);
 	free(l->sites);
 	free(l->blames);
 	free(l);
@@ -170,9 +174,13 @@ static bool watched_life(const struct model *m, int64_t pid, uint64_t addr)
 static void maybe_free(struct model *m, struct model_life *l)
 {
 	/* The watched address keeps its lives: explain tells finished ones too. */
-	if (!m->keep_finished && l->finished && !watched_life(m, l->pid, l->addr) &&
-	    !(l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
-		life_free(m, l);
+	if (!l->finished || watched_life(m, l->pid, l->addr) ||
+	    (l->flags & TRACE_FLAG_DESTRUCTOR && !l->destructor_fn))
+		return;
+	if (!m->keep_finished)
+		model_life_free(m, l);
+	else if (m->fold_keep && !m->ending)
+		model_fold_done(m, l);
 }
 
 /* A stack closure is finished once its closure_sync returned with nothing outstanding. */
@@ -483,12 +491,14 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->state = MODEL_DESTROYED;
 		break;
 	case TRACE_WAIT:
+		l->pinned = true; /* the picture draws what it waited on: never folded */
 		l->on_waitlist = true;
 		l->waitlist = ev->waitlist;
 		l->wake_ip = 0;
 		l->wait_ip = ev->ip;
 		break;
 	case TRACE_WAKE:
+		l->pinned = true;
 		l->on_waitlist = false;
 		l->wake_ip = ev->ip;
 		break;
@@ -619,6 +629,7 @@ bool model_exited(const struct model *m)
 void model_end(struct model *m, bool exited)
 {
 	window_drain(m);
+	m->ending = true; /* the walks below go over every life: none is folded under them */
 	m->n.last_ts = m->n.events ? m->max_seen_ts : 0;
 	m->exited = exited;
 	for (struct model_life *l = m->first; exited && l; l = l->next) {
@@ -670,10 +681,12 @@ void model_free(struct model *m)
 		return;
 	for (struct model_life *l = m->first, *next; l; l = next) {
 		next = l->next;
+		model_folds_free(l->folds);
 		free(l->sites);
 		free(l->blames);
 		free(l);
 	}
+	model_folds_free(m->top_folds);
 	for (struct model_kind *k = m->kinds, *next; k; k = next) {
 		next = k->next;
 		free(k->hist);

@@ -95,8 +95,10 @@ struct model_life {
 	 * the call sites of the last nkept of them (most recent last). leaks.c blames these.
 	 */
 	uint64_t open_get[MODEL_OPEN_GETS];
-	struct model_kind *kind; /* set when it finished or at the end */
-	unsigned nth;		 /* ADDR#nth */
+	struct model_kind *kind;  /* set when it finished or at the end */
+	struct model_fold *folds; /* children folded away (model_fold_finished), by kind */
+	unsigned open_children;	  /* children not done (model_fold_finished) */
+	unsigned nth;		  /* ADDR#nth */
 	unsigned nsites, capsites;
 	uint32_t nopen, nkept;
 	uint32_t child_puts_due; /* children finished whose put on this life is still to come */
@@ -114,6 +116,8 @@ struct model_life {
 	bool snapshot : 1;     /* its init is a snapshot's: alive when the recording began, history
 				  unknown */
 	bool open_guessed : 1; /* a put came while the open gets were of several sites */
+	bool done : 1;	       /* finished, nothing pending, and every child done */
+	bool pinned : 1;       /* never folded: it or a closure below it waited or woke */
 
 	/* Filled by leaks_analyze() for unfinished lives. */
 	enum model_verdict verdict : 4;
@@ -177,6 +181,33 @@ struct model_id {
 	uint64_t addr;
 	unsigned nth;
 };
+
+/*
+ * Finished closures folded away, for a model that keeps finished lives (graph): once a parent (or
+ * the trace's tops) has kept keep done children of a kind, each further one is folded here with
+ * everything below it and freed, so memory follows what is alive and a sample of what finished.
+ * A done life: finished, no destructor due, every child done. Lives that waited on or woke a
+ * waitlist, and the trees holding them, are kept whole (the picture draws who woke whom).
+ */
+struct model_fold {
+	const struct model_kind *kind; /* the lives' kind */
+	uint64_t kept;		       /* done lives of the kind kept in full beside the fold */
+	uint64_t count;		       /* lives folded */
+	uint64_t below;		       /* lives below them, folded with them */
+	struct model_kind *lifetimes;  /* theirs (finished, samples, hist, max_ns); NULL: none */
+	struct model_fold *next;
+	void *node; /* scratch for the presentations */
+};
+/* Fold finished closures past keep of a kind under one parent (0: never, the default). Call
+ * before the first event. */
+void model_fold_finished(struct model *m, unsigned keep);
+/* The folds under parent (NULL: the tops); borrowed, follow ->next. */
+struct model_fold *model_folds(struct model *m, const struct model_life *parent);
+/* A copy of a kind's lifetimes (its finished count, samples, histogram, max), to add to. */
+struct model_kind *model_kind_copy(const struct model_kind *k);
+/* One more lifetime into such a copy. */
+void model_kind_add_lifetime(struct model_kind *k, uint64_t ns);
+void model_kind_free(struct model_kind *k);
 
 /* Keep every event of the closures id names (whatever its nth), for explain. id is copied. */
 void model_watch(struct model *m, const struct model_id *id);

@@ -48,6 +48,9 @@ struct model {
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
 	bool exited;
+	bool ending;		      /* model_end's walks have begun */
+	unsigned fold_keep;	      /* model_fold_finished's keep; 0: fold nothing */
+	struct model_fold *top_folds; /* folded lives without a parent */
 	const struct model_observer *obs;
 	void *obs_ctx;
 	/* How the event being applied moved open gets, for the observer's refs() (life NULL: not)
@@ -58,6 +61,13 @@ struct model {
 		uint32_t pos, n;
 	} moved;
 };
+
+/* Frees a life, unlinked from its parent and children (model.c). */
+void model_life_free(struct model *m, struct model_life *l);
+/* A finished life with nothing pending (model_fold_finished): done, maybe folded (model_fold.c). */
+void model_fold_done(struct model *m, struct model_life *l);
+/* Frees a list of folds (model_fold.c). */
+void model_folds_free(struct model_fold *f);
 
 /* The sym record sink (model_text.c). */
 void model_on_sym(void *ctx, const struct trace_sym *sym);

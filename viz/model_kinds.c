@@ -92,6 +92,45 @@ struct model_site *model_site_in(struct model_site **sites, unsigned *n, unsigne
 	return &(*sites)[(*n)++];
 }
 
+void model_kind_add_lifetime(struct model_kind *k, uint64_t ns)
+{
+	if (k->finished < MODEL_EXACT_SAMPLES)
+		k->samples[k->finished] = ns;
+	if (k->finished == MODEL_EXACT_SAMPLES) {
+		k->hist = xcalloc(HIST_BUCKETS, sizeof(*k->hist));
+		for (unsigned i = 0; i < MODEL_EXACT_SAMPLES; i++)
+			k->hist[hist_index(k->samples[i])]++;
+	}
+	if (k->hist)
+		k->hist[hist_index(ns)]++;
+	k->finished++;
+	if (ns > k->max_ns)
+		k->max_ns = ns;
+}
+
+struct model_kind *model_kind_copy(const struct model_kind *k)
+{
+	struct model_kind *c = xcalloc(1, sizeof(*c));
+
+	memcpy(c->samples, k->samples, sizeof(c->samples));
+	c->finished = k->finished;
+	c->max_ns = k->max_ns;
+	if (k->hist) {
+		c->hist = xcalloc(HIST_BUCKETS, sizeof(*c->hist));
+		memcpy(c->hist, k->hist, HIST_BUCKETS * sizeof(*c->hist));
+	}
+	return c;
+}
+
+void model_kind_free(struct model_kind *k)
+{
+	if (!k)
+		return;
+	free(k->hist);
+	free(k->sites);
+	free(k);
+}
+
 void model_kind_add_finished(struct model *m, struct model_life *l)
 {
 	struct model_kind *k = model_kind_of(m, l->init_ip, l->first_fn);
@@ -99,18 +138,7 @@ void model_kind_add_finished(struct model *m, struct model_life *l)
 
 	l->kind = k;
 	k->total++;
-	if (k->finished < MODEL_EXACT_SAMPLES)
-		k->samples[k->finished] = life;
-	if (k->finished == MODEL_EXACT_SAMPLES) {
-		k->hist = xcalloc(HIST_BUCKETS, sizeof(*k->hist));
-		for (unsigned i = 0; i < MODEL_EXACT_SAMPLES; i++)
-			k->hist[hist_index(k->samples[i])]++;
-	}
-	if (k->hist)
-		k->hist[hist_index(life)]++;
-	k->finished++;
-	if (life > k->max_ns)
-		k->max_ns = life;
+	model_kind_add_lifetime(k, life);
 	for (unsigned i = 0; i < l->nsites; i++) {
 		struct model_site *s =
 			model_site_in(&k->sites, &k->nsites, &k->capsites, l->sites[i].ip);

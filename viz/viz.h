@@ -5,6 +5,7 @@
 #ifndef CLOSURETRACE_VIZ_H
 #define CLOSURETRACE_VIZ_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,13 +21,16 @@ struct viz_input {
 	struct leaks_summary leaks;
 };
 
+/* What a loaded model keeps of the finished closures: none (report), every one, or a number N:
+ * N of each kind under each parent, the rest folded into counts (model_fold_finished). */
+#define VIZ_KEEP_NONE 0u
+#define VIZ_KEEP_ALL  UINT_MAX
 /*
- * Read path into a model and judge it. keep_finished: keep every life (graph, explain); watch:
- * keep the events of the closures it names (NULL: none). Returns 0, or -1 with err saying why
- * (bad input).
+ * Read path into a model and judge it. keep: VIZ_KEEP_*, or a number; watch: keep the events of
+ * the closures it names (NULL: none). Returns 0, or -1 with err saying why (bad input).
  */
-int viz_load(const char *path, bool keep_finished, const struct model_id *watch,
-	     struct viz_input *in, struct trace_error *err);
+int viz_load(const char *path, unsigned keep, const struct model_id *watch, struct viz_input *in,
+	     struct trace_error *err);
 
 #define VIZ_MAX_WARNINGS 2
 /* What makes the verdicts of a loaded trace incomplete (cut short, lost events), one line each

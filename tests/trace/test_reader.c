@@ -179,7 +179,7 @@ static void mutations(const char *fixture)
 		f = fopen(path, "w");
 		fwrite(text, 1, n, f);
 		fclose(f);
-		if (viz_load(path, true, &watch, &in, &err))
+		if (viz_load(path, VIZ_KEEP_ALL, &watch, &in, &err))
 			continue; /* refused, with a message */
 		null = fopen("/dev/null", "w");
 		render_report(&in, null, false);
