@@ -550,15 +550,13 @@ const volatile bool per_process = false;
 extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
 				__u64 value) __ksym __weak;
 
-/* A CT_FORK or CT_EXIT record, or NULL (the ring buffer full: counted). */
+/* A CT_FORK or CT_EXIT record, or NULL (the ring buffer is full). */
 static __always_inline struct ct_proc_event *proc_record(__u8 kind, __u32 pid)
 {
 	struct ct_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
-	if (!e) {
-		count_lost(CT_STAT_LOST);
+	if (!e)
 		return NULL;
-	}
 	e->ts = bpf_ktime_get_ns();
 	e->kind = kind;
 	e->flags = 0;
@@ -576,10 +574,12 @@ int BPF_PROG(on_fork_stop, struct task_struct *parent, struct task_struct *child
 
 	if (!follow_fork(parent, child))
 		return 0;
-	/* No record, no stop: nobody would know to let it go (it runs unlinked). */
+	/* No record, no stop: nobody would know to let it go. It runs unlinked: say so. */
 	e = proc_record(CT_FORK, (__u32)child->tgid);
-	if (!e)
+	if (!e) {
+		count_lost(CT_STAT_LOST);
 		return 0;
+	}
 	e->parent = (__u32)parent->tgid;
 	if (!bpf_send_signal_task(child, 19 /* SIGSTOP */, PIDTYPE_TGID, 0))
 		e->flags = CT_PROC_STOPPED;
@@ -630,7 +630,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	if (p->pid != tgid || bpf_map_delete_elem(&traced, &tgid))
 		return 0;
-	/* Per process: its links go (they can fire no more). No hurry: no wake-up. */
+	/* Per process: its links go (they can fire no more; lost, they go at the end). No hurry:
+	 * no wake-up. */
 	if (per_process && (e = proc_record(CT_EXIT, tgid)))
 		bpf_ringbuf_submit(e, wakeup_flag(sizeof(*e), sizeof(*e)));
 	return 0;
