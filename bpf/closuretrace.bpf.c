@@ -38,9 +38,10 @@ struct {
 } stats SEC(".maps");
 
 /*
- * Follow mode (check): probes are attached for every process and filtered here by the set of
- * traced processes: the launched command, added when it execs, and every process forked by a
- * traced one. A uprobe attached for one pid is not inherited by the processes it forks.
+ * Follow mode (a launched command): the set of traced processes, the launched command, added
+ * when it execs, and every process forked by a traced one. The probes' links name each of them
+ * (per_process, below), else they are attached for every process that maps the object and
+ * filtered here. A uprobe attached for one pid is not inherited by the processes it forks.
  */
 const volatile bool follow = false;
 const volatile __u64 pidns_dev = 0, pidns_ino = 0; /* the tracer's pid namespace */
@@ -512,18 +513,77 @@ int on_loader(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A process forked by a traced one is traced (threads share their process's entry). */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+/*
+ * Whether a process forked by a traced one is new to the set (threads share their process's
+ * entry): it is traced from now on.
+ */
+static __always_inline bool follow_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 parent_tgid = parent->tgid, child_tid = child->pid, child_tgid = child->tgid;
 	__u8 yes = 1;
 
 	if (!bpf_map_lookup_elem(&traced, &parent_tgid))
-		return 0;
+		return false;
 	bpf_map_update_elem(&thread_process, &child_tid, &child_tgid, BPF_ANY);
-	if (child_tid == child_tgid)
-		bpf_map_update_elem(&traced, &child_tgid, &yes, BPF_ANY);
+	if (child_tid != child_tgid)
+		return false;
+	bpf_map_update_elem(&traced, &child_tgid, &yes, BPF_ANY);
+	return true;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	follow_fork(parent, child);
+	return 0;
+}
+
+/*
+ * Attached per process (set before load), the probes' links name each traced process: a forked
+ * one inherits its parent's breakpoints and raised semaphores, but no link runs the programs
+ * for it until the recorder has made its own. Stopped before its first instruction, announced;
+ * the recorder sends SIGCONT once its links are made. Linux 6.13 (the recorder loads on_fork
+ * instead on older kernels).
+ */
+const volatile bool per_process = false;
+
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
+				__u64 value) __ksym __weak;
+
+/* A CT_FORK or CT_EXIT record, or NULL (the ring buffer is full). */
+static __always_inline struct ct_proc_event *proc_record(__u8 kind, __u32 pid)
+{
+	struct ct_proc_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e)
+		return NULL;
+	e->ts = bpf_ktime_get_ns();
+	e->kind = kind;
+	e->flags = 0;
+	e->pad[0] = e->pad[1] = 0;
+	e->pid = pid;
+	e->tid = pid;
+	e->parent = 0;
+	return e;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork_stop, struct task_struct *parent, struct task_struct *child)
+{
+	struct ct_proc_event *e;
+
+	if (!follow_fork(parent, child))
+		return 0;
+	/* No record, no stop: nobody would know to let it go. It runs unlinked: say so. */
+	e = proc_record(CT_FORK, (__u32)child->tgid);
+	if (!e) {
+		count_lost(CT_STAT_LOST);
+		return 0;
+	}
+	e->parent = (__u32)parent->tgid;
+	if (!bpf_send_signal_task(child, 19 /* SIGSTOP */, PIDTYPE_TGID, 0))
+		e->flags = CT_PROC_STOPPED;
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 
@@ -533,7 +593,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct bpf_pidns_info ns;
-	struct ct_exec_event *e;
+	struct ct_proc_event *e;
 	__u8 yes = 1;
 
 	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)))
@@ -552,8 +612,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	e->pid = ns.tgid;
 	e->tid = ns.pid;
 	e->kind = CT_EXEC;
-	e->pad[0] = e->pad[1] = e->pad[2] = 0;
-	e->pad2 = 0;
+	/* old_pid: the exec'ing thread's id before it took the process's (the kernel's numbers). */
+	e->flags = (__u32)old_pid != tgid ? CT_PROC_MOVED : 0;
+	e->pad[0] = e->pad[1] = 0;
+	e->parent = 0;
 	bpf_send_signal(19 /* SIGSTOP */);
 	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	return 0;
@@ -564,9 +626,14 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
+	struct ct_proc_event *e;
 
-	if (p->pid == tgid)
-		bpf_map_delete_elem(&traced, &tgid);
+	if (p->pid != tgid || bpf_map_delete_elem(&traced, &tgid))
+		return 0;
+	/* Per process: its links go (they can fire no more; lost, they go at the end). No hurry:
+	 * no wake-up. */
+	if (per_process && (e = proc_record(CT_EXIT, tgid)))
+		bpf_ringbuf_submit(e, wakeup_flag(sizeof(*e), sizeof(*e)));
 	return 0;
 }
 

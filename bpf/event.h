@@ -27,6 +27,8 @@ enum ct_probe {
 	CT_EXEC,	       /* (follow mode) a traced process exec'ed: it waits, stopped */
 	CT_BATCH,	       /* closure:batch(registry, records, n, tid, handed, dropped) */
 	CT_NAME,	       /* never in the ring: a batch's name record, decoded (below) */
+	CT_FORK,	       /* (per process) a traced process forked one: it waits, stopped */
+	CT_EXIT,	       /* (per process) a traced process ended */
 };
 /* clang-format on */
 
@@ -88,16 +90,21 @@ struct ct_loader_event {
 };
 
 /*
- * Follow mode: a traced process (the launched command or a descendant) ran execve. The BPF side
- * has sent it SIGSTOP, so that the tracer attaches to the new program's probes before it runs any
- * of its code; the tracer sends SIGCONT.
+ * Follow mode: a traced process (the launched command or a descendant) ran execve (CT_EXEC). The
+ * BPF side has sent it SIGSTOP, so that the tracer attaches to the new program's probes before
+ * it runs any of its code; the tracer sends SIGCONT. With the probes attached per process
+ * (docs/design.md, "Attaching per process"), also: a traced process forked another (CT_FORK,
+ * the child stopped likewise until its links are made) or ended (CT_EXIT: its links go).
  */
-struct ct_exec_event {
-	__u8 kind; /* CT_EXEC */
-	__u8 pad[3];
-	__u32 pid; /* the process, in the tracer's pid namespace */
-	__u32 tid;
-	__u32 pad2;
+#define CT_PROC_STOPPED 1 /* CT_FORK: the child was sent SIGSTOP */
+#define CT_PROC_MOVED	2 /* CT_EXEC: not by its first thread (the pid names another task) */
+struct ct_proc_event {
+	__u8 kind;  /* CT_EXEC, CT_FORK or CT_EXIT */
+	__u8 flags; /* CT_PROC_* */
+	__u8 pad[2];
+	__u32 pid;    /* the process, in the tracer's pid namespace */
+	__u32 tid;    /* CT_EXEC: the thread, the same namespace */
+	__u32 parent; /* CT_FORK: the process that forked it */
 	__u64 ts;
 };
 

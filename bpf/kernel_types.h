@@ -17,6 +17,15 @@
 
 typedef int pid_t;
 
+/* Which of a task's ids bpf_send_signal_task signals (include/linux/pid_types.h). */
+enum pid_type {
+	PIDTYPE_PID,
+	PIDTYPE_TGID,
+	PIDTYPE_PGID,
+	PIDTYPE_SID,
+	PIDTYPE_MAX,
+};
+
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 #include "arch.h" /* struct pt_regs */

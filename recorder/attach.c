@@ -80,16 +80,23 @@ static bool already_attached(struct session *s, struct file_id id)
 	return false;
 }
 
-static int add_link_fd(struct session *s, int fd)
+/* A uprobe_multi link of the process pid (0: not of one process), kept; fd taken either way. */
+static int add_link_fd(struct session *s, int fd, pid_t pid)
 {
-	int *v = realloc(s->attach.link_fds, (s->attach.n_link_fds + 1) * sizeof(*v));
+	size_t n = s->attach.n_link_fds + 1;
+	int *v = realloc(s->attach.link_fds, n * sizeof(*v));
+	pid_t *p = v ? realloc(s->attach.link_pids, n * sizeof(*p)) : NULL;
 
-	if (!v) {
+	if (v)
+		s->attach.link_fds = v;
+	if (!p) {
 		close(fd);
 		return -ENOMEM;
 	}
-	s->attach.link_fds = v;
-	s->attach.link_fds[s->attach.n_link_fds++] = fd;
+	s->attach.link_pids = p;
+	s->attach.link_fds[n - 1] = fd;
+	s->attach.link_pids[n - 1] = pid;
+	s->attach.n_link_fds = n;
 	return 0;
 }
 
@@ -124,9 +131,10 @@ void session_detect_batch(struct session *s, const char *path)
 
 /*
  * Every closure probe of path that this recording attaches, with one uprobe_multi link of
- * on_probe_multi, each site's kind its cookie. Probe names attached, or -errno.
+ * on_probe_multi for the process pid (0: every process that maps path), each site's kind its
+ * cookie. Probe names attached, or -errno.
  */
-static int attach_multi(struct session *s, const char *path)
+static int attach_multi(struct session *s, const char *path, pid_t pid)
 {
 	struct elf_site *sites, *mine = NULL;
 	long n = elf_probe_sites(path, &sites);
@@ -155,16 +163,35 @@ static int attach_multi(struct session *s, const char *path)
 	}
 	if (!k)
 		goto out;
-	/* Follow mode filters processes in BPF: every process that maps path (pid 0: all). */
 	fd = usdt_multi_attach(&s->attach.multi, bpf_program__fd(s->skel->progs.on_probe_multi),
-			       s->procs.follow ? 0 : s->pid, path, mine, cookies, k);
+			       pid, path, mine, cookies, k);
 	if (fd >= 0)
-		fd = add_link_fd(s, fd);
+		fd = add_link_fd(s, fd, pid);
 out:
 	free(mine);
 	free(cookies);
 	free(sites);
 	return fd < 0 ? fd : names;
+}
+
+/*
+ * path's links: per process one for each traced process (a process that ended meanwhile is
+ * passed over), else one for the process recorded, or, following, one for every process that
+ * maps it (filtered in BPF by the set of traced processes). Probe names attached, or -errno.
+ */
+static int attach_each(struct session *s, const char *path)
+{
+	int r = 0;
+
+	if (!s->procs.per_process)
+		return attach_multi(s, path, s->procs.follow ? 0 : s->pid);
+	for (size_t i = 0; i < s->attach.n_pids; i++) {
+		int one = attach_multi(s, path, s->attach.pids[i]);
+
+		if (one != -ESRCH && r <= 0)
+			r = one;
+	}
+	return r;
 }
 
 /* file: the object as opened (/proc/self/fd/N); path: its name in messages. */
@@ -203,9 +230,30 @@ static int attach_libbpf(struct session *s, const char *file, const char *path)
 	return attached ? attached : err;
 }
 
+/* The file id, attached; per process its descriptor fd kept (taken either way). 0 or -ENOMEM. */
+static int add_file(struct session *s, struct file_id id, int fd)
+{
+	size_t n = s->attach.n_files + 1;
+	struct file_id *v = realloc(s->attach.files, n * sizeof(*v));
+	int *fds = v ? realloc(s->attach.file_fds, n * sizeof(*fds)) : NULL;
+
+	if (v)
+		s->attach.files = v;
+	if (!fds) {
+		close(fd);
+		return -ENOMEM;
+	}
+	s->attach.file_fds = fds;
+	s->attach.files[n - 1] = id;
+	s->attach.file_fds[n - 1] = s->procs.per_process ? fd : -1;
+	s->attach.n_files = n;
+	if (!s->procs.per_process)
+		close(fd);
+	return 0;
+}
+
 int session_attach_path(struct session *s, const char *path)
 {
-	struct file_id id, *v;
 	int r = -EOPNOTSUPP, fd = object_open(path);
 	char opened[32], shown[PATH_MAX * TEXT_ESCAPE_MAX]; /* a path the process chose */
 	struct stat st;
@@ -220,20 +268,12 @@ int session_attach_path(struct session *s, const char *path)
 	 * another file (a FIFO) by the time a second open would look it up.
 	 */
 	snprintf(opened, sizeof(opened), "/proc/self/fd/%d", fd);
-	id = (struct file_id){st.st_dev, st.st_ino};
-	if (already_attached(s, id)) {
+	if (already_attached(s, (struct file_id){st.st_dev, st.st_ino})) {
 		close(fd);
 		return 0;
 	}
-	v = realloc(s->attach.files, (s->attach.n_files + 1) * sizeof(*v));
-	if (!v) {
-		close(fd);
-		return -ENOMEM;
-	}
-	s->attach.files = v;
-	s->attach.files[s->attach.n_files++] = id;
 	if (!s->attach.use_libbpf) {
-		r = attach_multi(s, opened);
+		r = attach_each(s, opened);
 		/* No uprobe_multi in this kernel (before 6.6): libbpf's way from now on. */
 		if ((r == -EINVAL || r == -EOPNOTSUPP || r == -ENOSYS) && !s->attach.n_link_fds)
 			s->attach.use_libbpf = true;
@@ -243,7 +283,9 @@ int session_attach_path(struct session *s, const char *path)
 	}
 	if (s->attach.use_libbpf)
 		r = attach_libbpf(s, opened, path);
-	close(fd);
+	/* The descriptor stays open per process: the processes to come link it through it. */
+	if (add_file(s, (struct file_id){st.st_dev, st.st_ino}, fd))
+		return -ENOMEM;
 	if (r > 0)
 		s->attach.probes += r;
 	if (s->opts->verbose && r > 0)
@@ -251,6 +293,68 @@ int session_attach_path(struct session *s, const char *path)
 			text_visible(shown, sizeof(shown), path),
 			s->batches.on ? " (batched)" : "");
 	return r;
+}
+
+void session_attach_process(struct session *s, pid_t pid)
+{
+	pid_t *v;
+	int err;
+
+	if (!s->procs.per_process ||
+	    !(v = realloc(s->attach.pids, (s->attach.n_pids + 1) * sizeof(*v))))
+		return;
+	s->attach.pids = v;
+	s->attach.pids[s->attach.n_pids++] = pid;
+	for (size_t i = 0; i < s->attach.n_files && !s->attach.use_libbpf; i++) {
+		char opened[32];
+
+		if (s->attach.file_fds[i] < 0)
+			continue;
+		snprintf(opened, sizeof(opened), "/proc/self/fd/%d", s->attach.file_fds[i]);
+		err = attach_multi(s, opened, pid);
+		if (err < 0 && err != -ESRCH) /* -ESRCH: it ended meanwhile */
+			fprintf(stderr,
+				"closuretrace: cannot attach the probes for process %d: %s; its "
+				"events are missed\n",
+				(int)pid, strerror(-err));
+	}
+}
+
+void session_release_process(struct session *s, pid_t pid)
+{
+	size_t kept = 0, n = 0;
+	int *gone = s->procs.per_process ? calloc(s->attach.n_link_fds + 1, sizeof(*gone)) : NULL;
+
+	if (!gone)
+		return;
+	for (size_t i = 0; i < s->attach.n_pids; i++)
+		if (s->attach.pids[i] != pid)
+			s->attach.pids[kept++] = s->attach.pids[i];
+	s->attach.n_pids = kept;
+	kept = 0;
+	for (size_t i = 0; i < s->attach.n_link_fds; i++) {
+		if (s->attach.link_pids[i] == pid) {
+			gone[n++] = s->attach.link_fds[i];
+			continue;
+		}
+		s->attach.link_fds[kept] = s->attach.link_fds[i];
+		s->attach.link_pids[kept++] = s->attach.link_pids[i];
+	}
+	s->attach.n_link_fds = kept;
+	session_detach_links(s, gone, n);
+	free(gone);
+}
+
+void session_attach_free(struct session *s)
+{
+	for (size_t i = 0; i < s->attach.n_files; i++)
+		if (s->attach.file_fds[i] >= 0)
+			close(s->attach.file_fds[i]);
+	free(s->attach.files);
+	free(s->attach.file_fds);
+	free(s->attach.pids);
+	s->attach.files = NULL, s->attach.file_fds = NULL, s->attach.pids = NULL;
+	s->attach.n_files = s->attach.n_pids = 0;
 }
 
 int session_attach_program(struct session *s, const char *path)
@@ -296,7 +400,7 @@ int session_watch_loader(struct session *s, const char *exe)
 		int fd = uprobe_multi_attach(bpf_program__fd(prog), s->pid, loader, &off, NULL,
 					     NULL, 1);
 
-		err = fd < 0 ? fd : add_link_fd(s, fd);
+		err = fd < 0 ? fd : add_link_fd(s, fd, 0); /* not one process's: kept to the end */
 	} else if (off) {
 		struct bpf_link *link =
 			bpf_program__attach_uprobe(prog, false, s->pid, loader, off);

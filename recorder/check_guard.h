@@ -24,9 +24,10 @@ void check_guard_unlink(int fd, const char *path);
 
 /*
  * Hands the guard a copy of links[0..n): it closes them when released (or when the recorder
- * dies, before it continues the job). True when it holds them all.
+ * dies, before it continues the job), or at once when now (their process ended). True when it
+ * has them all.
  */
-bool check_guard_hand_links(int fd, const int *links, size_t n);
+bool check_guard_hand_links(int fd, const int *links, size_t n, bool now);
 
 /* The recorder let every process go: the guard lets go its links and leaves. */
 void check_guard_release(int fd);

@@ -245,7 +245,8 @@ bool drain_record(struct drain *d, const void *data, size_t size)
 		__atomic_fetch_add(&d->after_cut, events, __ATOMIC_RELAXED);
 		return true;
 	}
-	if (kind == CT_MODULE || kind == CT_LOADER || kind == CT_EXEC) {
+	if (kind == CT_MODULE || kind == CT_LOADER || kind == CT_EXEC || kind == CT_FORK ||
+	    kind == CT_EXIT) {
 		if (!spool_put(&d->urgent, data, size, 0) && !spool_put(&d->q, data, size, 0))
 			d->put_lost += events;
 	} else if (!spool_put(&d->q, data, size, events)) {

@@ -232,8 +232,10 @@ struct recorder *recorder_new(const struct recorder_opts *o, int *status)
 		s->procs.guard = r->guard;
 		s->exe = r->exe;
 		/* To test the fallbacks: libbpf's per-site perf events even where uprobe_multi
-		 * works; the exec drain at the syscalls even where sched_prepare_exec is. */
+		 * works; links for every process even where they can name each; the exec drain at
+		 * the syscalls even where sched_prepare_exec is. */
 		s->attach.use_libbpf = attach && !strcmp(attach, "perf");
+		s->attach.every_process = attach && !strcmp(attach, "every-process");
 		s->batches.exec_syscalls = attach && !strcmp(attach, "exec-syscalls");
 		ret = load_and_attach(r);
 	}

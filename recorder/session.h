@@ -46,17 +46,26 @@ enum session_phase {
 	PHASE_DONE,
 };
 
-/* The links that hold the probes (attach.c makes them, detach.c lets them go). */
+/*
+ * The links that hold the probes (attach.c makes them, detach.c lets them go). Per process
+ * (session_procs.per_process), each uprobe_multi link names one traced process, and every
+ * process in pids has one link for each file in files.
+ */
 struct session_attach {
 	struct usdt_multi multi; /* uprobe_multi attachment (argument specs) */
 	bool use_libbpf;	 /* the kernel has no uprobe_multi: libbpf's attach_usdt */
+	bool every_process;	 /* not per process, even where it works (CLOSURETRACE_ATTACH) */
 	int *link_fds;		 /* uprobe_multi links */
+	pid_t *link_pids;	 /* ... the process each names (0: every one; the loader's) */
 	size_t n_link_fds;
 	struct bpf_link **links; /* libbpf's links */
 	size_t n_links;
 	struct detacher *detacher; /* the links being let go (detach.c) */
 	struct file_id *files;	   /* files whose probes are attached */
+	int *file_fds;		   /* per process: each, kept open for the processes to come */
 	size_t n_files;
+	pid_t *pids; /* per process: the traced processes, which the links name */
+	size_t n_pids;
 	unsigned probes; /* probe names attached, over every object */
 };
 
@@ -133,6 +142,7 @@ struct session_procs {
 	bool launched;		/* the process is our child: forward signals to it */
 	bool stop_on_load;	/* stop the process at each loader change until attached */
 	bool follow;		/* launched only: trace the processes it forks and what they exec */
+	bool per_process;	/* follow mode: the probes attached per process (docs/design.md) */
 	struct hashmap tid_pid; /* follow mode: tid -> pid (uint32_t), a cache of the BPF map */
 	int pidfd;
 	int guard;	  /* the launched command's guard (check_guard.h), or -1 */
@@ -205,6 +215,12 @@ int session_watch_loader(struct session *s, const char *exe);
 int session_add_link(struct session *s, struct bpf_link *link);
 /* Whether path's libclosure batches: decides s->batching before anything is attached. */
 void session_detect_batch(struct session *s, const char *path);
+/* Per process: pid is traced, its links made for every file attached (the files to come too). */
+void session_attach_process(struct session *s, pid_t pid);
+/* Per process: pid is traced no more (it ended, or the links name a task gone); its links go. */
+void session_release_process(struct session *s, pid_t pid);
+/* The files kept open for the processes to come, closed. */
+void session_attach_free(struct session *s);
 
 /* addresses.c */
 /* Reads the process's maps, learns new objects and attaches those with probes. */
@@ -231,8 +247,9 @@ int procset_setup(struct session *s);
 int procset_attach(struct session *s);
 /* The process of a thread (0 outside follow mode). */
 uint32_t procset_process_of(struct session *s, uint32_t tid);
-/* A traced process exec'ed and waits, stopped: attach its program, let it go. */
-void procset_on_exec(struct session *s, uint32_t pid);
+/* A traced process exec'ed (a CT_EXEC record), forked one (CT_FORK) or ended (CT_EXIT). */
+struct ct_proc_event;
+void procset_on_record(struct session *s, const struct ct_proc_event *e);
 /* Whether some process of the command still runs (follow mode; else: the first one). */
 bool procset_alive(struct session *s);
 /* Sends sig to every process of the command (and SIGCONT, for one held at an exec). */
@@ -249,6 +266,8 @@ void session_detach_start(struct session *s);
 void session_detach_behind(struct session *s);
 /* Until the links session_detach_start let go are gone. */
 void session_detach_wait(struct session *s);
+/* Uprobe links that nothing can fire any more (their process ended), taken: let go unwaited. */
+void session_detach_links(struct session *s, int *fds, size_t n);
 
 /* event_loop.c */
 int session_start(struct session *s, uint64_t start_ns);

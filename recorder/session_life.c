@@ -94,7 +94,7 @@ _Static_assert(sizeof(struct ct_event) == 56, "struct ct_event is 56 bytes");
 _Static_assert(offsetof(struct ct_event, kind) == 0 &&
 		       offsetof(struct ct_module_event, kind) == 0 &&
 		       offsetof(struct ct_loader_event, kind) == 0 &&
-		       offsetof(struct ct_exec_event, kind) == 0,
+		       offsetof(struct ct_proc_event, kind) == 0,
 	       "every ring-buffer record starts with its kind");
 
 /*
@@ -130,10 +130,13 @@ int session_load(struct session *s)
 	libbpf_set_print(s->opts->verbose ? verbose_print : silent_print);
 	/* Older kernels, each refusal once: libbpf finds no sched_prepare_exec before 6.10
 	 * (-ESRCH: the syscalls' drain); before 6.6 the uprobe_multi attach type may be refused
-	 * (-EINVAL: libbpf's way). */
+	 * (-EINVAL: libbpf's way); a kernel that refuses the per-process fork stop, every process
+	 * (procset.c). */
 	for (;;) {
 		err = open_and_load(s, s->opts->buffer_size);
-		if (err == -ESRCH && !s->batches.exec_syscalls)
+		if (err && s->procs.per_process)
+			s->attach.every_process = true;
+		else if (err == -ESRCH && !s->batches.exec_syscalls)
 			s->batches.exec_syscalls = true;
 		else if (err == -EINVAL && !s->attach.use_libbpf)
 			s->attach.use_libbpf = true;
@@ -167,8 +170,9 @@ void session_take_record(struct session *s, const void *data, size_t size)
 {
 	__u8 kind = size ? *(const __u8 *)data : CT_NR_OPS;
 
-	if (kind == CT_EXEC && size >= sizeof(struct ct_exec_event)) {
-		procset_on_exec(s, ((const struct ct_exec_event *)data)->pid);
+	if ((kind == CT_EXEC || kind == CT_FORK || kind == CT_EXIT) &&
+	    size >= sizeof(struct ct_proc_event)) {
+		procset_on_record(s, data);
 		return;
 	}
 	if (s->abandoned && kind != CT_LOADER)
@@ -291,7 +295,7 @@ void session_close(struct session *s)
 	}
 	drain_free(s->drain);
 	s->drain = NULL;
-	free(s->attach.files);
+	session_attach_free(s);
 	ring_buffer__free(s->rb);
 	closuretrace_bpf__destroy(s->skel);
 	symbols_free(s->addr.syms);

@@ -591,6 +591,56 @@ case_others_ignored() {
 	[ "$(grep -o '[0-9]* events' err)" = "$alone" ] || fail "$(grep -o '[0-9]* events' err), alone $alone"
 }
 
+# The probes are attached per process: an unrelated process using the same libclosure.so while
+# check runs has no breakpoint at any probe site and every USDT semaphore at 0 (so its batches stay
+# off), where the checked process has them; none of its events reach the trace.
+case_others_untouched() {
+	skip_without_bpf
+	"$PROG" many 1000000000 &
+	local other=$! checker checked lib mine theirs
+	"$CT" check --keep-trace t.json -- "$PROG" wait checked.pid >out 2>err </dev/null &
+	checker=$!
+	for _ in $(seq 100); do [ -s checked.pid ] && break; sleep 0.1; done
+	checked=$(cat checked.pid 2>/dev/null)
+	lib=$(awk '/libclosure/ { print $6; exit }' "/proc/$other/maps")
+	theirs=$(python3 "$SRC/probe_state.py" "$other" "$lib")
+	mine=$(python3 "$SRC/probe_state.py" "$checked" "$lib")
+	kill "$other"
+	kill "$checked"
+	wait "$checker"
+	wait
+	[ -n "$checked" ] || fail "the checked process never ran"
+	[[ "$theirs" =~ ^"semaphores 0 raised of "[1-9][0-9]*", breakpoints 0 of "[1-9] ]] ||
+		fail "the other process: $theirs"
+	[[ "$mine" =~ ^"semaphores "[1-9][0-9]*" raised of ".*", breakpoints "[1-9] ]] ||
+		fail "the checked process: $mine"
+	[ "$(grep -o '"pid":[0-9]*' t.json | sort -u)" = "\"pid\":$checked" ] ||
+		fail "other pids in the trace: $(grep -o '"pid":[0-9]*' t.json | sort -u | tr '\n' ' ')"
+}
+
+# A child that does closure work from its first instruction after the fork is recorded whole: it
+# is held until its own links exist (batches, and per-operation probes in the program itself).
+case_fork_now() {
+	skip_without_bpf
+	local counts
+	for how in "" --per-op; do
+		run $how --keep-trace t.json -- "$PROG" fork_now 5000
+		expect_rc 0
+		counts=$(grep -o '"ev":"[a-z_]*"' t.json | sort | uniq -c | awk '{ printf "%s %s ", $2, $1 }')
+		[ "$counts" = '"ev":"continue_at" 1 "ev":"finish" 1 "ev":"get" 5000 "ev":"init" 1 "ev":"put" 5000 ' ] ||
+			fail "${how:-batched}: $counts"
+	done
+}
+
+# An exec by another thread than the first: the process's links named its first task, gone; they
+# are made again, and the new program's leak is found.
+case_thread_exec() {
+	skip_without_bpf
+	run -- "$PROG" thread_exec "$PROG" leak_a
+	expect_rc 1
+	expect_diagnostics "${DIAG_A[@]}"
+}
+
 # The same program twice, as two processes: one diagnostic, counted twice.
 case_nested_twice() {
 	skip_without_bpf

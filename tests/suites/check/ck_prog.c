@@ -15,6 +15,11 @@
  *   ck_prog waitlist         a closure waits on a waitlist that nobody wakes
  *   ck_prog fork LEAK        forks; parent and child each run a closure at the same address, their
  *                            operations interleaved; with LEAK 1 the child's takes one too many
+ *   ck_prog fork_now N       forks a child that runs a closure with N get/put pairs from its first
+ *                            instruction (batches handed over within microseconds of the fork)
+ *   ck_prog thread_exec CMD [ARGS...]
+ *                            one closure, then a second thread execs CMD (the process's id passes
+ *                            to that thread)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -200,6 +205,56 @@ static int fork_pair(int leak)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }
 
+/* The child's closure work starts as the fork returns: nothing may be missed before its links. */
+static int fork_now(long n)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 3;
+	if (pid == 0) {
+		struct closure *cl = malloc(sizeof(*cl));
+
+		closure_init(cl, NULL);
+		for (long i = 0; i < n; i++) {
+			closure_get(cl);
+			closure_put(cl);
+		}
+		closure_return(cl);
+		keep(cl);
+		exit(0);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+
+static char **exec_argv;
+
+static void *exec_cmd(void *arg)
+{
+	(void)arg;
+	execv(exec_argv[0], exec_argv);
+	_exit(127);
+}
+
+/* An exec by a thread other than the first: the process keeps its id, its first task is gone. */
+static int thread_exec(char **argv)
+{
+	struct closure cl;
+	pthread_t t;
+
+	closure_init_stack(&cl);
+	closure_get(&cl);
+	closure_put(&cl);
+	closure_sync(&cl);
+	exec_argv = argv;
+	if (pthread_create(&t, NULL, exec_cmd, NULL))
+		return 3;
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "clean";
@@ -234,6 +289,10 @@ int main(int argc, char **argv)
 			batch(0, 0);
 	} else if (!strcmp(mode, "fork") && argc > 2) {
 		return fork_pair(atoi(argv[2]));
+	} else if (!strcmp(mode, "fork_now") && argc > 2) {
+		return fork_now(atol(argv[2]));
+	} else if (!strcmp(mode, "thread_exec") && argc > 2) {
+		return thread_exec(argv + 2);
 	} else if (!strcmp(mode, "hang_plain")) {
 		/* Hangs on no closure: its own wait, while one of kind B holds what its peers put.
 		 */
@@ -254,7 +313,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr,
 			"usage: ck_prog clean|leak_a [N]|leak_chatter|leak_b|both|exit N|segv|wait "
-			"PIDFILE|stuck|hang|waitlist|many N|fork LEAK\n");
+			"PIDFILE|stuck|hang|waitlist|many N|fork LEAK|fork_now N|thread_exec "
+			"CMD...\n");
 		return 2;
 	}
 	return 0;
