@@ -123,39 +123,68 @@ static bool read_alive(struct late_reader *r, uint64_t cl, uint64_t ts, struct l
 	return st == LIVE_READ_OK && c->init_ns <= ts;
 }
 
+/* Whether addr is among the n closures of chain (a cycle in what the memory says). */
+static bool in_chain(const struct ct_event *chain, int n, uint64_t addr)
+{
+	for (int i = 0; i < n; i++)
+		if (chain[i].cl == addr)
+			return true;
+	return false;
+}
+
 /*
- * Reads cl, first seen at ts, and the parents above it the trace does not begin (LATE_INITS_MAX
- * in all, each address once: a cycle in what the memory says ends where it closes), their inits
- * into out parents first. How many; 0 when cl itself could not be read, -1 when the bound left
- * it unread.
+ * Reads cl, first seen at ts, and the parents above it the trace does not begin, up to one it
+ * does (or a root, or a cycle in what the memory says): their inits into out, parents first.
+ * All or nothing: a closure whose parent could not be read would name one the trace never began
+ * (drawn as one "created before recording"). How many (LATE_INITS_MAX at most); 0 when they
+ * could not all be read (one had ended), -1 when the bound left one unread.
  */
 static int read_chain(struct session *s, uint64_t cl, uint64_t ts, struct ct_event *out)
 {
 	struct late_reader *r = s->snap.late;
 	struct ct_event chain[LATE_INITS_MAX];
-	bool bounded = false;
+	uint64_t at = cl;
 	int n = 0;
 
-	for (uint64_t at = cl; at && n < LATE_INITS_MAX;) {
+	while (at) {
 		struct live_closure c;
 
-		if ((bounded = !may_read(r)) || !read_alive(r, at, ts, &c))
-			break;
+		if (n == LATE_INITS_MAX)
+			return 0;
+		if (!may_read(r))
+			return -1;
+		if (!read_alive(r, at, ts, &c))
+			return 0;
 		chain[n++] =
 			late_init_event(&r->info, &c, c.init_tid ? c.init_tid : (uint32_t)r->pid);
-		set_known(r, at, KNOWN_READ, ts);
-		at = c.stack || c.parent == at || begun(s, c.parent, ts) ? 0 : c.parent;
+		at = c.stack || in_chain(chain, n, c.parent) || begun(s, c.parent, ts) ? 0
+										       : c.parent;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		out[i] = chain[n - 1 - i];
+		set_known(r, out[i].cl, KNOWN_READ, ts);
+	}
 	r->counts.read += (uint64_t)n;
-	return !n && bounded ? -1 : n;
+	return n;
+}
+
+/* Closure cl left out: for good (gone when read), or until read (past the bound, n < 0); counted
+ * once, as it was first met. */
+static int leave_out(struct late_reader *r, uint64_t cl, int n, bool counted)
+{
+	if (!counted && n < 0)
+		r->counts.limited++;
+	else if (!counted)
+		r->counts.unread++;
+	set_known(r, cl, n < 0 ? KNOWN_LIMITED : KNOWN_LEFT_OUT, 0);
+	return -1;
 }
 
 /*
  * An init: a new life at its address. The init a read wrote already (this one was reordered
- * behind the event the read was made for: stamped no later) is left out; a parent the trace does
- * not begin is read first.
+ * behind the event the read was made for: stamped no later) is left out. A parent the trace does
+ * not begin is read first; one that cannot be takes its child with it (left out as it is), so
+ * that no init in the trace names a parent the trace never began.
  */
 static int on_init(struct session *s, const struct ct_event *e, struct ct_event *out)
 {
@@ -170,10 +199,15 @@ static int on_init(struct session *s, const struct ct_event *e, struct ct_event 
 		return -1;
 	}
 	/* The snapshot's inits come parents first, those it could read. */
-	if (!(e->pad & CT_EVENT_SNAPSHOT) && parent && parent != e->cl && !begun(s, parent, e->ts))
-		n = read_chain(s, parent, e->ts, out);
+	if (!(e->pad & CT_EVENT_SNAPSHOT) && parent && parent != e->cl &&
+	    !begun(s, parent, e->ts)) {
+		at = hashmap_get(&r->known, parent, 0);
+		n = at && at->state == KNOWN_LEFT_OUT ? 0 : read_chain(s, parent, e->ts, out);
+		if (n <= 0)
+			return leave_out(r, e->cl, n, false);
+	}
 	set_known(r, e->cl, KNOWN_ALIVE, 0);
-	return n > 0 ? n : 0; /* the child is kept, naming a parent not read */
+	return n;
 }
 
 int late_before(struct session *s, const struct ct_event *e, struct ct_event *out)
@@ -206,12 +240,5 @@ int late_before(struct session *s, const struct ct_event *e, struct ct_event *ou
 	 */
 	limited = at != NULL;
 	n = e->kind == CT_FINISH ? 0 : read_chain(s, e->cl, e->ts, out);
-	if (n > 0)
-		return n;
-	if (n < 0 && !limited)
-		r->counts.limited++;
-	else if (n == 0 && !limited)
-		r->counts.unread++;
-	set_known(r, e->cl, n < 0 ? KNOWN_LIMITED : KNOWN_LEFT_OUT, 0);
-	return -1;
+	return n > 0 ? n : leave_out(r, e->cl, n, limited);
 }

@@ -9,9 +9,11 @@
  *
  * The closures known alive are kept by address, for -p alone (memory follows what is alive: an
  * entry goes with its closure's finish). Reads are bounded, LATE_READS_PER_S a second: a closure
- * past the bound, or gone when read (it finished while its events waited to be written), is left
- * out with all its events until its address is initialised again, counted in the trailer's
- * midlife_limited or midlife_unread. Below emit.c, which asks for every event; above
+ * met past the bound is left out until an event of it finds room (read and begun there), one gone
+ * when read (it finished while its events waited to be written) with all its events until its
+ * address is initialised again; each counted in the trailer's midlife_limited or midlife_unread.
+ * A closure whose parent could not be read is left out with it (its init too): no init in the
+ * trace names a parent the trace never began. Below emit.c, which asks for every event; above
  * snapshot_keep.c.
  */
 #ifndef CLOSURETRACE_SNAPSHOT_LATE_H
