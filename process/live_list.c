@@ -21,7 +21,7 @@
 /* A walk follows a changed link this often before it gives up (a list that churns). */
 #define MAX_RESYNCS 100000
 /* The descriptor's closure_size is believed up to this. */
-#define MAX_CLOSURE_SIZE 4096
+#define MAX_CLOSURE_SIZE LIVE_CLOSURE_SIZE_MAX
 /* And its list_count (version 3: one list per thread in turn) up to this, list_stride this. */
 #define MAX_LISTS	4096
 #define MAX_LIST_STRIDE (2 * MAX_CLOSURE_SIZE)
@@ -170,68 +170,12 @@ static enum live_status find_descriptor(pid_t pid, struct objects *objs, struct 
 	return LIVE_NO_LIBCLOSURE;
 }
 
-static uint64_t field_ptr(const struct live_list *l, const unsigned char *node, uint32_t off)
-{
-	uint64_t v = 0;
-
-	if (l->info.pointer_size == 8) {
-		memcpy(&v, node + off, 8);
-	} else {
-		uint32_t v32;
-
-		memcpy(&v32, node + off, 4);
-		v = v32;
-	}
-	return v;
-}
-
-static uint32_t field_u32(const unsigned char *node, uint32_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, node + off, 4);
-	return v;
-}
-
-static void decode(const struct live_list *l, const unsigned char *node, uint64_t addr,
-		   struct live_closure *c)
-{
-	const struct closure_debug_info *d = &l->info;
-
-	c->addr = addr;
-	c->parent = field_ptr(l, node, d->off_parent);
-	c->fn = field_ptr(l, node, d->off_fn);
-	c->waitlist = field_ptr(l, node, d->off_waitlist);
-	c->ip = field_ptr(l, node, d->off_ip);
-	c->waiting_on = field_ptr(l, node, d->off_waiting_on);
-	c->sync_ip = field_ptr(l, node, d->off_sync_ip);
-	c->remaining = field_u32(node, d->off_remaining);
-	c->sync_tid = field_u32(node, d->off_sync_tid);
-	c->stack = field_u32(node, d->off_magic) == d->magic_stack;
-	c->queued = node[d->off_queued] != 0;
-	if (d->version >= 2) {
-		c->init_ip = field_ptr(l, node, d->off_init_ip);
-		memcpy(&c->init_ns, node + d->off_init_ns, 8);
-		memcpy(&c->ip_ns, node + d->off_ip_ns, 8);
-		memcpy(&c->wait_ns, node + d->off_wait_ns, 8);
-		memcpy(&c->sync_ns, node + d->off_sync_ns, 8);
-	}
-	if (d->version >= 4)
-		c->init_tid = field_u32(node, d->off_init_tid);
-}
-
-static bool live_magic(const struct live_list *l, const unsigned char *node)
-{
-	uint32_t magic = field_u32(node, l->info.off_magic);
-
-	return magic == l->info.magic_alive || magic == l->info.magic_stack;
-}
-
 /* A node read at addr is listed on list i: a live magic, linked back to the node before it, and
  * (version 3) its list index says i. */
 static bool node_ok(const struct live_list *l, const unsigned char *node, uint64_t prev, uint32_t i)
 {
-	return live_magic(l, node) && field_ptr(l, node, l->info.off_prev) == prev &&
+	return live_magic(&l->info, node) &&
+	       live_field_ptr(&l->info, node, l->info.off_prev) == prev &&
 	       (l->info.version < 3 || node[l->info.off_list] == (uint8_t)i);
 }
 
@@ -294,7 +238,7 @@ static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, uint32
 
 	if ((err = proc_mem_read(pid, head, node, d->closure_size)))
 		return err;
-	if (!(cur = field_ptr(l, node, d->off_next)))
+	if (!(cur = live_field_ptr(&l->info, node, d->off_next)))
 		return 0; /* a list no thread has used yet */
 	while (cur != head) {
 		if (!room(l, w))
@@ -309,19 +253,19 @@ static int walk_list(pid_t pid, struct live_list *l, unsigned char *node, uint32
 				return 1;
 			w->resynced = true;
 			if (proc_mem_read(pid, prev, node, d->closure_size) ||
-			    (prev != head && !live_magic(l, node))) {
+			    (prev != head && !live_magic(&l->info, node))) {
 				prev = head;
 				if ((err = proc_mem_read(pid, prev, node, d->closure_size)))
 					return err;
 			}
-			cur = field_ptr(l, node, d->off_next);
+			cur = live_field_ptr(&l->info, node, d->off_next);
 			continue;
 		}
-		decode(l, node, cur, &l->v[l->n]);
+		live_decode(&l->info, node, cur, &l->v[l->n]);
 		l->v[l->n].seq = l->n;
 		l->n++;
 		prev = cur;
-		cur = field_ptr(l, node, d->off_next);
+		cur = live_field_ptr(&l->info, node, d->off_next);
 	}
 	return 0;
 }
@@ -518,7 +462,7 @@ static int registry_entries(pid_t pid, const struct live_list *l, struct registr
 		free(chunk);
 		return err;
 	}
-	at = field_ptr(l, chunk, 0);
+	at = live_field_ptr(&l->info, chunk, 0);
 	for (unsigned walked = 0; at && !cut; walked++) {
 		if (walked == MAX_CHUNKS || proc_mem_read(pid, at, chunk, d->chunk_size)) {
 			cut = 1;
@@ -531,7 +475,7 @@ static int registry_entries(pid_t pid, const struct live_list *l, struct registr
 		}
 		for (uint32_t i = 0; i < d->chunk_slots && !cut; i++) {
 			uint32_t off = d->chunk_off_slots + i * d->pointer_size;
-			uint64_t addr = field_ptr(l, chunk, off);
+			uint64_t addr = live_field_ptr(&l->info, chunk, off);
 			struct registry_entry *v;
 
 			/* Past half the address space: no process's closure (nor a sum that wraps).
@@ -554,7 +498,7 @@ static int registry_entries(pid_t pid, const struct live_list *l, struct registr
 			}
 			(*out)[(*n)++] = (struct registry_entry){.slot = at + off, .addr = addr};
 		}
-		at = field_ptr(l, chunk, d->chunk_off_next);
+		at = live_field_ptr(&l->info, chunk, d->chunk_off_next);
 	}
 	free(chunk);
 	return cut;
@@ -675,11 +619,12 @@ static enum live_status copy_registry(pid_t pid, struct live_list *l, size_t max
 
 			/* Two slots naming one closure: its slot field names one of them at most.
 			 */
-			if (!ok[i] || !live_magic(l, node) ||
-			    field_ptr(l, node, l->info.off_registry_slot) != e[from + i].slot ||
+			if (!ok[i] || !live_magic(&l->info, node) ||
+			    live_field_ptr(&l->info, node, l->info.off_registry_slot) !=
+				    e[from + i].slot ||
 			    (l->n && l->v[l->n - 1].addr == addr))
 				continue;
-			decode(l, node, addr, &l->v[l->n]);
+			live_decode(&l->info, node, addr, &l->v[l->n]);
 			l->v[l->n].seq = l->n;
 			l->n++;
 		}
@@ -749,9 +694,10 @@ size_t live_list_add_parents(pid_t pid, struct live_list *l, struct hashmap *at)
 		if (!is_new)
 			continue;
 		*index = SIZE_MAX;
-		if (proc_mem_read(pid, parent, node, l->info.closure_size) || !live_magic(l, node))
+		if (proc_mem_read(pid, parent, node, l->info.closure_size) ||
+		    !live_magic(&l->info, node))
 			continue;
-		decode(l, node, parent, &l->v[l->n]);
+		live_decode(&l->info, node, parent, &l->v[l->n]);
 		l->v[l->n].seq = l->n;
 		*index = l->n++;
 		added++;

@@ -17,25 +17,8 @@
 
 #include "../lib/include/closure_debug.h"
 #include "hashmap.h"
+#include "live_closure.h"
 #include "objects.h"
-
-/* One closure as it was read; addresses are the process's. */
-struct live_closure {
-	uint64_t addr, parent, fn, waitlist;
-	uint64_t ip;	     /* return address: initialised or last given a continuation */
-	uint64_t waiting_on; /* return address of closure_wait, while on a waitlist */
-	uint64_t sync_ip;    /* return address of closure_sync, while sleeping in it */
-	uint64_t init_ip;    /* return address of its init (0: an older libclosure) */
-	/* CLOCK_MONOTONIC ns of its init, last continuation, closure_wait, closure_sync sleep
-	 * (0: not known) */
-	uint64_t init_ns, ip_ns, wait_ns, sync_ns;
-	uint32_t remaining; /* count | flags */
-	uint32_t sync_tid;
-	uint32_t init_tid; /* the thread that initialised it (0: not known, before version 4) */
-	size_t seq;  /* place in the list as read */
-	bool queued; /* on a workqueue, not started yet */
-	bool stack;  /* a stack closure (listed while it sleeps in closure_sync) */
-};
 
 enum live_status {
 	LIVE_OK,

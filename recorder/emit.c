@@ -6,6 +6,7 @@
 #include "event.h"
 #include "session.h"
 #include "snapshot_keep.h"
+#include "snapshot_late.h"
 #include "trace_args.h"
 #include "trace_writer.h"
 
@@ -14,8 +15,34 @@ void session_emit(struct session *s, const struct ct_event *e)
 	session_emit_pid(s, e, procset_process_of(s, e->tid));
 }
 
+/* An event kept: written, given to the consumer, counted, its code addresses noted. */
+static void write_event(struct session *s, const struct ct_event *e, uint32_t pid)
+{
+	if (s->out.file)
+		trace_write_event(s->out.file, e, s->out.start_ns, pid);
+	if (s->opts->consumer && s->opts->consumer->event)
+		s->opts->consumer->event(s->opts->consumer_ctx, e, pid);
+	s->out.events++;
+	session_note_address(s, e->ip);
+	if (e->kind == CT_INIT)
+		s->out.live += !e->x5;
+	else if (e->kind == CT_FINISH)
+		s->out.live--;
+	/* Code addresses get their sym records, as call sites do: the contract types them (FN). */
+	if (e->kind < CT_NR_OPS) {
+		const uint64_t raw[3] = {e->x4, e->x5, e->x6};
+
+		for (size_t i = 0; i < 3; i++)
+			if (trace_op_args[e->kind][i].type == TRACE_ARG_FN)
+				session_note_address(s, raw[i]);
+	}
+}
+
 void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 {
+	struct ct_event first[LATE_INITS_MAX];
+	int n;
+
 	if (s->abandoned)
 		return; /* what the processes' buffers still held at the stop */
 	if (e->kind == CT_NAME) { /* not an event: a name for the trace's readers */
@@ -40,22 +67,10 @@ void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid)
 	}
 	if (!(e->pad & CT_EVENT_SNAPSHOT) && !snapshot_keep(s, e))
 		return; /* the snapshot wrote this closure's init already */
-	if (s->out.file)
-		trace_write_event(s->out.file, e, s->out.start_ns, pid);
-	if (s->opts->consumer && s->opts->consumer->event)
-		s->opts->consumer->event(s->opts->consumer_ctx, e, pid);
-	s->out.events++;
-	session_note_address(s, e->ip);
-	if (e->kind == CT_INIT)
-		s->out.live += !e->x5;
-	else if (e->kind == CT_FINISH)
-		s->out.live--;
-	/* Code addresses get their sym records, as call sites do: the contract types them (FN). */
-	if (e->kind < CT_NR_OPS) {
-		const uint64_t raw[3] = {e->x4, e->x5, e->x6};
-
-		for (size_t i = 0; i < 3; i++)
-			if (trace_op_args[e->kind][i].type == TRACE_ARG_FN)
-				session_note_address(s, raw[i]);
-	}
+	/* -p: a closure first seen mid-life is read and begun first, or left out. */
+	if ((n = late_before(s, e, first)) < 0)
+		return;
+	for (int i = 0; i < n; i++)
+		write_event(s, &first[i], pid);
+	write_event(s, e, pid);
 }

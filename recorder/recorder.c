@@ -1,6 +1,7 @@
 /* The recorder's verbs: see recorder.h. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "recorder.h"
 #include "session.h"
 #include "snapshot.h"
+#include "snapshot_late.h"
 #include "trace_writer.h"
 
 #define UPROBE_SYSFS "/sys/bus/event_source/devices/uprobe"
@@ -344,6 +346,25 @@ static void still_running(struct session *s, struct recorder_result *res)
 			res->running[res->n_running++] = v[i];
 }
 
+/* -p: what the trailer says of the closures first seen mid-life (snapshot_late.h); -v says it. */
+static void midlife_end(struct session *s, struct trace_end *end, bool verbose)
+{
+	const struct late_counts *c = s->snap.late ? late_counts(s->snap.late) : NULL;
+
+	end->unread_why = s->snap.unread_why;
+	if (!c)
+		return;
+	end->midlife_read = c->read;
+	end->midlife_unread = c->unread;
+	end->midlife_limited = c->limited;
+	if (verbose)
+		fprintf(stderr,
+			"closuretrace: %" PRIu64 " closures first seen mid-life read from the "
+			"process; %" PRIu64 " gone when read (left out), %" PRIu64
+			" past %d reads a second (left out until read)\n",
+			c->read, c->unread, c->limited, LATE_READS_PER_S);
+}
+
 void recorder_stop(struct recorder *r, struct recorder_result *res)
 {
 	struct session *s = &r->s;
@@ -380,6 +401,7 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 				 .lost_claimed = s->batches.dropped,
 				 .claims_refused = s->batches.claims_refused};
 	end.complete_ns = recorder_now_ns() - r->start_ns;
+	midlife_end(s, &end, r->o.verbose);
 	if (s->out.file)
 		trace_write_end(s->out.file, &end);
 	if (s->opts->consumer && s->opts->consumer->end)

@@ -8,6 +8,7 @@
  *                   ring_pos.c: how far behind the ring buffer's reader is
  *   snapshot.c      the closures alive at attach, written as inits
  *   emit.c          one event into the trace and to the consumer (every path ends there)
+ *   snapshot_late.c closures first seen mid-life, read from the process and begun by an init
  *   snapshot_keep.c the snapshot's closures, and the later inits they keep out
  *   addresses.c     the process's objects and the call-site addresses written as sym records
  *   procset.c       the set of processes a launched command became (fork and exec following)
@@ -37,6 +38,7 @@ struct ct_event;
 struct batch_decoder;
 struct batch_process;
 struct drain;
+struct late_reader;
 
 /* Where the event loop stands: running, or ending and waiting for the command to go. */
 enum session_phase {
@@ -116,6 +118,11 @@ struct session_snapshot {
 	uint64_t read_ns;
 	struct hashmap window;
 	uint64_t missed;
+	/* The closures known alive, and those first seen mid-life read (snapshot_late.h): NULL
+	 * without -p, or when the process's closures cannot be read, unread_why then saying why
+	 * (NULL for a process that is gone). */
+	struct late_reader *late;
+	const char *unread_why;
 };
 
 /* Where the event loop stands and its clocks (event_loop.c). */

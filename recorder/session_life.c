@@ -21,6 +21,7 @@
 #include "session.h"
 #include "session_batch.h"
 #include "snapshot_keep.h"
+#include "snapshot_late.h"
 #include "symbols.h"
 
 #define USDT_MAX_SPECS 4096 /* distinct (probe, argument registers) pairs */
@@ -281,6 +282,8 @@ void session_close(struct session *s)
 	if (s->procs.stop_on_load)
 		procset_continue(s); /* never leave it stopped at a loader change */
 	snapshot_free(s);
+	late_free(s->snap.late);
+	s->snap.late = NULL;
 	/*
 	 * Follow mode: a process of the command that exec'ed since the last read (one that outlived
 	 * it) waits, stopped, for a SIGCONT. The programs are detached now: let the last ones go.

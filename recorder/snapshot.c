@@ -11,6 +11,7 @@
 #include "session.h"
 #include "snapshot.h"
 #include "snapshot_keep.h"
+#include "snapshot_late.h"
 
 /*
  * Closures alive at attach written as inits, at most. The list is read while the process runs;
@@ -18,6 +19,16 @@
  * 5 s for a million) and memory, no longer events: blockio --requests 200000 has 530,000 alive.
  */
 #define SNAPSHOT_MAX (1 << 20)
+/* The environment variable that lowers it (closures; tests: a longer list at a test's size). */
+#define SNAPSHOT_MAX_ENV "CLOSURETRACE_SNAPSHOT_MAX"
+
+static size_t snapshot_max(void)
+{
+	const char *v = getenv(SNAPSHOT_MAX_ENV);
+	unsigned long n = v ? strtoul(v, NULL, 0) : 0;
+
+	return n && n < SNAPSHOT_MAX ? n : SNAPSHOT_MAX;
+}
 
 /* The parent of v[i] among those read, as an index, or -1. */
 static ssize_t parent_of(const struct live_list *l, const struct hashmap *at, size_t i)
@@ -68,6 +79,23 @@ static bool parents_first(struct live_list *l, const struct hashmap *at)
 	return true;
 }
 
+/*
+ * The reader of the closures first seen mid-life (snapshot_late.h), on the registry's descriptor
+ * (version 4 on); without one, why the closures from before the recording cannot be read, which
+ * the trailer says.
+ */
+static void start_late(struct session *s, enum live_status st, const struct live_list *l)
+{
+	if (st == LIVE_OK && l->info.version >= 4 && (s->snap.late = late_new(s->pid, &l->info)))
+		return;
+	if (st == LIVE_OK)
+		s->snap.unread_why = l->info.version >= 4 ? "the recorder ran out of memory"
+							  : "its libclosure is older than the live "
+							    "registry (closure_debug.h version 4)";
+	else if (st != LIVE_NO_PROCESS)
+		s->snap.unread_why = live_status_text(st);
+}
+
 size_t snapshot_write(struct session *s, uint64_t on_ns)
 {
 	struct live_list l;
@@ -75,8 +103,9 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	bool ordered;
 	size_t n = 0;
 
-	enum live_status st = live_list_read_max(s->pid, &s->addr.objects, &l, SNAPSHOT_MAX);
+	enum live_status st = live_list_read_max(s->pid, &s->addr.objects, &l, snapshot_max());
 
+	start_late(s, st, &l);
 	if (st != LIVE_OK) {
 		/* Said, or the trace's boxes "first seen mid-life" would come without a why (an
 		 * older libclosure without a list is the one expected case). */
@@ -89,15 +118,14 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 		return 0;
 	}
 	/* The list is read a node at a time while the process runs: a longer one is left out
-	 * whole (every closure from before is then without an init, as without a live list), not
-	 * cut. */
+	 * whole, not cut; each of its closures is read when first seen (snapshot_late.h), or,
+	 * past the bound of reads, left out. */
 	if (l.too_long) {
-		if (s->out.file) /* record; top's view says so itself: its "created before" row */
+		if (s->out.file)
 			fprintf(stderr,
-				"closuretrace: more than %d closures alive at attach: no snapshot "
-				"of them (those made before the recording have no init in the "
-				"trace)\n",
-				SNAPSHOT_MAX);
+				"closuretrace: more than %zu closures alive at attach: no snapshot "
+				"of them (each is read when first seen, %d a second at most)\n",
+				snapshot_max(), LATE_READS_PER_S);
 		live_list_free(&l);
 		return 0;
 	}
@@ -118,7 +146,7 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 	s->snap.v = calloc(l.n ? l.n : 1, sizeof(*s->snap.v));
 	for (size_t i = 0; s->snap.v && i < l.n; i++) {
 		const struct live_closure *c = &l.v[i];
-		struct ct_event e = {.kind = CT_INIT, .pad = CT_EVENT_SNAPSHOT};
+		struct ct_event e;
 
 		/*
 		 * Initialised since the attach (or when not known, an older libclosure): its own
@@ -127,14 +155,7 @@ size_t snapshot_write(struct session *s, uint64_t on_ns)
 		 */
 		if (!c->init_ns || c->init_ns >= on_ns || !c->addr)
 			continue;
-		e.tid = (uint32_t)s->pid;
-		e.ts = c->init_ns;
-		e.ip = c->init_ip ? c->init_ip - 1 : 0; /* a return address, as a record's */
-		e.cl = c->addr;
-		e.x4 = c->stack ? 0 : c->parent;
-		e.x5 = c->stack;
-		e.count = live_count(&l, c);
-		e.flags = c->remaining & ~l.info.remaining_mask;
+		e = late_init_event(&l.info, c, (uint32_t)s->pid);
 		/* Initialised after the recording began: records of that time may still be on their
 		 * way, so it waits for its turn among them; an older one leads the trace. */
 		if (!s->batches.on || !s->batches.decoder ||

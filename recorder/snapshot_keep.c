@@ -80,6 +80,16 @@ bool snapshot_keep(struct session *s, const struct ct_event *e)
 	return window_keep(s, e);
 }
 
+bool snapshot_begins(const struct session *s, uint64_t cl, uint64_t ts)
+{
+	struct snapshot_closure key = {.addr = cl}, *at;
+
+	if (!s->snap.n)
+		return false;
+	at = bsearch(&key, s->snap.v, s->snap.n, sizeof(*s->snap.v), by_addr);
+	return at && !at->done && ts >= at->init_ns;
+}
+
 void snapshot_free(struct session *s)
 {
 	hashmap_free(&s->snap.window);

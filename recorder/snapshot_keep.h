@@ -7,6 +7,7 @@
 #define CLOSURETRACE_SNAPSHOT_KEEP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct session;
 struct ct_event;
@@ -21,6 +22,12 @@ void snapshot_index(struct session *s);
  * being read: counted once in s->snapshot_missed).
  */
 bool snapshot_keep(struct session *s, const struct ct_event *e);
+
+/*
+ * Whether the snapshot begins closure cl as alive at ts: its synthetic init may still be on its way
+ * (in time order among the batches' records) while an event of it is written.
+ */
+bool snapshot_begins(const struct session *s, uint64_t cl, uint64_t ts);
 
 void snapshot_free(struct session *s);
 

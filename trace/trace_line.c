@@ -40,6 +40,10 @@ static const char *const known_keys[] = {
 	"trees_left_out",
 	"snapshot",
 	"snapshot_missed",
+	"midlife_read",
+	"midlife_unread",
+	"midlife_limited",
+	"unread_why",
 	"lost_claimed",
 	"claims_refused",
 };

@@ -58,6 +58,11 @@ int trace_live_end(struct trace_info *info, const struct trace_end *end)
 	info->sample = trace_end_sampled(end) ? end->sample_every : 0;
 	info->has_trees = end->trees_counted;
 	info->snapshot_missed = (long long)end->snapshot_missed;
+	info->midlife_read = (long long)end->midlife_read;
+	info->midlife_unread = (long long)end->midlife_unread;
+	info->midlife_limited = (long long)end->midlife_limited;
+	free(info->unread_why);
+	info->unread_why = end->unread_why ? strdup(end->unread_why) : NULL;
 	info->lost_claimed = (long long)end->lost_claimed;
 	info->claims_refused = (long long)end->claims_refused;
 	if (end->trees_counted) {

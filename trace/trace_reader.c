@@ -390,6 +390,31 @@ static int decode_header(struct reader *r, const struct field *fields, int n)
 	return 0;
 }
 
+/* record -p's closures first seen mid-life, and why those from before could not be read. */
+static int decode_midlife(struct reader *r, const struct field *fields, int n)
+{
+	const char *const keys[] = {"midlife_read", "midlife_unread", "midlife_limited"};
+	long long *const to[] = {&r->info->midlife_read, &r->info->midlife_unread,
+				 &r->info->midlife_limited};
+	const struct field *f;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!(f = find(fields, n, keys[i])))
+			continue;
+		if (want_int(r, f, to[i]))
+			return -1;
+		if (*to[i] < 0)
+			return fail(r, "\"%s\" (%lld) must be 0 or more", keys[i], *to[i]);
+	}
+	if ((f = find(fields, n, "unread_why"))) {
+		if (f->kind != V_STR)
+			return fail(r, "\"unread_why\" must be a string");
+		free(r->info->unread_why);
+		r->info->unread_why = dup_field(f);
+	}
+	return 0;
+}
+
 static int decode_end(struct reader *r, const struct field *fields, int n)
 {
 	const struct field *f;
@@ -432,6 +457,8 @@ static int decode_end(struct reader *r, const struct field *fields, int n)
 			return fail(r, "\"snapshot_missed\" (%lld) must be 0 or more",
 				    info->snapshot_missed);
 	}
+	if (decode_midlife(r, fields, n))
+		return -1;
 	if ((f = find(fields, n, "lost_claimed"))) {
 		if (want_int(r, f, &info->lost_claimed))
 			return -1;
@@ -615,5 +642,6 @@ void trace_info_clear(struct trace_info *info)
 {
 	free(info->exe);
 	free(info->reason);
+	free(info->unread_why);
 	memset(info, 0, sizeof(*info));
 }

@@ -95,6 +95,10 @@ struct trace_info {
 	bool has_trees;
 	long long trees, trees_left_out;
 	long long snapshot_missed; /* closures from before the recording left out (0: none) */
+	/* closures first seen mid-life: read, left out gone when read, left out past the bound */
+	long long midlife_read, midlife_unread, midlife_limited;
+	char *unread_why; /* owned; why the closures from before could not be read (NULL: they
+			     could) */
 	long long lost_claimed;	   /* of lost, the processes' own count of drops (0: none) */
 	long long claims_refused;  /* drops claimed beyond their CPU time: refused, not lost */
 	uint64_t events_read;

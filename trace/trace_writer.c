@@ -283,6 +283,16 @@ void trace_write_end(FILE *f, const struct trace_end *end)
 			end->trees_left_out);
 	if (end->snapshot_missed)
 		fprintf(f, ",\"snapshot_missed\":%" PRIu64, end->snapshot_missed);
+	if (end->midlife_read)
+		fprintf(f, ",\"midlife_read\":%" PRIu64, end->midlife_read);
+	if (end->midlife_unread)
+		fprintf(f, ",\"midlife_unread\":%" PRIu64, end->midlife_unread);
+	if (end->midlife_limited)
+		fprintf(f, ",\"midlife_limited\":%" PRIu64, end->midlife_limited);
+	if (end->unread_why) {
+		fputs(",\"unread_why\":", f);
+		json_string_fputs(f, end->unread_why, JSON_BYTES);
+	}
 	if (end->lost_claimed)
 		fprintf(f, ",\"lost_claimed\":%" PRIu64, end->lost_claimed);
 	if (end->claims_refused)

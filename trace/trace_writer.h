@@ -34,6 +34,11 @@ struct trace_end {
 	uint64_t trees, trees_left_out;
 	/* record -p: closures from before the recording that its snapshot did not see, left out */
 	uint64_t snapshot_missed;
+	/* record -p: closures first seen mid-life read from the process, and left out (gone when
+	 * read; past the bound of reads a second); why the closures from before the recording could
+	 * not be read at all (NULL: they could, or the recording did not join late) */
+	uint64_t midlife_read, midlife_unread, midlife_limited;
+	const char *unread_why;
 	/* Of lost, the records the traced processes say their library dropped (their own count,
 	 * not verified); and the claims refused as more than their CPU time could have made (not
 	 * in lost). */

@@ -65,6 +65,15 @@ static void graph_attrs(struct builder *b)
 		label_newline(&b->lab);
 		label_text(&b->lab, title);
 	}
+	/* A recording that joined a program whose closures from before could not be read: once. */
+	if (b->in->info.unread_why) {
+		snprintf(title, sizeof(title),
+			 "closures from before the recording not read (%.200s): those the trace "
+			 "does not begin are drawn from their first event",
+			 b->in->info.unread_why);
+		label_newline(&b->lab);
+		label_text(&b->lab, title);
+	}
 	agattr(g, AGRAPH, "label", b->lab.text);
 }
 

@@ -32,7 +32,7 @@ static const char *site_with_func(struct model *m, uint64_t ip, char *buf, size_
 static void text_trailer_notes(const struct trace_info *info, FILE *out)
 {
 	const char *(*const notes[])(const struct trace_info *, char *, size_t) = {
-		report_sampled_text, report_missed_text, report_claims_text};
+		report_sampled_text, report_missed_text, report_unread_text, report_claims_text};
 	char note[512];
 
 	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)

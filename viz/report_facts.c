@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report_internal.h"
+#include "trace_text.h"
 
 static int cmp_kinds(const void *a, const void *b)
 {
@@ -58,6 +59,34 @@ const char *report_missed_text(const struct trace_info *info, char *buf, size_t 
 			 "%lld closure%s from before the recording ended while the closures alive "
 			 "at attach were being read: left out (their init is not known)",
 			 info->snapshot_missed, info->snapshot_missed == 1 ? "" : "s");
+	return buf;
+}
+
+/*
+ * record -p: the closures from before the recording that could not be read at all (an older
+ * libclosure), or those first seen mid-life left out; "" when neither. Said once, at the top: the
+ * report's views then show such a closure from its first event on, without its init.
+ */
+const char *report_unread_text(const struct trace_info *info, char *buf, size_t len)
+{
+	char why[512];
+
+	buf[0] = 0;
+	if (info->unread_why)
+		text_snprintf(
+			buf, len,
+			"the closures made before the recording could not be read (%s): one "
+			"that the trace does not begin is shown from its first event, without "
+			"its init site, its parent or the references it held then",
+			text_visible(why, sizeof(why), info->unread_why));
+	else if (info->midlife_unread > 0 || info->midlife_limited > 0)
+		snprintf(buf, len,
+			 "%lld closure%s from before the recording not read when met mid-life: "
+			 "%lld had ended (left out), %lld were past the recorder's bound of reads "
+			 "a second (left out until read)",
+			 info->midlife_unread + info->midlife_limited,
+			 info->midlife_unread + info->midlife_limited == 1 ? "" : "s",
+			 info->midlife_unread, info->midlife_limited);
 	return buf;
 }
 

@@ -18,6 +18,8 @@ uint64_t report_age_at_end(struct model *m, const struct model_life *l);
 const char *report_sampled_text(const struct trace_info *info, char *buf, size_t len);
 /* The closures from before the recording its snapshot missed, left out; "" when none. */
 const char *report_missed_text(const struct trace_info *info, char *buf, size_t len);
+/* Closures from before the recording not read (all of them, or some first seen mid-life); "". */
+const char *report_unread_text(const struct trace_info *info, char *buf, size_t len);
 /* Of the lost events, the processes' own count of drops, and claims refused; "" when none. */
 const char *report_claims_text(const struct trace_info *info, char *buf, size_t len);
 /* report --json: one JSON document, written as it is made. */

@@ -343,6 +343,8 @@ static json_t *warnings(struct viz_input *in)
 		json_array_append_new(w, json_text(buf));
 	if (*report_missed_text(&in->info, buf, sizeof(buf)))
 		json_array_append_new(w, json_text(buf));
+	if (*report_unread_text(&in->info, buf, sizeof(buf)))
+		json_array_append_new(w, json_text(buf));
 	if (*report_claims_text(&in->info, buf, sizeof(buf)))
 		json_array_append_new(w, json_text(buf));
 	if (!in->leaks.exited) {
