@@ -219,14 +219,18 @@ int render_explain(struct viz_input *in, const struct model_id *id, FILE *out,
 		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
 		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
-	if (l->parent_addr)
+	if (l->parent) /* the parent's id; its address alone when the trace never had it */
+		fprintf(out, ", parent %s", model_life_name(l->parent, d, sizeof(d)));
+	else if (l->parent_addr)
 		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
 	fputc('\n', out);
-	if (!id->nth && lives > 1)
-		fprintf(out,
-			"(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
-			"#N)\n",
-			l->addr, lives, l->addr);
+	if (!id->nth && lives > 1) {
+		/* the id of its first life, whose #1 the reader changes */
+		snprintf(d, sizeof(d), "%s", model_life_name(l, name, sizeof(name)));
+		*strrchr(d, '#') = '\0';
+		fprintf(out, "(0x%" PRIx64 " had %u lives; this is the last: name one as %s#N)\n",
+			l->addr, lives, d);
+	}
 	fprintf(out, "%18s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
 		"site (function)");
 	evs = model_watched(m, l, &n);

@@ -587,6 +587,9 @@ static void model_on_event(void *ctx, const struct trace_event *ev)
 	struct model *m = ctx;
 	struct held_line h = {.key = {.ts = time_key_signed(ev->ts), .order = ev->seq}, .ev = *ev};
 
+	if (!h.ev.pid) /* a trace of one process: every life is named PID:ADDR#N all the same */
+		h.ev.pid = m->header_pid;
+
 	if (ev->ts < m->max_seen_ts)
 		m->n.reordered++;
 	else
@@ -612,7 +615,7 @@ static void window_drain(struct model *m)
 }
 
 const struct trace_sink model_sink = {
-	.event = model_on_event, .sym = model_on_sym, .name = model_on_name};
+	.event = model_on_event, .sym = model_on_sym, .name = model_on_name, .header = model_on_header};
 
 bool model_exited(const struct model *m)
 {

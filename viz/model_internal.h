@@ -48,6 +48,7 @@ struct model {
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
 	bool exited;
+	int64_t header_pid; /* the process of events that name none (the trace header's; 0: none) */
 	const struct model_observer *obs;
 	void *obs_ctx;
 	/* How the event being applied moved open gets, for the observer's refs() (life NULL: not)
@@ -64,6 +65,8 @@ void model_on_sym(void *ctx, const struct trace_sym *sym);
 /* Frees the symbols' strings and their table (model_text.c). */
 void model_syms_free(struct model *m);
 void model_on_name(void *ctx, const struct trace_name *name);
+/* The header record sink (model_text.c): its process names the lives of events that name none. */
+void model_on_header(void *ctx, const struct trace_info *info);
 
 /* The kind (init site, first continuation), made on first use. */
 struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn);

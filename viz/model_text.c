@@ -51,6 +51,11 @@ void model_on_name(void *ctx, const struct trace_name *name)
 	text_visible(n->text, sizeof(n->text), name->name);
 }
 
+void model_on_header(void *ctx, const struct trace_info *info)
+{
+	((struct model *)ctx)->header_pid = info->pid;
+}
+
 const char *model_name(const struct model *m, enum trace_name_kind kind, int64_t pid, uint64_t id)
 {
 	const struct model_name *n = hashmap_get(&m->names[kind], id, (uint64_t)pid);
@@ -179,19 +184,13 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 	return buf;
 }
 
-const char *model_life_key(const struct model_life *l, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
-	return buf;
-}
-
 const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 {
-	/* Lives of several processes share addresses: name the process when the trace gives it. */
+	/* Lives of several processes share addresses: the process is part of every name. */
 	if (l->pid)
 		snprintf(buf, len, "%lld:0x%" PRIx64 "#%u", (long long)l->pid, l->addr, l->nth);
-	else
-		model_life_key(l, buf, len);
+	else /* neither the events nor the header name a process */
+		snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
 	return buf;
 }
 

@@ -32,7 +32,7 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	char buf[2 * TXT];
 	json_t *o = json_object();
 
-	json_object_set_new(o, "closure", json_string(model_life_key(l, buf, sizeof(buf))));
+	json_object_set_new(o, "closure", json_string(model_life_name(l, buf, sizeof(buf))));
 	if (l->pid)
 		json_object_set_new(o, "pid", json_integer(l->pid));
 	json_object_set_new(o, "function", json_text(model_life_function(m, l, buf, sizeof(buf))));
@@ -153,7 +153,7 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished)
 			json_array_append_new(children,
-					      json_string(model_life_key(c, buf, sizeof(buf))));
+					      json_string(model_life_name(c, buf, sizeof(buf))));
 	json_object_set_new(o, "held_by_children", children);
 	for (struct model_life *p = l->parent; p && p != l; p = p->parent) {
 		json_t *jp;
@@ -168,7 +168,7 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 		jp = json_object();
 
 		json_object_set_new(jp, "closure",
-				    json_string(model_life_key(p, buf, sizeof(buf))));
+				    json_string(model_life_name(p, buf, sizeof(buf))));
 		json_object_set_new(jp, "verdict", json_string(leaks_verdict_name(p)));
 		json_array_append_new(chain, jp);
 	}

@@ -153,16 +153,6 @@ static bool held_room(struct tl_held *h)
 
 /* ---- text ---- */
 
-/* PID:ADDR#N, the name every command accepts. */
-static const char *life_id(const struct tl *t, const struct model_life *l, char *buf, size_t len)
-{
-	char key[64];
-
-	snprintf(buf, len, "%" PRId64 ":%s", out_pid(t, l->pid),
-		 model_life_key(l, key, sizeof(key)));
-	return buf;
-}
-
 /* A kind's name: model_life_function(), the same in every presentation. */
 static const char *kind_name(struct tl *t, const struct model_life *l, char *buf, size_t len)
 {
@@ -236,7 +226,7 @@ static void op_args(struct tl *t, const struct trace_event *ev, const struct mod
 	char buf[TXT], id[TXT];
 
 	if (l)
-		tlo_arg_str(&t->out, "closure", life_id(t, l, id, sizeof(id)));
+		tlo_arg_str(&t->out, "closure", model_life_name(l, id, sizeof(id)));
 	else
 		tlo_arg_str(&t->out, "closure", "(set aside: its closure had ended)");
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, ev->ip, buf, sizeof(buf)));
@@ -278,7 +268,7 @@ static void write_sync(struct tl *t, const struct model_life *l, const struct tl
 		 unfinished ? "closure_sync (still waiting)" : "closure_sync", out_pid(t, l->pid),
 		 s->sync.tid, from);
 	tlo_dur(&t->out, to - from);
-	tlo_arg_str(&t->out, "closure", life_id(t, l, buf, sizeof(buf)));
+	tlo_arg_str(&t->out, "closure", model_life_name(l, buf, sizeof(buf)));
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, s->sync_ip, buf, sizeof(buf)));
 	tlo_arg_int(&t->out, "waited_ns", end - s->sync.ts);
 	tlo_close(&t->out);
@@ -325,12 +315,12 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	char buf[TXT], fn[TXT];
 	uint64_t life = end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
 
-	tlo_arg_str(&t->out, "closure", life_id(t, l, buf, sizeof(buf)));
+	tlo_arg_str(&t->out, "closure", model_life_name(l, buf, sizeof(buf)));
 	tlo_arg_str(&t->out, "init",
 		    l->init_ip ? model_site_text(t->m, l->init_ip, buf, sizeof(buf))
 			       : model_origin_text(l, buf, sizeof(buf)));
 	if (l->parent)
-		tlo_arg_str(&t->out, "parent", life_id(t, l->parent, buf, sizeof(buf)));
+		tlo_arg_str(&t->out, "parent", model_life_name(l->parent, buf, sizeof(buf)));
 	else if (l->parent_addr)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->parent_addr),
 			tlo_arg_str(&t->out, "parent", buf);

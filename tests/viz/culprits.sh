@@ -72,7 +72,7 @@ size=$(stat -c %s deep.dot)
 [ "$size" -le 1048576 ] || fail "graph --leaks -T dot of a 100,000-deep chain: $size bytes, over 1 MB"
 nodes deep.dot >deep.txt
 grep -q '^c0	darkorange	level -> level_done\\n' deep.txt || fail "deep: the top is not drawn: $(cat deep.txt)"
-grep -q '^f[0-9]*	darkorange	… 99997 levels …\\n0x100040#1 to 0x71a740#1\\nlevel -> level_done\\nkept alive by unfinished children$' \
+grep -q '^f[0-9]*	darkorange	… 99997 levels …\\n7:0x100040#1 to 7:0x71a740#1\\nlevel -> level_done\\nkept alive by unfinished children$' \
 	deep.txt || fail "deep: no '… 99997 levels …' node: $(cat deep.txt)"
 grep -q '^c99999	red	level\\n.*\\nLEAKED: holds 1 ref\\nblame: src/deep.c:20 leaf_io' deep.txt ||
 	fail "deep: the leaked leaf is not drawn red: $(cat deep.txt)"
