@@ -361,7 +361,7 @@ static void row_closure(struct export_trace *t, struct model_life *l)
 	field_u(t, "lifetime_ns",
 		l->finished ? (uint64_t)(l->end_ts - l->start_ts) : (uint64_t)l->age_ns);
 	field_u(t, "finished", l->finished);
-	field_s(t, "verdict", leaks_verdict_name(l));
+	field_s(t, "verdict", leaks_verdict_word(l));
 	field_u(t, "stuck", !l->finished && l->stuck);
 	field_s(t, "blame_site", blamed ? site(m, leaks_blamed_site(l), buf, sizeof(buf)) : "");
 	field_s(t, "blame",
@@ -440,6 +440,7 @@ static void row_trace(struct export_trace *t, const struct leaks_summary *s)
 	field_u(t, "closures", n->lives);
 	field_u(t, "finished", n->finished);
 	field_u(t, "leaked", s->leaked);
+	field_u(t, "hang_roots", s->hang_roots);
 	field_u(t, "kept_alive", s->kept_alive);
 	field_u(t, "stuck", s->stuck);
 	field_u(t, "in_flight", s->in_flight);

@@ -297,7 +297,9 @@ const char *model_life_name(const struct model_life *l, char *buf, size_t len);
  * model_kind_name() of the kind's init site and first continuation.
  */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
-/* "init_func -> continuation", "init_func" (fn 0), "-> continuation" (init_ip 0). */
+/* "init_func -> continuation", "init_func" (fn 0), "-> continuation" (init_ip 0); with its init
+ * site, "init_func -> continuation (file:line)", when a kind of another init site has that name
+ * (two closures initialised in one function): every name is one kind's. */
 const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf, size_t len);
 /* Where a life without an init came from: "created before recording", or that it was used
  * again after its last life finished without a new init (a bug, or a lost init). */

@@ -47,6 +47,12 @@ struct model {
 	struct watched *watched;
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
+	/* Kind names (model_text.c): by a name's hash, its first init site and whether a kind of
+	 * another init site has that name too; the init sites and continuations they name; the
+	 * newest kind in them; stale when a symbol of theirs changed. Made on first use. */
+	struct hashmap kind_names, kind_addrs;
+	const struct model_kind *kind_names_upto;
+	bool kind_names_stale;
 	bool exited;
 	int64_t header_pid; /* the process of events that name none (the trace header's; 0: none) */
 	const struct model_observer *obs;

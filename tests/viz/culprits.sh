@@ -86,7 +86,7 @@ grep -q '>blame: src/deep.c:20 leaf_io: took refs never put back (sure: medium)<
 
 "$tool" graph -T dot -i "$fixtures/hang_waitlist.json" >hang.dot || fail "graph hang: exit $?"
 nodes hang.dot >hang.txt
-root=$(awk -F'\t' '$3 ~ /ROOT OF THE HANG/ {print $1 "\t" $2}' hang.txt)
+root=$(awk -F'\t' '$3 ~ /ROOT OF A HANG/ {print $1 "\t" $2}' hang.txt)
 [ "$root" = "c4	red" ] || fail "hang: the root of the hang is not one red node: '$root'"
 waiter=$(awk -F'\t' '$3 ~ /STUCK/ {print $1}' hang.txt)
 wl=$(awk -F'\t' '$3 ~ /^waitlist 0x7f00000b0000/ {print $1}' hang.txt)
