@@ -261,7 +261,7 @@ case_timeout_plain() {
 	run --timeout 2 -- "$PROG" hang_plain
 	expect_rc 124
 	expect_diagnostics \
-		"$SHOWN:$LEAK_B: error: closure never finished, the root of the hang: put 0 references back; the finished closures of its kind put 1 here" \
+		"$SHOWN:$LEAK_B: error: closure never finished, the root of a hang: put 0 references back; the finished closures of its kind put 1 here" \
 		"$SHOWN:$INIT_B: note: the closure (request_b) was initialised here, in request_b" \
 		"$SHOWN:$(line_of INIT_PLAIN): note: it keeps alive its parent (main), initialised here"
 	grep -Eqx "closuretrace: note: no closure is stuck: the program waits on something else; this closure was quiet for [0-9.]+ (s|ms) before the process was ended" err ||
