@@ -614,8 +614,10 @@ static void window_drain(struct model *m)
 		window_pop(m);
 }
 
-const struct trace_sink model_sink = {
-	.event = model_on_event, .sym = model_on_sym, .name = model_on_name, .header = model_on_header};
+const struct trace_sink model_sink = {.event = model_on_event,
+				      .sym = model_on_sym,
+				      .name = model_on_name,
+				      .header = model_on_header};
 
 bool model_exited(const struct model *m)
 {
