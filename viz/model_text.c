@@ -215,8 +215,8 @@ static const char *plain_kind_name(struct model *m, uint64_t init_ip, uint64_t f
 }
 
 struct kind_name {
-	uint64_t init_ip; /* the first kind's of that name */
-	bool shared;	  /* a kind of another init site has the name too */
+	uint64_t site; /* the hash of the first kind's init site, as shown */
+	bool shared;   /* a kind of another init site has the name too */
 };
 
 /* FNV-1a: a name's key in kind_names. */
@@ -231,18 +231,21 @@ static uint64_t name_hash(const char *s)
 
 static void note_kind(struct model *m, const struct model_kind *k)
 {
-	char name[1100];
+	char name[1100], site[512];
 	struct kind_name *n;
+	uint64_t at;
 	bool added;
 
 	if (!k->init_ip)
 		return; /* no init site to tell it apart by */
+	/* By the site as shown: the processes of one trace load a program at their own addresses */
+	at = name_hash(model_site_text(m, k->init_ip, site, sizeof(site)));
 	n = hashmap_put(&m->kind_names,
 			name_hash(plain_kind_name(m, k->init_ip, k->fn, name, sizeof(name))), 0,
 			&added);
 	if (added)
-		n->init_ip = k->init_ip;
-	else if (n->init_ip != k->init_ip)
+		n->site = at;
+	else if (n->site != at)
 		n->shared = true;
 	hashmap_put(&m->kind_addrs, k->init_ip, 0, NULL);
 	if (k->fn)

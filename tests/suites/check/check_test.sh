@@ -212,8 +212,8 @@ case_stuck() {
 HANG_DIAG=(
 	"$SHOWN:$(line_of TAKE_HANG): error: closure stuck: inside closure_sync at exit, waiting for 1 reference: the child took 1 reference, 1 not put back"
 	"$SHOWN:$(line_of SYNC_HANG): note: it waits here, inside closure_sync"
-	"$SHOWN:$(line_of INIT_HANG): note: the stuck closure (hang) was initialised here, in hang"
-	"$SHOWN:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang), initialised here"
+	"$SHOWN:$(line_of INIT_HANG): note: the stuck closure (hang ($SHOWN:$(line_of INIT_HANG))) was initialised here, in hang"
+	"$SHOWN:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang ($SHOWN:$(line_of CHILD_HANG))), initialised here"
 )
 case_timeout() {
 	skip_without_bpf
