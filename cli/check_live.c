@@ -13,6 +13,7 @@ static void on_start(void *ctx, pid_t pid, const char *exe, uint64_t start_ns)
 	c->start_ns = start_ns;
 	if (trace_live_header(&c->v->info, pid, exe))
 		c->out_of_memory = true;
+	model_sink.header(c->v->m, &c->v->info); /* as the reader hands it the header */
 }
 
 static void on_event(void *ctx, const struct ct_event *e, uint32_t pid)

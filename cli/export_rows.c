@@ -315,7 +315,7 @@ static void row_event(void *ctx, const struct trace_event *ev, struct model_life
 	field_i(t, "pid", ev->pid ? ev->pid : t->info.pid);
 	field_i(t, "tid", ev->tid);
 	field_s(t, "op", trace_op_name(ev->op));
-	field_s(t, "closure", l ? model_life_key(l, buf, sizeof(buf)) : "");
+	field_s(t, "closure", l ? model_life_name(l, buf, sizeof(buf)) : "");
 	field_i(t, "remaining", ev->remaining);
 	field_s(t, "flags", ev->flags ? model_flags_text(ev->flags, fl) : "");
 	field_s(t, "site", site(t->m, ev->ip, buf, sizeof(buf)));
@@ -342,7 +342,7 @@ static void row_closure(struct export_trace *t, struct model_life *l)
 	field_u(t, "seq", l->seq);
 	run_fields(t);
 	field_i(t, "pid", l->pid ? l->pid : t->info.pid);
-	field_s(t, "closure", model_life_key(l, buf, sizeof(buf)));
+	field_s(t, "closure", model_life_name(l, buf, sizeof(buf)));
 	field_s(t, "kind", l->kind ? model_kind_text(m, l->kind, buf, sizeof(buf)) : "");
 	field_s(t, "init_site", site(m, l->init_ip, buf, sizeof(buf)));
 	if ((s = model_sym(m, l->init_ip)) && s->file)
@@ -353,7 +353,7 @@ static void row_closure(struct export_trace *t, struct model_life *l)
 		l->first_fn ? model_func_text(m, l->first_fn, buf, sizeof(buf)) : "");
 	/* The parent's name when it is known (joins with closures.closure), else its address. */
 	if (l->parent)
-		model_life_key(l->parent, buf, sizeof(buf));
+		model_life_name(l->parent, buf, sizeof(buf));
 	else
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->parent_addr);
 	field_s(t, "parent", l->parent_addr ? buf : "");
@@ -361,7 +361,7 @@ static void row_closure(struct export_trace *t, struct model_life *l)
 	field_u(t, "lifetime_ns",
 		l->finished ? (uint64_t)(l->end_ts - l->start_ts) : (uint64_t)l->age_ns);
 	field_u(t, "finished", l->finished);
-	field_s(t, "verdict", leaks_verdict_name(l));
+	field_s(t, "verdict", leaks_verdict_word(l));
 	field_u(t, "stuck", !l->finished && l->stuck);
 	field_s(t, "blame_site", blamed ? site(m, leaks_blamed_site(l), buf, sizeof(buf)) : "");
 	field_s(t, "blame",
@@ -440,6 +440,7 @@ static void row_trace(struct export_trace *t, const struct leaks_summary *s)
 	field_u(t, "closures", n->lives);
 	field_u(t, "finished", n->finished);
 	field_u(t, "leaked", s->leaked);
+	field_u(t, "hang_roots", s->hang_roots);
 	field_u(t, "kept_alive", s->kept_alive);
 	field_u(t, "stuck", s->stuck);
 	field_u(t, "in_flight", s->in_flight);
@@ -470,10 +471,16 @@ static void feed_event(void *ctx, const struct trace_event *ev)
 	model_sink.event(((struct export_trace *)ctx)->m, ev);
 }
 
+static void feed_header(void *ctx, const struct trace_info *info)
+{
+	model_sink.header(((struct export_trace *)ctx)->m, info);
+}
+
 int export_rows(struct export_trace *t, const struct export_meta *meta, export_row_fn *row,
 		void *ctx, struct trace_error *err)
 {
-	static const struct trace_sink second = {.event = feed_event, .sym = skip_sym};
+	static const struct trace_sink second = {
+		.event = feed_event, .sym = skip_sym, .header = feed_header};
 	static const struct model_observer observer = {.event = row_event,
 						       .finished = row_finished};
 	struct trace_info info = {0};

@@ -11,7 +11,8 @@ ct=$build/cli/closuretrace
 tmp=$(mktemp -d)
 bpid=
 trap '[ -n "$bpid" ] && kill "$bpid" 2>/dev/null; rm -rf "$tmp"' EXIT
-shown() { sed "s|$here/|/home/me/closuretrace/|g"; }
+# (Graphviz writes a '-' of a path in an SVG as "&#45;")
+shown() { sed -e "s|$here/|/home/me/closuretrace/|g" -e "s|${here//-/\&#45;}/|/home/me/closuretrace/|g"; }
 
 (cd "$tmp" && bash "$here/scripts/demo.sh" "$build" >demo.out 2>&1) ||
 	{ tail -20 "$tmp/demo.out" >&2; exit 1; }

@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS traces{local} (
     closures UInt64,
     finished UInt64,
     leaked UInt64,
+    hang_roots UInt64,
     kept_alive UInt64,
     stuck UInt64,
     in_flight UInt64,

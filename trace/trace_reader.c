@@ -387,6 +387,8 @@ static int decode_header(struct reader *r, const struct field *fields, int n)
 	if (pid && pid->kind == V_INT)
 		r->info->pid = pid->i;
 	r->info->exe = dup_field(find(fields, n, "exe"));
+	if (r->sink->header)
+		r->sink->header(r->ctx, r->info);
 	return 0;
 }
 

@@ -127,6 +127,8 @@ struct trace_sink {
 	void (*sym)(void *ctx, const struct trace_sym *sym);
 	void (*module)(void *ctx, const struct trace_module *mod); /* optional */
 	void (*name)(void *ctx, const struct trace_name *name);	   /* optional */
+	/* optional: after the header, before any other record; info holds what it said */
+	void (*header)(void *ctx, const struct trace_info *info);
 };
 
 /*

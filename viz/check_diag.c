@@ -80,8 +80,8 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 	d->at = site_of(m, leaks_blamed_site(l));
 	d->hang_root = l->hang_root;
 	if (l->hang_root)
-		text_snprintf(d->message, sizeof(d->message),
-			      "closure never finished, the root of the hang: %s",
+		text_snprintf(d->message, sizeof(d->message), "closure never finished, the %s: %s",
+			      leaks_word_text(LEAKS_WORD_HANG_ROOT),
 			      leaks_blame_text(m, &l->blames[0], why, sizeof(why)));
 	else if (l->nblames)
 		text_snprintf(d->message, sizeof(d->message), "closure leaked: %s",
@@ -94,9 +94,12 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 			 "closure leaked: %lld reference%s outstanding at exit",
 			 (long long)l->remaining, l->remaining == 1 ? "" : "s");
 	note_init(d, m, l, l->hang_root ? "the closure" : "the leaked closure");
-	if (l->waiting_behind)
-		add_note(d, m, 0, "%s waits behind it: quiet for %s before the process was ended",
-			 l->waiting_behind == 1 ? "a stuck closure" : "stuck closures",
+	if (l->waiting_behind) /* the count: other stuck closures may wait on something else */
+		add_note(d, m, 0,
+			 "%llu stuck closure%s wait%s behind it: quiet for %s before the process "
+			 "was ended",
+			 (unsigned long long)l->waiting_behind, l->waiting_behind == 1 ? "" : "s",
+			 l->waiting_behind == 1 ? "s" : "",
 			 model_duration_text(l->hang_quiet_ns, quiet, sizeof(quiet)));
 	else if (l->hang_root)
 		add_note(d, m, 0,
@@ -228,6 +231,8 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 		d.init = site_of(m, l->init_ip);
 		d.count = 1;
 		d.closure = model_life_function(m, l, fn, sizeof(fn));
+		d.verdict = leaks_verdict_word(l);
+		model_life_name(l, d.id, sizeof(d.id));
 		if (l->stuck)
 			describe_stuck(&d, m, l);
 		else

@@ -27,6 +27,8 @@ struct check_diag {
 	struct check_site at;	/* where the error points (strings borrowed from the model) */
 	struct check_site init; /* the closure's init site */
 	const char *closure;	/* what the closure does: its continuation, else its function */
+	const char *verdict;	/* its word, as every output says it (leaks_word; static) */
+	char id[64];		/* the first closure's PID:ADDR#N (of count folded alike) */
 	char message[640];
 	char *key; /* site, init site, closure function, blame: equal keys fold (owned) */
 	unsigned count;

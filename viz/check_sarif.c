@@ -106,9 +106,12 @@ static int append(json_t *a, json_t *value)
 /* One diagnostic as a result; NULL when it cannot be built (out of memory). */
 static json_t *result(const struct check_diag *g)
 {
-	json_t *r = json_pack("{s:s,s:s,s:o,s:[],s:[],s:I}", "ruleId", rule_ids[g->rule], "level",
-			      "error", "message", message(g->message), "locations",
-			      "relatedLocations", "occurrenceCount", (json_int_t)g->count);
+	/* properties: the first closure's id and its verdict word, as report and explain say */
+	json_t *r =
+		json_pack("{s:s,s:s,s:o,s:[],s:[],s:I,s:{s:s,s:s}}", "ruleId", rule_ids[g->rule],
+			  "level", "error", "message", message(g->message), "locations",
+			  "relatedLocations", "occurrenceCount", (json_int_t)g->count, "properties",
+			  "closure", g->id, "verdict", g->verdict);
 	json_t *loc;
 
 	if (!r || location(&g->at, NULL, &loc) ||

@@ -90,14 +90,6 @@ struct model_life *viz_find_closure(struct viz_input *in, const struct model_id 
 	l = model_find(in->m, id);
 	if (l)
 		return l;
-	/* A trace of one process whose events name none (record -p): PID is the header's. */
-	if (id->pid && n == 1 && !pids[0] && id->pid == in->info.pid) {
-		struct model_id any = *id;
-
-		any.pid = 0;
-		if ((l = model_find(in->m, &any)))
-			return l;
-	}
 	lives = n ? model_lives_at(in->m, id->pid ? id->pid : pids[0], id->addr) : 0;
 	if (id->nth && lives)
 		trace_error_set(err, "0x%" PRIx64 " had %u li%s%s, not #%u", id->addr, lives,

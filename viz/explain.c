@@ -131,6 +131,30 @@ static void blame_lines(struct model *m, const struct model_life *l, FILE *out)
 		fprintf(out, "  sure: %s (%s)\n", leaks_sure_text(l->sure), l->sure_why);
 }
 
+/* A root cause's references, and for a root of a hang what waits behind it. */
+static void hang_lines(const struct model_life *l, FILE *out)
+{
+	char quiet[32];
+
+	if (l->remaining < 0) /* named as a parent only */
+		fprintf(out, ", its count not known (created before recording)\n");
+	else
+		fprintf(out, ", holds %" PRId64 " reference%s\n", l->remaining,
+			l->remaining == 1 ? "" : "s");
+	if (l->hang_root && l->waiting_behind)
+		fprintf(out,
+			"  %" PRIu64 " stuck closure%s wait%s behind it; quiet for %s before the "
+			"process was ended\n",
+			l->waiting_behind, l->waiting_behind == 1 ? "" : "s",
+			l->waiting_behind == 1 ? "s" : "",
+			model_duration_text(l->hang_quiet_ns, quiet, sizeof(quiet)));
+	else if (l->hang_root)
+		fprintf(out,
+			"  nothing waits in a closure (the program waits on something else); quiet "
+			"for %s before the process was ended\n",
+			model_duration_text(l->hang_quiet_ns, quiet, sizeof(quiet)));
+}
+
 static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE *out)
 {
 	struct model *m = in->m;
@@ -148,47 +172,29 @@ static void verdict_lines(struct viz_input *in, const struct model_life *l, FILE
 			l->destroyed ? " (closure_debug_destroy)" : "");
 		return;
 	}
+	/* Its word first, as every output says it (leaks_word), then why. */
+	fprintf(out, "verdict: %s", leaks_verdict_word(l));
 	if (l->verdict == VERDICT_IN_FLIGHT) {
 		char end[256];
 
-		fprintf(out, "verdict: in flight%s (%s): %s\n",
-			l->stuck ? ", stuck: still waiting when the process ended" : "",
+		fprintf(out, "%s (%s): %s\n",
+			l->stuck ? ": still waiting when the process ended" : "",
 			viz_end_text(&in->info, end, sizeof(end)),
 			leaks_age_text(l, why, sizeof(why)));
 		blame_lines(m, l, out);
 	} else if (l->verdict == VERDICT_LATE) {
 		fprintf(out,
-			"verdict: set aside: seen without an init after #%u finished (an event "
-			"that reached the trace late)\n",
+			": seen without an init after #%u finished (an event that reached the "
+			"trace late)\n",
 			l->nth - 1);
 	} else if (l->verdict == VERDICT_KEPT_ALIVE) {
-		fprintf(out, "verdict: unfinished, kept alive by its unfinished children:");
+		fprintf(out, "%s by its unfinished children:", l->stuck ? ", kept alive" : "");
 		for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 			if (!c->finished)
 				fprintf(out, " %s", model_life_name(c, name, sizeof(name)));
 		fputc('\n', out);
 	} else {
-		fprintf(out, "verdict: %s, ", l->verdict == VERDICT_SUSPECT ? "suspect" : "leaked");
-		if (l->remaining < 0) /* named as a parent only */
-			fprintf(out, "its count not known (created before recording)");
-		else
-			fprintf(out, "holds %" PRId64 " reference%s", l->remaining,
-				l->remaining == 1 ? "" : "s");
-		fprintf(out, "%s\n", l->stuck ? " (stuck)" : "");
-		if (l->hang_root && l->waiting_behind)
-			fprintf(out,
-				"  the root of the hang: %" PRIu64
-				" stuck closure%s wait%s behind it; "
-				"quiet for %s before the process was ended\n",
-				l->waiting_behind, l->waiting_behind == 1 ? "" : "s",
-				l->waiting_behind == 1 ? "s" : "",
-				model_duration_text(l->hang_quiet_ns, why, sizeof(why)));
-		else if (l->hang_root)
-			fprintf(out,
-				"  the root of the hang: nothing waits in a closure (the program "
-				"waits "
-				"on something else); quiet for %s before the process was ended\n",
-				model_duration_text(l->hang_quiet_ns, why, sizeof(why)));
+		hang_lines(l, out);
 		if (l->verdict == VERDICT_SUSPECT)
 			fprintf(out, "  %s\n", leaks_age_text(l, why, sizeof(why)));
 		if (!l->nblames && l->sure_why)
@@ -219,14 +225,18 @@ int render_explain(struct viz_input *in, const struct model_id *id, FILE *out,
 		fprintf(out, ", init at %s", model_site_text(m, l->init_ip, site, sizeof(site)));
 	else
 		fprintf(out, ", %s", model_origin_text(l, site, sizeof(site)));
-	if (l->parent_addr)
+	if (l->parent) /* the parent's id; its address alone when the trace never had it */
+		fprintf(out, ", parent %s", model_life_name(l->parent, d, sizeof(d)));
+	else if (l->parent_addr)
 		fprintf(out, ", parent 0x%" PRIx64, l->parent_addr);
 	fputc('\n', out);
-	if (!id->nth && lives > 1)
-		fprintf(out,
-			"(0x%" PRIx64 " had %u lives; this is the last: name one as 0x%" PRIx64
-			"#N)\n",
-			l->addr, lives, l->addr);
+	if (!id->nth && lives > 1) {
+		/* the id of its first life, whose #1 the reader changes */
+		snprintf(d, sizeof(d), "%s", model_life_name(l, name, sizeof(name)));
+		*strrchr(d, '#') = '\0';
+		fprintf(out, "(0x%" PRIx64 " had %u lives; this is the last: name one as %s#N)\n",
+			l->addr, lives, d);
+	}
 	fprintf(out, "%18s %8s  %-12s %5s %-5s %s\n", "time", "thread", "op", "count", "flags",
 		"site (function)");
 	evs = model_watched(m, l, &n);

@@ -27,28 +27,29 @@ static const char *name_of(struct builder *b, char *buf, size_t len)
 static void verdict_line(struct builder *b, const struct model_life *l, int64_t refs, bool group)
 {
 	char site[TXT];
+	enum leaks_word w = leaks_word(l); /* the words of every output */
 
-	switch (l->verdict) {
-	case VERDICT_KEPT_ALIVE:
+	if (w == LEAKS_WORD_STUCK && l->verdict == VERDICT_KEPT_ALIVE)
+		label_text(&b->lab, "STUCK: "); /* in closure_sync, on its children */
+	switch (w == LEAKS_WORD_STUCK && l->verdict == VERDICT_KEPT_ALIVE ? LEAKS_WORD_KEPT_ALIVE
+									  : w) {
+	case LEAKS_WORD_KEPT_ALIVE:
 		if (group)
 			label_text(&b->lab, "kept alive by unfinished children");
 		else
 			label_printf(&b->lab, "kept alive by %u unfinished child%s",
 				     l->live_children, l->live_children == 1 ? "" : "ren");
 		return;
-	case VERDICT_IN_FLIGHT:
+	case LEAKS_WORD_IN_FLIGHT:
 		label_text(&b->lab, "in flight (the recording was cut short)");
 		return;
-	case VERDICT_LATE:
+	case LEAKS_WORD_SET_ASIDE:
 		label_text(&b->lab, "set aside: its events reached the trace late");
 		return;
-	default:
+	default: /* a culprit, or stuck: in capitals, with what it holds and who is blamed */
 		break;
 	}
-	label_printf(&b->lab, "%s: ",
-		     l->verdict == VERDICT_SUSPECT ? "SUSPECT"
-		     : l->hang_root		   ? "ROOT OF THE HANG"
-						   : "LEAKED");
+	label_printf(&b->lab, "%s: ", leaks_word_caps(w));
 	if (refs < 0) /* named as a parent only: created before recording, its count never seen */
 		label_text(&b->lab, "count not known");
 	else
@@ -96,8 +97,6 @@ static void life_label(struct builder *b, const struct gl *g)
 				     model_life_name(l->parent, name, sizeof(name)));
 		label_newline(&b->lab);
 	}
-	if (l->stuck && !l->finished)
-		label_text(&b->lab, "STUCK: ");
 	label_text(&b->lab, model_state_text(m, l, state, sizeof(state)));
 	label_newline(&b->lab);
 	if (l->finished) {

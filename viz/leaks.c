@@ -407,16 +407,17 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 			blame(m, l);
 		return;
 	}
+	/* Counted by word (leaks_word): a stuck one is counted stuck only. */
 	if (only_children_hold(l)) {
 		l->verdict = VERDICT_KEPT_ALIVE;
-		out->kept_alive++;
+		out->kept_alive += !l->stuck;
 	} else if (out->exited) {
 		l->verdict = VERDICT_LEAKED;
-		out->leaked++;
+		out->leaked += !l->stuck;
 		blame(m, l);
 	} else {
 		l->verdict = VERDICT_SUSPECT;
-		out->suspects++;
+		out->suspects += !l->stuck;
 		blame(m, l);
 	}
 }
@@ -449,8 +450,7 @@ static void make_root(struct model_life *l, struct leaks_summary *out)
 	else
 		out->in_flight--;
 	l->verdict = VERDICT_LEAKED;
-	out->leaked++;
-	out->hang_roots++;
+	out->hang_roots++; /* its word: root of a hang, not leaked (leaks_word) */
 }
 
 /* The unfinished descendants of a closure in closure_sync that block: roots, each counting s.
@@ -604,7 +604,7 @@ static int cmp_groups(const void *pa, const void *pb)
 	return cmp_u(a->first->seq, b->first->seq);
 }
 
-struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
+struct leaks_group *leaks_fold(struct model *m, enum leaks_word w, size_t *n)
 {
 	struct model_life **lives;
 	struct leaks_group *groups;
@@ -612,7 +612,7 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 
 	*n = 0;
 	for (struct model_life *l = model_lives(m); l; l = l->next)
-		count += !l->finished && l->verdict == v;
+		count += leaks_word(l) == w;
 	if (!count)
 		return NULL;
 	lives = calloc(count, sizeof(*lives));
@@ -624,7 +624,7 @@ struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n)
 	}
 	count = 0;
 	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (!l->finished && l->verdict == v)
+		if (leaks_word(l) == w)
 			lives[count++] = l;
 	qsort(lives, count, sizeof(*lives), cmp_seq);
 	for (size_t i = 0; i < count; i++) {
@@ -681,16 +681,6 @@ uint64_t leaks_blamed_site(const struct model_life *l)
 	if (l->stuck)
 		return leaks_wait_site(l);
 	return l->nblames ? l->blames[0].site : l->init_ip;
-}
-
-const char *leaks_verdict_name(const struct model_life *l)
-{
-	static const char *const names[] = {
-		[VERDICT_NONE] = "finished",	     [VERDICT_LEAKED] = "leaked",
-		[VERDICT_KEPT_ALIVE] = "kept_alive", [VERDICT_IN_FLIGHT] = "in_flight",
-		[VERDICT_SUSPECT] = "suspect",	     [VERDICT_LATE] = "late",
-	};
-	return l->finished ? "finished" : names[l->verdict];
 }
 
 const char *leaks_age_text(const struct model_life *l, char *buf, size_t len)

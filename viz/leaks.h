@@ -57,11 +57,12 @@ enum leaks_end {
 struct leaks_summary {
 	enum leaks_end end;
 	bool exited; /* end == LEAKS_EXITED: unfinished closures are leaks */
+	/* unfinished, and how many of them have each word (leaks_word): they add up to it */
 	uint64_t unfinished;
 	uint64_t leaked, kept_alive, stuck; /* kept_alive: by leaked or suspect children */
-	uint64_t in_flight, suspects;	    /* a recording cut short (in_flight: not stuck) */
+	uint64_t in_flight, suspects;	    /* a recording cut short */
 	uint64_t late;			    /* set aside (VERDICT_LATE) */
-	uint64_t hang_roots;		    /* of leaked: roots of a hang (a recording cut short) */
+	uint64_t hang_roots;		    /* roots of a hang (a recording cut short) */
 	int64_t end_ts; /* the end of the recording (ns since its start): ages count to it */
 	/* LEAKS_CUT_RUNNING with no closure operation in the last LEAKS_IDLE_NS before end_ts:
 	 * how long the process was idle (else 0) */
@@ -109,8 +110,31 @@ uint64_t leaks_blamed_site(const struct model_life *l);
 const struct model_blame *leaks_stuck_culprit(const struct model_life *l);
 uint64_t leaks_wait_site(const struct model_life *l);
 
-/* "leaked", "kept_alive", "in_flight", "suspect", "late", "finished" (static; JSON's words). */
-const char *leaks_verdict_name(const struct model_life *l);
+/*
+ * A closure's verdict in one word, the same in every output (leaks_words.c): finished, set aside,
+ * root of a hang, stuck, leaked, kept alive, suspect or in flight. Each unfinished closure has
+ * one; the counts of leaks_summary are of these words (they add up to its unfinished). A root of
+ * a hang comes first, then stuck (a closure still waiting when the process ended, leaked or kept
+ * alive or in flight besides), then the verdict.
+ */
+enum leaks_word {
+	LEAKS_WORD_FINISHED,
+	LEAKS_WORD_SET_ASIDE,
+	LEAKS_WORD_HANG_ROOT,
+	LEAKS_WORD_STUCK,
+	LEAKS_WORD_LEAKED,
+	LEAKS_WORD_KEPT_ALIVE,
+	LEAKS_WORD_SUSPECT,
+	LEAKS_WORD_IN_FLIGHT,
+	LEAKS_NR_WORDS
+};
+enum leaks_word leaks_word(const struct model_life *l);
+const char *leaks_word_text(enum leaks_word w); /* "root of a hang" (static) */
+const char *leaks_word_caps(enum leaks_word w); /* "ROOT OF A HANG": a picture's emphasis */
+const char *leaks_word_key(enum leaks_word w);	/* "hang_root": a JSON member, a category */
+const char *leaks_verdict_word(const struct model_life *l); /* leaks_word_text(leaks_word(l)) */
+/* "1 root of a hang", "2 roots of a hang", "3 suspects", "2 kept alive"; into buf, returned */
+const char *leaks_word_count(enum leaks_word w, uint64_t n, char *buf, size_t len);
 /* The rule that makes a suspect, in words (report's note and its JSON warnings say it). */
 const char *leaks_suspect_rule(const struct leaks_summary *s, char *buf, size_t len);
 
@@ -127,9 +151,9 @@ struct leaks_group {
 	uint64_t count;
 };
 
-/* The groups of the unfinished lives with verdict v, most numerous first (then oldest first).
+/* The groups of the unfinished lives of word w, most numerous first (then oldest first).
  * New array (free() it), *n groups; NULL with *n 0 when there is none or no memory. */
-struct leaks_group *leaks_fold(struct model *m, enum model_verdict v, size_t *n);
+struct leaks_group *leaks_fold(struct model *m, enum leaks_word w, size_t *n);
 
 /* "took 1 more reference than ..." for a blame; writes into buf (caller-owned), returns it. */
 const char *leaks_blame_text(struct model *m, const struct model_blame *b, char *buf, size_t len);

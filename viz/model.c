@@ -594,6 +594,9 @@ static void model_on_event(void *ctx, const struct trace_event *ev)
 	struct model *m = ctx;
 	struct held_line h = {.key = {.ts = time_key_signed(ev->ts), .order = ev->seq}, .ev = *ev};
 
+	if (!h.ev.pid) /* a trace of one process: every life is named PID:ADDR#N all the same */
+		h.ev.pid = m->header_pid;
+
 	/* A synthetic init stands at its closure's init time, older than the events around it. */
 	if (ev->ts < m->max_seen_ts && !ev->snapshot)
 		m->n.reordered++;
@@ -619,8 +622,10 @@ static void window_drain(struct model *m)
 		window_pop(m);
 }
 
-const struct trace_sink model_sink = {
-	.event = model_on_event, .sym = model_on_sym, .name = model_on_name};
+const struct trace_sink model_sink = {.event = model_on_event,
+				      .sym = model_on_sym,
+				      .name = model_on_name,
+				      .header = model_on_header};
 
 bool model_exited(const struct model *m)
 {

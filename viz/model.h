@@ -70,7 +70,7 @@ struct model_kind;
  * with a blame need, apart.
  */
 struct model_life {
-	int64_t pid; /* the event's pid; 0 when the trace names none */
+	int64_t pid; /* the event's pid, else the trace header's; 0 when neither names one */
 	uint64_t addr;
 	uint64_t seq;	   /* creation order */
 	uint64_t init_ip;  /* 0 when created before recording */
@@ -323,9 +323,8 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 const char *model_name(const struct model *m, enum trace_name_kind kind, int64_t pid, uint64_t id);
 /* A workqueue as every presentation names it: its name, else "0x..." (its address). */
 const char *model_wq_text(const struct model *m, int64_t pid, uint64_t wq, char *buf, size_t len);
-/* ADDR#N: the life's key within its process (JSON carries the pid beside it). */
-const char *model_life_key(const struct model_life *l, char *buf, size_t len);
-/* "0x7ffc5e2a0010#2", or "501:0x7ffc5e2a0010#2" when the trace names the process of each event */
+/* A closure's id in every output, PID:ADDR#N ("501:0x7ffc5e2a0010#2"; docs/design.md "Naming a
+ * closure"): its process, the trace header's when its events name none; ADDR#N when neither does */
 const char *model_life_name(const struct model_life *l, char *buf, size_t len);
 /*
  * A closure's name, the same in every presentation: its kind, "init_func -> first_continuation"
@@ -333,7 +332,9 @@ const char *model_life_name(const struct model_life *l, char *buf, size_t len);
  * model_kind_name() of the kind's init site and first continuation.
  */
 const char *model_life_function(struct model *m, const struct model_life *l, char *buf, size_t len);
-/* "init_func -> continuation", "init_func" (fn 0), "-> continuation" (init_ip 0). */
+/* "init_func -> continuation", "init_func" (fn 0), "-> continuation" (init_ip 0); with its init
+ * site, "init_func -> continuation (file:line)", when a kind of another init site has that name
+ * (two closures initialised in one function): every name is one kind's. */
 const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf, size_t len);
 /* Where a life without an init came from: "created before recording", or that it was used
  * again after its last life finished without a new init (a bug, or a lost init). */

@@ -47,10 +47,17 @@ struct model {
 	struct watched *watched;
 	size_t nwatched, capwatched;
 	struct trace_event *watch_out;
+	/* Kind names (model_text.c): by a name's hash, its first init site and whether a kind of
+	 * another init site has that name too; the init sites and continuations they name; the
+	 * newest kind in them; stale when a symbol of theirs changed. Made on first use. */
+	struct hashmap kind_names, kind_addrs;
+	const struct model_kind *kind_names_upto;
+	bool kind_names_stale;
 	bool exited;
 	bool ending;		      /* model_end's walks have begun */
 	unsigned fold_keep;	      /* model_fold_finished's keep; 0: fold nothing */
 	struct model_fold *top_folds; /* folded lives without a parent */
+	int64_t header_pid; /* the process of events that name none (the trace header's; 0: none) */
 	const struct model_observer *obs;
 	void *obs_ctx;
 	/* How the event being applied moved open gets, for the observer's refs() (life NULL: not)
@@ -74,6 +81,8 @@ void model_on_sym(void *ctx, const struct trace_sym *sym);
 /* Frees the symbols' strings and their table (model_text.c). */
 void model_syms_free(struct model *m);
 void model_on_name(void *ctx, const struct trace_name *name);
+/* The header record sink (model_text.c): its process names the lives of events that name none. */
+void model_on_header(void *ctx, const struct trace_info *info);
 
 /* The kind (init site, first continuation), made on first use. */
 struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn);

@@ -35,6 +35,8 @@ void model_on_sym(void *ctx, const struct trace_sym *sym)
 	s->line = sym->line;
 	s->root = s->file && sym->dir ? source_root_shown(s->file, sym->dir) : MODEL_ROOT_SHARED;
 	m->shared_root_known = false; /* this symbol may have been one of them, or be one now */
+	if (hashmap_get(&m->kind_addrs, sym->addr, 0))
+		m->kind_names_stale = true; /* a kind's name changes with it */
 	free(whole);
 }
 
@@ -49,6 +51,11 @@ void model_on_name(void *ctx, const struct trace_name *name)
 		hashmap_put(&m->names[name->kind], name->id, (uint64_t)name->pid, NULL);
 
 	text_visible(n->text, sizeof(n->text), name->name);
+}
+
+void model_on_header(void *ctx, const struct trace_info *info)
+{
+	((struct model *)ctx)->header_pid = info->pid;
 }
 
 const char *model_name(const struct model *m, enum trace_name_kind kind, int64_t pid, uint64_t id)
@@ -88,6 +95,8 @@ void model_syms_free(struct model *m)
 		free(s->file_bytes);
 	}
 	hashmap_free(&m->syms);
+	hashmap_free(&m->kind_names);
+	hashmap_free(&m->kind_addrs);
 }
 
 /* ---- text ---- */
@@ -179,23 +188,19 @@ const char *model_func_text(struct model *m, uint64_t addr, char *buf, size_t le
 	return buf;
 }
 
-const char *model_life_key(const struct model_life *l, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
-	return buf;
-}
-
 const char *model_life_name(const struct model_life *l, char *buf, size_t len)
 {
-	/* Lives of several processes share addresses: name the process when the trace gives it. */
+	/* Lives of several processes share addresses: the process is part of every name. */
 	if (l->pid)
 		snprintf(buf, len, "%lld:0x%" PRIx64 "#%u", (long long)l->pid, l->addr, l->nth);
-	else
-		model_life_key(l, buf, len);
+	else /* neither the events nor the header name a process */
+		snprintf(buf, len, "0x%" PRIx64 "#%u", l->addr, l->nth);
 	return buf;
 }
 
-const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf, size_t len)
+/* "init_func -> continuation", "init_func" (fn 0), "-> continuation" (init_ip 0) */
+static const char *plain_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf,
+				   size_t len)
 {
 	char init[512], cont[512];
 
@@ -206,6 +211,82 @@ const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char
 		model_func_text(m, init_ip, buf, len);
 	else
 		text_snprintf(buf, len, "-> %s", model_func_text(m, fn, cont, sizeof(cont)));
+	return buf;
+}
+
+struct kind_name {
+	uint64_t site; /* the hash of the first kind's init site, as shown */
+	bool shared;   /* a kind of another init site has the name too */
+};
+
+/* FNV-1a: a name's key in kind_names. */
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static void note_kind(struct model *m, const struct model_kind *k)
+{
+	char name[1100], site[512];
+	struct kind_name *n;
+	uint64_t at;
+	bool added;
+
+	if (!k->init_ip)
+		return; /* no init site to tell it apart by */
+	/* By the site as shown: the processes of one trace load a program at their own addresses */
+	at = name_hash(model_site_text(m, k->init_ip, site, sizeof(site)));
+	n = hashmap_put(&m->kind_names,
+			name_hash(plain_kind_name(m, k->init_ip, k->fn, name, sizeof(name))), 0,
+			&added);
+	if (added)
+		n->site = at;
+	else if (n->site != at)
+		n->shared = true;
+	hashmap_put(&m->kind_addrs, k->init_ip, 0, NULL);
+	if (k->fn)
+		hashmap_put(&m->kind_addrs, k->fn, 0, NULL);
+}
+
+/*
+ * Whether a kind of another init site has this name: the kinds made since the last call are
+ * added (each once: kinds are never freed before the model), all again after one of their symbols
+ * changed.
+ */
+static bool name_shared(struct model *m, const char *name)
+{
+	const struct kind_name *n;
+
+	if (m->kind_names_stale || !m->kind_names.value_size) {
+		hashmap_free(&m->kind_names);
+		hashmap_free(&m->kind_addrs);
+		hashmap_init(&m->kind_names, sizeof(struct kind_name));
+		hashmap_init(&m->kind_addrs, 1);
+		m->kind_names_upto = NULL;
+		m->kind_names_stale = false;
+	}
+	for (const struct model_kind *k = m->kinds; k && k != m->kind_names_upto; k = k->next)
+		note_kind(m, k);
+	m->kind_names_upto = m->kinds;
+	n = hashmap_get(&m->kind_names, name_hash(name), 0);
+	return n && n->shared;
+}
+
+const char *model_kind_name(struct model *m, uint64_t init_ip, uint64_t fn, char *buf, size_t len)
+{
+	char site[512];
+	size_t used;
+
+	plain_kind_name(m, init_ip, fn, buf, len);
+	/* Two kinds of one name (two closures initialised in one function, continuing alike) are
+	 * told apart by their init sites. */
+	if (init_ip && name_shared(m, buf) && (used = strlen(buf)) < len)
+		text_snprintf(buf + used, len - used, " (%s)",
+			      model_site_text(m, init_ip, site, sizeof(site)));
 	return buf;
 }
 
@@ -314,9 +395,9 @@ const char *model_kind_text(struct model *m, const struct model_kind *k, char *b
 	else if (!k->init_ip)
 		text_snprintf(buf, len, "%s (no init in the trace)",
 			      model_kind_name(m, 0, k->fn, name, sizeof(name)));
-	else
+	else /* the init site told once, shared name or not */
 		text_snprintf(buf, len, "%s (%s)",
-			      model_kind_name(m, k->init_ip, k->fn, name, sizeof(name)),
+			      plain_kind_name(m, k->init_ip, k->fn, name, sizeof(name)),
 			      model_site_text(m, k->init_ip, site, sizeof(site)));
 	return buf;
 }

@@ -44,7 +44,7 @@ static void text_header(struct viz_input *in, FILE *out)
 {
 	struct model *m = in->m;
 	const struct trace_info *info = &in->info;
-	char d[64], end[256], rule[320], shown[4096 * TEXT_ESCAPE_MAX];
+	char d[64], end[256], rule[320], shown[4096 * TEXT_ESCAPE_MAX], roots[64];
 
 	/* What the trace says is shown as every name is (trace_text.h). */
 	fprintf(out, "# closuretrace report of %s\n", text_visible(shown, sizeof(shown), in->path));
@@ -108,8 +108,9 @@ static void text_header(struct viz_input *in, FILE *out)
 			in->leaks.in_flight, in->leaks.suspects, in->leaks.suspects == 1 ? "" : "s",
 			in->leaks.kept_alive);
 	if (in->leaks.hang_roots)
-		fprintf(out, "; %" PRIu64 " root%s of the hang", in->leaks.hang_roots,
-			in->leaks.hang_roots == 1 ? "" : "s");
+		fprintf(out, "; %s",
+			leaks_word_count(LEAKS_WORD_HANG_ROOT, in->leaks.hang_roots, roots,
+					 sizeof(roots)));
 	if (!in->leaks.exited && in->leaks.stuck)
 		fprintf(out, "; %" PRIu64 " stuck", in->leaks.stuck);
 	if (in->leaks.late)
@@ -212,9 +213,27 @@ static void text_chain(struct model *m, const struct model_life *l, FILE *out)
 			return;
 		}
 		text_life_line(m, p, out, "      <- ");
-		if (!p->finished && p->verdict == VERDICT_KEPT_ALIVE)
-			fprintf(out, "         kept alive by its unfinished children\n");
+		if (!p->finished && p->verdict == VERDICT_KEPT_ALIVE) /* as explain says it */
+			fprintf(out, "         %s by its unfinished children\n",
+				p->stuck ? "stuck, kept alive" : "kept alive");
 	}
+}
+
+/* The call sites a verdict blames, most likely first. */
+static void text_blames(struct model *m, const struct model_life *l, FILE *out)
+{
+	char site[TXT], why[2 * TXT];
+
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (i)
+			fprintf(out, "    also:  %s: %s\n",
+				site_with_func(m, l->blames[i].site, site, sizeof(site)),
+				leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
+		else
+			fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
+				site_with_func(m, l->blames[0].site, site, sizeof(site)),
+				leaks_blame_text(m, &l->blames[0], why, sizeof(why)),
+				leaks_sure_text(l->sure), l->sure_why);
 }
 
 /* One root cause (leaked or suspect), for a group of count identical ones. */
@@ -223,7 +242,7 @@ static void text_root_cause(struct viz_input *in, const struct leaks_group *g, u
 {
 	struct model *m = in->m;
 	const struct model_life *l = g->first;
-	char name[64], site[TXT], why[2 * TXT];
+	char name[64], why[2 * TXT];
 	unsigned children = 0;
 
 	fprintf(out, "\n  %s %u",
@@ -241,16 +260,7 @@ static void text_root_cause(struct viz_input *in, const struct leaks_group *g, u
 	text_held(l, out);
 	if (!l->nblames && l->sure_why)
 		fprintf(out, "    blame: no call site (%s)\n", l->sure_why);
-	if (l->nblames) {
-		fprintf(out, "    blame: %s: %s (sure: %s, %s)\n",
-			site_with_func(m, l->blames[0].site, site, sizeof(site)),
-			leaks_blame_text(m, &l->blames[0], why, sizeof(why)),
-			leaks_sure_text(l->sure), l->sure_why);
-		for (unsigned i = 1; i < l->nblames; i++)
-			fprintf(out, "    also:  %s: %s\n",
-				site_with_func(m, l->blames[i].site, site, sizeof(site)),
-				leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
-	}
+	text_blames(m, l, out);
 	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished && children++ < CHAIN_SHOWN)
 			fprintf(out, "    held by child %s\n",
@@ -265,17 +275,20 @@ static void text_root_cause(struct viz_input *in, const struct leaks_group *g, u
 /* Groups of root causes told one by one; --json lists every closure. */
 #define MAX_GROUPS_TOLD 20
 
-static void text_root_causes(struct viz_input *in, enum model_verdict v, FILE *out)
+static void text_root_causes(struct viz_input *in, enum leaks_word w, FILE *out)
 {
 	size_t n = 0;
-	struct leaks_group *groups = leaks_fold(in->m, v, &n);
+	struct leaks_group *groups = leaks_fold(in->m, w, &n);
 
 	for (size_t i = 0; i < n; i++) {
 		if (i == MAX_GROUPS_TOLD) {
 			fprintf(out,
 				"\n  ... and %zu more kinds of %s ('closuretrace report --json' "
 				"lists every one)\n",
-				n - i, v == VERDICT_SUSPECT ? "suspects" : "leaks");
+				n - i,
+				w == LEAKS_WORD_SUSPECT	    ? "suspects"
+				: w == LEAKS_WORD_HANG_ROOT ? "roots of a hang"
+							    : "leaks");
 			break;
 		}
 		text_root_cause(in, &groups[i], (unsigned)i + 1, out);
@@ -290,11 +303,12 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	if (!s->exited) {
 		if (s->hang_roots) {
 			fprintf(out,
-				"the root of the hang: %" PRIu64 " closure%s that stuck closures "
+				"%s: %" PRIu64 " closure%s that stuck closures "
 				"wait behind, quiet, holding a reference the finished closures of "
 				"their kind put back\n",
+				s->hang_roots == 1 ? "root of a hang" : "roots of a hang",
 				s->hang_roots, s->hang_roots == 1 ? "" : "s");
-			text_root_causes(in, VERDICT_LEAKED, out);
+			text_root_causes(in, LEAKS_WORD_HANG_ROOT, out);
 			fputc('\n', out);
 		}
 		fprintf(out,
@@ -307,7 +321,7 @@ static void text_leaks(struct viz_input *in, FILE *out)
 			return;
 		}
 		fprintf(out, "suspects: %" PRIu64 " (see the note above)\n", s->suspects);
-		text_root_causes(in, VERDICT_SUSPECT, out);
+		text_root_causes(in, LEAKS_WORD_SUSPECT, out);
 		fputc('\n', out);
 		return;
 	}
@@ -318,7 +332,7 @@ static void text_leaks(struct viz_input *in, FILE *out)
 	}
 	fprintf(out, "leaks: %" PRIu64 " root cause%s%s\n", s->leaked, s->leaked == 1 ? "" : "s",
 		viz_incomplete(in) ? " (incomplete: see the warnings)" : "");
-	text_root_causes(in, VERDICT_LEAKED, out);
+	text_root_causes(in, LEAKS_WORD_LEAKED, out);
 	fputc('\n', out);
 }
 
@@ -369,6 +383,7 @@ static void text_stuck(struct viz_input *in, FILE *out)
 				fprintf(out, ", %" PRId64 " taken with closure_get", l->held_other);
 			fputc('\n', out);
 		}
+		text_blames(m, l, out); /* a stuck closure is told here only (leaks_word) */
 		text_children_in_flight(m, l, out);
 	}
 	fputc('\n', out);

@@ -32,9 +32,10 @@ static json_t *jlife(struct model *m, const struct model_life *l)
 	char buf[2 * TXT];
 	json_t *o = json_object();
 
-	json_object_set_new(o, "closure", json_string(model_life_key(l, buf, sizeof(buf))));
+	json_object_set_new(o, "closure", json_string(model_life_name(l, buf, sizeof(buf))));
 	if (l->pid)
 		json_object_set_new(o, "pid", json_integer(l->pid));
+	json_object_set_new(o, "verdict", json_string(leaks_verdict_word(l)));
 	json_object_set_new(o, "function", json_text(model_life_function(m, l, buf, sizeof(buf))));
 	json_object_set_new(o, "init", l->init_ip ? jsite(m, l->init_ip) : json_null());
 	json_object_set_new(o, "state", json_text(model_state_text(m, l, buf, sizeof(buf))));
@@ -128,7 +129,6 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 	json_object_set_new(o, "blame", blames);
 	json_object_set_new(o, "sure", json_string(leaks_sure_text(l->sure)));
 	json_object_set_new(o, "sure_why", json_text(l->sure_why ? l->sure_why : ""));
-	json_object_set_new(o, "verdict", json_string(leaks_verdict_name(l)));
 	if (l->hang_root) {
 		json_object_set_new(o, "hang_root", json_true());
 		json_object_set_new(o, "waiting_behind",
@@ -153,7 +153,7 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 	for (struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished)
 			json_array_append_new(children,
-					      json_string(model_life_key(c, buf, sizeof(buf))));
+					      json_string(model_life_name(c, buf, sizeof(buf))));
 	json_object_set_new(o, "held_by_children", children);
 	for (struct model_life *p = l->parent; p && p != l; p = p->parent) {
 		json_t *jp;
@@ -168,17 +168,18 @@ static json_t *jleak(struct model *m, struct chain_depths *depths, const struct 
 		jp = json_object();
 
 		json_object_set_new(jp, "closure",
-				    json_string(model_life_key(p, buf, sizeof(buf))));
-		json_object_set_new(jp, "verdict", json_string(leaks_verdict_name(p)));
+				    json_string(model_life_name(p, buf, sizeof(buf))));
+		json_object_set_new(jp, "verdict", json_string(leaks_verdict_word(p)));
 		json_array_append_new(chain, jp);
 	}
 	json_object_set_new(o, "chain", chain);
 	return o;
 }
 
-static json_t *jstuck(struct model *m, const struct model_life *l)
+/* A stuck closure: what it holds and who is blamed, as a root cause, and what it waits on. */
+static json_t *jstuck(struct model *m, struct chain_depths *depths, const struct model_life *l)
 {
-	json_t *o = jlife(m, l);
+	json_t *o = jleak(m, depths, l);
 
 	if (l->on_waitlist) {
 		char buf[64];
@@ -303,26 +304,25 @@ static json_t *totals(struct viz_input *in)
 	return t;
 }
 
-enum verdict_list { LIST_LEAKS, LIST_SUSPECTS, LIST_KEPT, LIST_STUCK };
-
-/* One list of verdicts, a closure at a time: memory holds one element, whatever the count. */
+/*
+ * The list of the closures of one word (leaks_word: each closure is in one list at most), a
+ * closure at a time: memory holds one element, whatever the count.
+ */
 static void verdict_list(struct jout *o, struct viz_input *in, struct chain_depths *depths,
-			 enum verdict_list which, const char *key)
+			 enum leaks_word w, const char *key)
 {
 	struct model *m = in->m;
 
 	array_open(o, key);
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		if (l->finished)
+		if (leaks_word(l) != w)
 			continue;
-		if (which == LIST_LEAKS && l->verdict == VERDICT_LEAKED)
-			array_item(o, verdict(in, jleak(m, depths, l)));
-		else if (which == LIST_SUSPECTS && l->verdict == VERDICT_SUSPECT)
-			array_item(o, verdict(in, jleak(m, depths, l)));
-		else if (which == LIST_KEPT && l->verdict == VERDICT_KEPT_ALIVE)
+		if (w == LEAKS_WORD_KEPT_ALIVE)
 			array_item(o, verdict(in, jlife(m, l)));
-		else if (which == LIST_STUCK && l->stuck)
-			array_item(o, verdict(in, jstuck(m, l)));
+		else if (w == LEAKS_WORD_STUCK)
+			array_item(o, verdict(in, jstuck(m, depths, l)));
+		else
+			array_item(o, verdict(in, jleak(m, depths, l)));
 	}
 	array_close(o);
 }
@@ -383,10 +383,11 @@ int report_json(struct viz_input *in, FILE *out)
 			    in->leaks.end == LEAKS_CUT_RUNNING));
 	member(&o, "totals", totals(in));
 	member(&o, "kinds", json_kinds(in->m));
-	verdict_list(&o, in, &depths, LIST_LEAKS, "leaks");
-	verdict_list(&o, in, &depths, LIST_SUSPECTS, "suspects");
-	verdict_list(&o, in, &depths, LIST_KEPT, "kept_alive");
-	verdict_list(&o, in, &depths, LIST_STUCK, "stuck");
+	verdict_list(&o, in, &depths, LEAKS_WORD_LEAKED, "leaks");
+	verdict_list(&o, in, &depths, LEAKS_WORD_HANG_ROOT, "hang_roots");
+	verdict_list(&o, in, &depths, LEAKS_WORD_SUSPECT, "suspects");
+	verdict_list(&o, in, &depths, LEAKS_WORD_KEPT_ALIVE, "kept_alive");
+	verdict_list(&o, in, &depths, LEAKS_WORD_STUCK, "stuck");
 	if (in->info.has_trees) {
 		json_t *t = json_object();
 

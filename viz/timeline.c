@@ -153,16 +153,6 @@ static bool held_room(struct tl_held *h)
 
 /* ---- text ---- */
 
-/* PID:ADDR#N, the name every command accepts. */
-static const char *life_id(const struct tl *t, const struct model_life *l, char *buf, size_t len)
-{
-	char key[64];
-
-	snprintf(buf, len, "%" PRId64 ":%s", out_pid(t, l->pid),
-		 model_life_key(l, key, sizeof(key)));
-	return buf;
-}
-
 /* A kind's name: model_life_function(), the same in every presentation. */
 static const char *kind_name(struct tl *t, const struct model_life *l, char *buf, size_t len)
 {
@@ -236,7 +226,7 @@ static void op_args(struct tl *t, const struct trace_event *ev, const struct mod
 	char buf[TXT], id[TXT];
 
 	if (l)
-		tlo_arg_str(&t->out, "closure", life_id(t, l, id, sizeof(id)));
+		tlo_arg_str(&t->out, "closure", model_life_name(l, id, sizeof(id)));
 	else
 		tlo_arg_str(&t->out, "closure", "(set aside: its closure had ended)");
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, ev->ip, buf, sizeof(buf)));
@@ -278,46 +268,11 @@ static void write_sync(struct tl *t, const struct model_life *l, const struct tl
 		 unfinished ? "closure_sync (still waiting)" : "closure_sync", out_pid(t, l->pid),
 		 s->sync.tid, from);
 	tlo_dur(&t->out, to - from);
-	tlo_arg_str(&t->out, "closure", life_id(t, l, buf, sizeof(buf)));
+	tlo_arg_str(&t->out, "closure", model_life_name(l, buf, sizeof(buf)));
 	tlo_arg_str(&t->out, "site", model_site_text(t->m, s->sync_ip, buf, sizeof(buf)));
 	tlo_arg_int(&t->out, "waited_ns", end - s->sync.ts);
 	tlo_close(&t->out);
 	t->st->syncs++;
-}
-
-/* The category and name prefix of a life: how it ended, or the verdict on it. */
-static const char *life_class(const struct model_life *l, const char **prefix)
-{
-	if (l->finished) {
-		*prefix = "";
-		return "closure";
-	}
-	if (l->hang_root) {
-		*prefix = "ROOT OF THE HANG ";
-		return "closure.hang_root";
-	}
-	if (l->verdict == VERDICT_LEAKED) {
-		*prefix = "LEAKED ";
-		return "closure.leaked";
-	}
-	if (l->stuck) {
-		*prefix = "STUCK ";
-		return "closure.stuck";
-	}
-	if (l->verdict == VERDICT_KEPT_ALIVE) {
-		*prefix = "KEPT ALIVE ";
-		return "closure.kept_alive";
-	}
-	if (l->verdict == VERDICT_SUSPECT) {
-		*prefix = "SUSPECT ";
-		return "closure.suspect";
-	}
-	if (l->verdict == VERDICT_IN_FLIGHT) {
-		*prefix = "IN FLIGHT ";
-		return "closure.in_flight";
-	}
-	*prefix = "UNFINISHED ";
-	return "closure.unfinished";
 }
 
 static void life_args(struct tl *t, const struct model_life *l, int64_t end)
@@ -325,12 +280,12 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	char buf[TXT], fn[TXT];
 	uint64_t life = end > l->start_ts ? (uint64_t)(end - l->start_ts) : 0;
 
-	tlo_arg_str(&t->out, "closure", life_id(t, l, buf, sizeof(buf)));
+	tlo_arg_str(&t->out, "closure", model_life_name(l, buf, sizeof(buf)));
 	tlo_arg_str(&t->out, "init",
 		    l->init_ip ? model_site_text(t->m, l->init_ip, buf, sizeof(buf))
 			       : model_origin_text(l, buf, sizeof(buf)));
 	if (l->parent)
-		tlo_arg_str(&t->out, "parent", life_id(t, l->parent, buf, sizeof(buf)));
+		tlo_arg_str(&t->out, "parent", model_life_name(l->parent, buf, sizeof(buf)));
 	else if (l->parent_addr)
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, l->parent_addr),
 			tlo_arg_str(&t->out, "parent", buf);
@@ -342,7 +297,7 @@ static void life_args(struct tl *t, const struct model_life *l, int64_t end)
 	tlo_arg_int(&t->out, "lifetime_ns", (long long)life);
 	tlo_arg_str(&t->out, "state", model_state_text(t->m, l, buf, sizeof(buf)));
 	if (!l->finished)
-		tlo_arg_str(&t->out, "verdict", leaks_verdict_name(l));
+		tlo_arg_str(&t->out, "verdict", leaks_verdict_word(l));
 	if (leaks_is_root_cause(l) && l->nblames) { /* "file:line: why", as explain says it */
 		char why[TXT], text[2 * TXT];
 
@@ -362,7 +317,8 @@ static void write_life(struct tl *t, const struct model_life *l, const struct tl
 		       int64_t end)
 {
 	char name[TXT], kind[TXT];
-	const char *prefix, *cat = life_class(l, &prefix);
+	enum leaks_word w = leaks_word(l); /* its category and name: its word, as everywhere */
+	char cat[32];
 	int64_t from = l->start_ts > t->o->from_ns ? l->start_ts : t->o->from_ns;
 	int64_t to = end < t->o->to_ns ? end : t->o->to_ns;
 	int64_t pid = out_pid(t, l->pid), tid = s->init_seen ? s->init.tid : s->first_tid;
@@ -372,7 +328,10 @@ static void write_life(struct tl *t, const struct model_life *l, const struct tl
 		return;
 	if (tid < 0)
 		tid = 0;
-	snprintf(name, sizeof(name), "%s%s", prefix, kind_name(t, l, kind, sizeof(kind)));
+	snprintf(cat, sizeof(cat), w == LEAKS_WORD_FINISHED ? "closure" : "closure.%s",
+		 leaks_word_key(w));
+	snprintf(name, sizeof(name), "%s%s%s", w == LEAKS_WORD_FINISHED ? "" : leaks_word_caps(w),
+		 w == LEAKS_WORD_FINISHED ? "" : " ", kind_name(t, l, kind, sizeof(kind)));
 	tlt_thread_used(t->tracks, pid, tid);
 	tlo_open(&t->out, 'b', cat, name, pid, tid, from);
 	tlo_id(&t->out, s->id);

@@ -820,7 +820,7 @@ idle_suspects)
 	"$ct" report -i t.json >report.txt || fail "report: $(cat report.txt)"
 	grep -qx "closures: 7 (0 finished, 7 unfinished: 0 in flight, 7 suspects, 0 kept alive by them)" report.txt ||
 		fail "not 7 suspects: $(cat report.txt)"
-	grep -q "^  suspect 1 \[7 closures\]: 0x[0-9a-f]*#1 main, init at .*ct_idle.c:$line: running, alive " report.txt ||
+	grep -q "^  suspect 1 \[7 closures\]: [0-9]*:0x[0-9a-f]*#1 main, init at .*ct_idle.c:$line: running, alive " report.txt ||
 		fail "the suspects' line: $(cat report.txt)"
 	grep -q "^    blame: .*ct_idle.c:$line (main): the running reference (owned by main) was never given up" report.txt ||
 		fail "the blame: $(cat report.txt)"

@@ -92,9 +92,9 @@ $want"
 	[ $rc = 1 ] || fail "check of leak exited $rc, not 1: $(cat err.txt)"
 	shown=$(shown_source "$src" "$(dirname "$prog")")
 	want="$shown:$(line_of WAIT_PLAIN): error: closure stuck: waits on a waitlist that was never woken
-$shown:$(line_of INIT_PLAIN): note: the stuck closure (leak) was initialised here, in leak
+$shown:$(line_of INIT_PLAIN): note: the stuck closure (leak ($shown:$(line_of INIT_PLAIN))) was initialised here, in leak
 $shown:$(line_of WAIT_BCH2): error: closure stuck: waits on a waitlist that was never woken
-$shown:$(line_of INIT_BCH2): note: the stuck closure (leak) was initialised here, in leak"
+$shown:$(line_of INIT_BCH2): note: the stuck closure (leak ($shown:$(line_of INIT_BCH2))) was initialised here, in leak"
 	got=$(grep -E '^[^ ]+: (error|note): ' err.txt | grep -v '^closuretrace: ')
 	[ "$got" = "$want" ] || fail "diagnostics differ; got:
 $got

@@ -23,7 +23,7 @@ grep -q 'label="×20 submit_request -> request_done\\ninit src/req.c:20\\ncontin
 	"$tmp/leaky.dot" || fail "leaky: no '×20 submit_request' node"
 grep -q '^the end\\nkept alive by unfinished children\\n(+40 closures below)",$' "$tmp/leaky.dot" ||
 	fail "leaky: the '×20' node does not count the 40 closures below"
-grep -q 'label="×20 LEAKED below them, first like 0x7f0000[0-9a-f]*#1\\nsubmit_bio\\ninit src/bio.c:10\\nLEAKED: holds 1 ref\\nblame: src/bio.c:30 bio_\\$' \
+grep -q 'label="×20 LEAKED below them, first like 4242:0x7f0000[0-9a-f]*#1\\nsubmit_bio\\ninit src/bio.c:10\\nLEAKED: holds 1 ref\\nblame: src/bio.c:30 \\$' \
 	"$tmp/leaky.dot" || fail "leaky: the 20 leaked bios are not drawn apart"
 [ "$(grep -c 'fillcolor="#ffd8d8"' "$tmp/leaky.dot")" = 1 ] || fail "leaky: not 1 red node (the 20 leaks)"
 "$tool" graph -T dot --no-fold -i "$tmp/leaky.json" >"$tmp/all.dot"

@@ -50,7 +50,7 @@ try:
 except ValueError:
     sys.exit(0)
 for l in (d["leaks"] + d["stuck"] + d["kept_alive"])[:6]:
-    print(("%s:" % l["pid"] if "pid" in l else "") + l["closure"])'); do
+    print(l["closure"])'); do
 		"$tool" explain -i "$t" "$id" >>"$out" 2>&1
 	done
 done

@@ -31,7 +31,7 @@ for mode in "" --leaks "--root 0x10"; do
 	[ $rc = 0 ] || fail "graph $mode of a 70,000-deep chain: exit $rc: $(head -c 300 "$tmp/err")"
 	nodes=$(grep -cE '^	[cf][0-9]+	\[' "$tmp/deep.dot")
 	[ "$nodes" = 3 ] || fail "graph $mode: $nodes nodes, expected 3 (top, elision, leaf)"
-	grep -q 'label="… 69998 levels …\\n0x20#1 to 0x1116f0#1\\n0x401000\\nLEAKED: 69998 refs held in all' \
+	grep -q 'label="… 69998 levels …\\n41:0x20#1 to 41:0x1116f0#1\\n0x401000\\nLEAKED: 69998 refs held in all' \
 		"$tmp/deep.dot" || fail "graph $mode: no elision node for 69998 levels"
 	grep -q '^	c69999	\[color=red,$' "$tmp/deep.dot" || fail "graph $mode: the leaf is not drawn red"
 done

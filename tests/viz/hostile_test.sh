@@ -41,9 +41,9 @@ leaks = d["leaks"]
 print("deep chain: %d bytes, %d leaks" % (size, len(leaks)))
 assert len(leaks) == 10000, len(leaks)
 assert size < 32 * 1024 * 1024, size
-deepest = [l for l in leaks if l["closure"] == "0x27100#1"][0]
+deepest = [l for l in leaks if l["closure"] == "1:0x27100#1"][0]
 assert len(deepest["chain"]) == 8 and deepest["chain_left_out"] == 9999 - 8, deepest["chain_left_out"]
-assert "chain_left_out" not in [l for l in leaks if l["closure"] == "0x40#1"][0]
+assert "chain_left_out" not in [l for l in leaks if l["closure"] == "1:0x40#1"][0]
 PY
 timeout 60 "$ct" report -i deep.json >deep.txt || fail "report of a deep chain: $?"
 grep -q "\.\.\. 9991 more levels to the root" deep.txt || fail "report's chain: $(grep -m3 more deep.txt)"

@@ -39,7 +39,7 @@ python3 -c 'import sys; print(open(sys.argv[1]).read().replace("\\\n", ""))' g.d
 grep -qF "\"cat\":\"closure.leaked\",\"name\":\"LEAKED $NAME\"" tl.json || fail "timeline names it otherwise"
 
 "$ct" explain -i t.json "$addr" >explain.txt || fail "explain $addr"
-head -1 explain.txt | grep -qE "^[0-9]+:$addr $NAME, init at " ||
+head -1 explain.txt | grep -qE "^$addr $NAME, init at " ||
 	fail "explain names it otherwise: $(head -1 explain.txt)"
 
 # top on a live blockio: the row of the bio's init site, once top has read events past its

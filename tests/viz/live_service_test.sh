@@ -66,7 +66,7 @@ print("totals:", t, "leaked by the service:", len(leaked))
 assert t["leaked"] == 0 and t["stuck"] == 0, t
 assert t["suspects"] == len(d["suspects"]) >= 5, t
 for s in d["suspects"]:
-    addr = int(s["closure"].split("#")[0], 16)
+    addr = int(s["closure"].split(":")[1].split("#")[0], 16)  # PID:ADDR#N
     assert addr in leaked, f"suspect {s['closure']} is not a closure the service leaked"
     if s.get("alive_at_attach"):
         # Leaked before the attach (record -p's snapshot, issue 26 item 5): a suspect all the

@@ -19,11 +19,11 @@ python3 "$gen" busy 50000 >"$tmp/busy.json"
 "$tool" graph -T dot -i "$tmp/busy.json" >"$tmp/busy.dot" || fail "graph busy: exit $?"
 [ "$(nodes "$tmp/busy.dot")" = 5 ] || fail "busy: $(nodes "$tmp/busy.dot") nodes, expected 5"
 for want in \
-	'label="submit_request -> request_done\ninit busy.c:20\n0x100000#1\ncontinuing at request_done on wq 0x7000\nalive 501.0 µs at the end\nin flight (the recording was cut short)"' \
+	'label="submit_request -> request_done\ninit busy.c:20\n41:0x100000#1\ncontinuing at request_done on wq 0x7000\nalive 501.0 µs at the end\nin flight (the recording was cut short)"' \
 	'label="×6250 submit_bio\ninit busy.c:40\nrunning\noldest alive 500.0 µs at the end\nin flight (the recording was cut short)"' \
 	'label="×6250 submit_bio -> bio_done\ninit busy.c:40\ncontinuing at bio_done on wq 0x7000\noldest alive 500.0 µs at the end\nin flight (the recording was cut short)"' \
 	'label="×100 submit_bio\ninit busy.c:40\nfinished, p50 5 ns, max 5 ns"' \
-	'label="×3 more like 0x100000#1\nsubmit_request -> request_done\ncontinuing at request_done on wq 0x7000\noldest alive 501.0 µs at the end\nin flight (the recording was cut short)\n(+37500 closures below)"'; do
+	'label="×3 more like 41:0x100000#1\nsubmit_request -> request_done\ncontinuing at request_done on wq 0x7000\noldest alive 501.0 µs at the end\nin flight (the recording was cut short)\n(+37500 closures below)"'; do
 	# dot continues long strings on the next line after a backslash
 	python3 -c 'import sys; print(open(sys.argv[1]).read().replace("\\\n", ""))' "$tmp/busy.dot" |
 		grep -qF "$want" || fail "busy: no node $want"

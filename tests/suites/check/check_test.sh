@@ -212,8 +212,8 @@ case_stuck() {
 HANG_DIAG=(
 	"$SHOWN:$(line_of TAKE_HANG): error: closure stuck: inside closure_sync at exit, waiting for 1 reference: the child took 1 reference, 1 not put back"
 	"$SHOWN:$(line_of SYNC_HANG): note: it waits here, inside closure_sync"
-	"$SHOWN:$(line_of INIT_HANG): note: the stuck closure (hang) was initialised here, in hang"
-	"$SHOWN:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang), initialised here"
+	"$SHOWN:$(line_of INIT_HANG): note: the stuck closure (hang ($SHOWN:$(line_of INIT_HANG))) was initialised here, in hang"
+	"$SHOWN:$(line_of CHILD_HANG): note: it waits for an unfinished child (hang ($SHOWN:$(line_of CHILD_HANG))), initialised here"
 )
 case_timeout() {
 	skip_without_bpf
@@ -261,7 +261,7 @@ case_timeout_plain() {
 	run --timeout 2 -- "$PROG" hang_plain
 	expect_rc 124
 	expect_diagnostics \
-		"$SHOWN:$LEAK_B: error: closure never finished, the root of the hang: put 0 references back; the finished closures of its kind put 1 here" \
+		"$SHOWN:$LEAK_B: error: closure never finished, the root of a hang: put 0 references back; the finished closures of its kind put 1 here" \
 		"$SHOWN:$INIT_B: note: the closure (request_b) was initialised here, in request_b" \
 		"$SHOWN:$(line_of INIT_PLAIN): note: it keeps alive its parent (main), initialised here"
 	grep -Eqx "closuretrace: note: no closure is stuck: the program waits on something else; this closure was quiet for [0-9.]+ (s|ms) before the process was ended" err ||

@@ -37,10 +37,12 @@ def main():
 
     same("events", one(url, "SELECT count() FROM events FINAL WHERE " + where), t["events"])
     same("closures", one(url, "SELECT count() FROM closures FINAL WHERE " + where), t["closures"])
+    # Each closure has one verdict word (report's): the counts of each word are the report's.
     for col, key in (("finished = 1", "finished"), ("verdict = 'leaked'", "leaked"),
-                     ("verdict = 'kept_alive'", "kept_alive"), ("stuck = 1", "stuck"),
-                     ("verdict = 'in_flight' AND stuck = 0", "in_flight"),
-                     ("verdict = 'suspect'", "suspects"), ("verdict = 'late'", "set_aside")):
+                     ("verdict = 'root of a hang'", "hang_roots"),
+                     ("verdict = 'kept alive'", "kept_alive"), ("stuck = 1", "stuck"),
+                     ("verdict = 'stuck'", "stuck"), ("verdict = 'in flight'", "in_flight"),
+                     ("verdict = 'suspect'", "suspects"), ("verdict = 'set aside'", "set_aside")):
         same("closures " + col,
              one(url, "SELECT count() FROM closures FINAL WHERE %s AND %s" % (where, col)), t[key])
     # Each kind, as report names it: the same definition, the same finished closures.
@@ -50,19 +52,19 @@ def main():
     want = {k["kind"]: (k["finished"], k["count"]) for k in rep["kinds"]}
     same("kinds (finished, count)", got, want)
     # The traces row, once; its totals the report's.
-    trow = query(url, "SELECT events, closures, finished, leaked, kept_alive, stuck, in_flight, "
-                 "suspects, set_aside, lost FROM traces FINAL WHERE %s FORMAT TSV" % where)
+    trow = query(url, "SELECT events, closures, finished, leaked, hang_roots, kept_alive, stuck, "
+                 "in_flight, suspects, set_aside, lost FROM traces FINAL WHERE %s FORMAT TSV" % where)
     lines = trow.splitlines()
     same("traces rows", len(lines), 1)
     if lines:
         vals = [int(v) for v in lines[0].split("\t")]
         same("traces row", vals, [t["events"], t["closures"], t["finished"], t["leaked"],
-                                  t["kept_alive"], t["stuck"], t["in_flight"], t["suspects"],
-                                  t["set_aside"], rep["lost"]])
+                                  t["hang_roots"], t["kept_alive"], t["stuck"], t["in_flight"],
+                                  t["suspects"], t["set_aside"], rep["lost"]])
     # One diagnostic per leaked closure and per stuck one, folded: the counts add up.
     same("leak diagnostics",
          one(url, "SELECT sum(closures) FROM diagnostics FINAL WHERE %s AND rule = 'leak'" % where),
-         len(rep["leaks"]))
+         len(rep["leaks"]) + len(rep["hang_roots"]))
     same("stuck diagnostics",
          one(url, "SELECT sum(closures) FROM diagnostics FINAL WHERE %s AND rule = 'stuck'" % where),
          len(rep["stuck"]))

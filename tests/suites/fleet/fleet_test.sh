@@ -135,7 +135,7 @@ for kind, n in want.items():
 PY
 	"$ct" fleet stuck-now --from "$U" --json >stuck.json || fail "fleet stuck-now"
 	[ "$(python3 -c 'import json; print(" ".join("%s/%s/%s/%d" % (r["host"], r["closure"], r["verdict"], r["stuck"]) for r in map(json.loads, open("stuck.json"))))')" = \
-		"delta/0x7ffd00000100#1/kept_alive/1 delta/0x7f0000007000#1/leaked/1" ] ||
+		"delta/500:0x7ffd00000100#1/stuck/1 delta/500:0x7f0000007000#1/stuck/1" ] ||
 		fail "stuck-now: $(cat stuck.json)"
 	"$ct" fleet top-leaks --from "$U" >table.txt || fail "fleet top-leaks as a table"
 	[ "$(head -1 table.txt)" = "site                    function                   leaked  runs  hosts" ] ||

@@ -33,13 +33,13 @@ RC=$?
 [ "$RC" = 124 ] || fail "exit status $RC, expected 124"
 mapfile -t ERRORS < <(grep -E '^[^ ]+: error: ' err)
 [ "${#ERRORS[@]}" = 2 ] || fail "${#ERRORS[@]} errors, expected 2"
-[ "${ERRORS[0]}" = "$SH:$PUT: error: closure never finished, the root of the hang: put 1 reference back; the finished closures of its kind put 2 here" ] ||
+[ "${ERRORS[0]}" = "$SH:$PUT: error: closure never finished, the root of a hang: put 1 reference back; the finished closures of its kind put 2 here" ] ||
 	fail "the first error is not the skipped put: ${ERRORS[0]}"
 [ "${ERRORS[1]}" = "$SH:$SYNC: error: closure stuck: inside closure_sync at exit, waiting for 1 reference" ] ||
 	fail "the second error is not the closure_sync: ${ERRORS[1]}"
 grep -qx "$SH:$INIT: note: the closure (uuid_io) was initialised here, in uuid_io" err ||
 	fail "the root's init site is not noted"
-grep -Eqx "closuretrace: note: a stuck closure waits behind it: quiet for [0-9.]+ (s|ms) before the process was ended" err ||
+grep -Eqx "closuretrace: note: 1 stuck closure waits behind it: quiet for [0-9.]+ (s|ms) before the process was ended" err ||
 	fail "what waits behind the root is not noted"
 grep -Eqx "closuretrace: 2 errors: 2 closures leaked or stuck; [0-9]+ events, 0 lost" err ||
 	fail "no summary"
@@ -47,7 +47,7 @@ grep -q "no leaks" err && fail "'no leaks' on a hang"
 
 # The same verdict in report, report --json, graph and timeline.
 "$CT" report -i t.json >report.txt 2>&1 || fail "report: $(cat report.txt)"
-grep -Eqx "closures: 24 \(22 finished, 2 unfinished: 0 in flight, 0 suspects, 0 kept alive by them; 1 root of the hang; 1 stuck\)" report.txt ||
+grep -Eqx "closures: 24 \(22 finished, 2 unfinished: 0 in flight, 0 suspects, 0 kept alive by them; 1 root of a hang; 1 stuck\)" report.txt ||
 	fail "report's counts: $(cat report.txt)"
 grep -qx "    blame: $SH:$PUT (uuid_endio): put 1 reference back; the finished closures of its kind put 2 here (sure: high, the only call site that differs from the finished closures of its kind, by exactly the references held)" report.txt ||
 	fail "report does not blame the put: $(cat report.txt)"
@@ -58,15 +58,15 @@ python3 - "$SH:$PUT" <<'EOF' || fail "report --json disagrees"
 import json, sys
 r = json.load(open("report.json"))
 assert r["totals"]["hang_roots"] == 1, r["totals"]
-(leak,) = r["leaks"]
-assert leak["hang_root"] is True and leak["waiting_behind"] == 1, leak
+(leak,) = r["hang_roots"]
+assert leak["verdict"] == "root of a hang" and leak["waiting_behind"] == 1, leak
 assert leak["blame"][0]["site"] == sys.argv[1], leak["blame"]
 assert leak["age_ns"] >= 2_000_000_000, leak["age_ns"]
 assert len(r["stuck"]) == 1
 EOF
 "$CT" graph -i t.json -T dot >g.dot 2>&1 || fail "graph: $(cat g.dot)"
 # dot breaks long labels with a backslash and a newline.
-sed -e ':a' -e '/\\$/{N;s/\\\n//;ba}' g.dot | grep -q "ROOT OF THE HANG: holds 1 ref" ||
+sed -e ':a' -e '/\\$/{N;s/\\\n//;ba}' g.dot | grep -q "ROOT OF A HANG: holds 1 ref" ||
 	fail "the graph does not mark the root"
 "$CT" timeline -i t.json -o t.tl.json >tl.txt 2>&1 || fail "timeline: $(cat tl.txt)"
 grep -q '"cat":"closure.hang_root"' t.tl.json || fail "the timeline does not mark the root"
