@@ -50,8 +50,9 @@ waiters = int(sys.argv[1])
 d = json.load(open(sys.argv[2]))
 t = d["totals"]
 assert t["hang_roots"] == 1 and t["stuck"] == waiters, t
-roots = [l for l in d["leaks"] if l["hang_root"]]
-assert len(roots) == 1 and "0x7f0000100000" in roots[0]["closure"], roots
+roots = d["hang_roots"]
+assert len(roots) == 1 and roots[0]["closure"] == "600:0x7f0000100000#1", roots
+assert roots[0]["verdict"] == "root of a hang", roots[0]["verdict"]
 PY
 "$ct" report -i hang.json >report.txt || fail "report: exit $?"
 grep -q "^stuck: $waiters$" report.txt || fail "report: $(grep -m1 '^stuck' report.txt)"
