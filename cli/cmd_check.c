@@ -293,7 +293,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	if (o->labels.n && !o->export.url)
 		return args_error("check", "--label goes with --export URL", NULL);
 	if (o->stacks && o->no_bpf)
-		return args_error("check", "--stacks needs the BPF probes: not with --no-bpf", NULL);
+		return args_error("check", "--stacks needs the BPF probes: not with --no-bpf",
+				  NULL);
 	o->export.meta.labels = o->labels.v;
 	o->export.meta.nlabels = o->labels.n;
 	return -1;

@@ -69,15 +69,13 @@ static bool from_json(json_t *a, uint64_t *ips, unsigned *n)
 		return false;
 	json_array_foreach(a, i, v)
 	{
-		if (!json_is_string(v) ||
-		    !add(json_string_value(v), json_string_length(v), ips, n))
+		if (!json_is_string(v) || !add(json_string_value(v), json_string_length(v), ips, n))
 			return false;
 	}
 	return true;
 }
 
-int trace_frames_parse(const struct field *f, uint64_t *ips, unsigned *n, char *why,
-		       size_t whylen)
+int trace_frames_parse(const struct field *f, uint64_t *ips, unsigned *n, char *why, size_t whylen)
 {
 	bool ok;
 

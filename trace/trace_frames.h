@@ -13,7 +13,6 @@
 #include "trace_reader.h"
 
 /* f's addresses into ips (TRACE_FRAMES_MAX of room), *n of them: 0, or -1 with why. */
-int trace_frames_parse(const struct field *f, uint64_t *ips, unsigned *n, char *why,
-		       size_t whylen);
+int trace_frames_parse(const struct field *f, uint64_t *ips, unsigned *n, char *why, size_t whylen);
 
 #endif

@@ -618,8 +618,10 @@ static void window_drain(struct model *m)
 		window_pop(m);
 }
 
-const struct trace_sink model_sink = {
-	.event = model_on_event, .frames = model_on_frames, .sym = model_on_sym, .name = model_on_name};
+const struct trace_sink model_sink = {.event = model_on_event,
+				      .frames = model_on_frames,
+				      .sym = model_on_sym,
+				      .name = model_on_name};
 
 bool model_exited(const struct model *m)
 {

@@ -66,5 +66,6 @@ void model_print_site_frames(struct model *m, FILE *out, uint64_t site, const ch
 	char text[800];
 
 	for (unsigned i = 0; i < n; i++)
-		fprintf(out, "%s#%u %s\n", indent, i, model_frame_text(m, ips[i], text, sizeof(text)));
+		fprintf(out, "%s#%u %s\n", indent, i,
+			model_frame_text(m, ips[i], text, sizeof(text)));
 }
