@@ -157,8 +157,7 @@ static __always_inline struct ct_event *reserve_op(struct pt_regs *ctx, __u64 ki
 	if (stack_bytes && stack_bytes <= CT_STACK_MAX * 8 && (kind == CT_INIT || kind == CT_GET)) {
 		*size = sizeof(*e) + stack_bytes;
 		e = bpf_ringbuf_reserve(&events, sizeof(*e) + stack_bytes, 0);
-		/* The frames not walked are zeroed by the helper: the recorder stops at the first.
-		 */
+		/* Frames not walked are zeroed by the helper: the recorder stops at the first. */
 		if (e && bpf_get_stack(ctx, e + 1, stack_bytes, BPF_F_USER_STACK) < 0)
 			__builtin_memset(e + 1, 0, 8); /* no stack: an empty one */
 		return e;

@@ -59,10 +59,13 @@ static int check_options(struct record_options *o)
 	if (o->stacks && o->no_bpf)
 		return args_error("record", "--stacks needs the BPF probes: not with --no-bpf",
 				  NULL);
-	if (o->sample_every && (o->per_op || o->no_bpf || o->stacks))
+	if (o->sample_every && o->stacks)
 		return args_error("record",
-				  "--sample needs the batched transport: not with --per-op, "
-				  "--stacks or --no-bpf",
+				  "--sample needs the batched transport: not with --stacks", NULL);
+	if (o->sample_every && (o->per_op || o->no_bpf))
+		return args_error("record",
+				  "--sample needs the batched transport: not with --per-op or "
+				  "--no-bpf",
 				  NULL);
 	if (!o->pid == !o->argv)
 		return args_error("record",

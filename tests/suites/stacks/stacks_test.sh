@@ -151,7 +151,8 @@ EOF2
 	"$CT" record --stacks 4 --sample 2 -- "$PROG" >out 2>err
 	RC=$?
 	expect_rc 2
-	grep -qF -- "--sample needs the batched transport" err || fail "--sample: '$(cat err)'"
+	grep -qF -- "--sample needs the batched transport: not with --stacks" err ||
+		fail "--sample: '$(cat err)'"
 }
 
 # A damaged "frames": FILE:LINE: error: and 2, never a crash, by both of the reader's paths (a
