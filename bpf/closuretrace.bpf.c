@@ -141,19 +141,45 @@ static __always_inline __u64 arg(const __u64 *regs, struct __bpf_usdt_spec *spec
 	return i < spec->arg_cnt && i < BPF_USDT_MAX_ARG_CNT ? read_arg(regs, &spec->args[i]) : 0;
 }
 
+/*
+ * --stacks N: the bytes of user stack (N frames, walked by frame pointers) taken at each init
+ * and get, after the event in the same record (event.h, CT_STACK_MAX); 0, the default: none,
+ * and the verifier removes the branch (a read-only constant), so that the record and the cost
+ * of every event are unchanged.
+ */
+const volatile __u32 stack_bytes = 0;
+
+/* The event's record: with room for a stack after it when one is taken. */
+static __always_inline struct ct_event *reserve_op(struct pt_regs *ctx, __u64 kind, __u32 *size)
+{
+	struct ct_event *e;
+
+	if (stack_bytes && stack_bytes <= CT_STACK_MAX * 8 && (kind == CT_INIT || kind == CT_GET)) {
+		*size = sizeof(*e) + stack_bytes;
+		e = bpf_ringbuf_reserve(&events, sizeof(*e) + stack_bytes, 0);
+		/* Frames not walked are zeroed by the helper: the recorder stops at the first. */
+		if (e && bpf_get_stack(ctx, e + 1, stack_bytes, BPF_F_USER_STACK) < 0)
+			__builtin_memset(e + 1, 0, 8); /* no stack: an empty one */
+		return e;
+	}
+	*size = sizeof(*e);
+	return bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+}
+
 static __always_inline int record_op(struct pt_regs *ctx)
 {
 	int spec_id = __bpf_usdt_spec_id(ctx);
 	struct __bpf_usdt_spec *spec;
 	__u64 regs[NR_REGS], ip;
 	struct ct_event *e;
+	__u32 size;
 
 	if (!wanted())
 		return 0;
 	spec = spec_id < 0 ? NULL : bpf_map_lookup_elem(&__bpf_usdt_specs, &spec_id);
 	if (!spec)
 		return 0;
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	e = reserve_op(ctx, spec->usdt_cookie, &size);
 	if (!e) {
 		count_lost(CT_STAT_LOST);
 		return 0;
@@ -171,7 +197,7 @@ static __always_inline int record_op(struct pt_regs *ctx)
 	e->tid = (__u32)bpf_get_current_pid_tgid();
 	e->kind = (__u8)spec->usdt_cookie;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, wakeup_flag(sizeof(*e), sizeof(*e)));
+	bpf_ringbuf_submit(e, wakeup_flag(size, size));
 	return 0;
 }
 

@@ -57,6 +57,13 @@ struct ct_event {
 	__u32 flags; /* arg2 */
 };
 
+/*
+ * --stacks N (const volatile stack_bytes = N * 8): an init's or a get's record is the event
+ * followed by N user-stack addresses (bpf_get_stack, innermost first: the probe's address, then
+ * return addresses), the frames not walked 0. Without --stacks the record is the event alone.
+ */
+#define CT_STACK_MAX 64
+
 /* CT_NAME: a batch's name record (closure_batch.h), decoded; recorder/batch_decode.h lays it out
  * in a struct ct_event (ct_name_set). */
 

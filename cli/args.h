@@ -131,4 +131,11 @@ int args_max_memory(void *unused, const char *arg, const char *cmd);
 	       "end with an error (exit 2) past SIZE of memory\n(default: half the machine's)",    \
 	       .call = args_max_memory)
 
+/* --stacks N of record and check (an OPT_INT into a long, recorder_opts.stacks). */
+#define OPTION_STACKS(value)                                                                       \
+	OPTION(OPT_INT, 0, "stacks", value, "N",                                                   \
+	       "take N user-stack frames (1 to 64) at every init\nand get, shown under each "      \
+	       "blamed site (the\nper-op probes; build with -fno-omit-frame-pointer)",             \
+	       .min = 1, .max = RECORDER_STACKS_MAX)
+
 #endif

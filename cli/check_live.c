@@ -28,6 +28,17 @@ static void on_event(void *ctx, const struct ct_event *e, uint32_t pid)
 	model_sink.event(c->v->m, &t);
 }
 
+/* --stacks: the stack of the event on_event gets next, kept by the model per call site. */
+static void on_frames(void *ctx, const struct ct_event *e, uint32_t pid, const uint64_t *ips,
+		      unsigned n)
+{
+	struct check_live *c = ctx;
+	struct trace_event t;
+
+	if (trace_event_from_record(e, c->start_ns, pid, &t))
+		model_sink.frames(c->v->m, &t, ips, n);
+}
+
 static void on_sym(void *ctx, uint64_t addr, const struct sym_info *s)
 {
 	struct check_live *c = ctx;
@@ -58,6 +69,7 @@ static void on_end(void *ctx, const struct trace_end *end)
 const struct recorder_consumer check_live_consumer = {
 	.start = on_start,
 	.event = on_event,
+	.frames = on_frames,
 	.sym = on_sym,
 	.name = on_name,
 	.end = on_end,

@@ -47,6 +47,7 @@ struct check_options {
 	bool allow_lost;
 	bool no_bpf;	     /* the in-process sink even when BPF is permitted */
 	bool per_op;	     /* the per-operation probes even when libclosure offers batches */
+	long stacks;	     /* --stacks N: frames at each init and get (0: none) */
 	uint64_t timeout_ns; /* 0: none */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
@@ -246,6 +247,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		OPTION(OPT_FLAG, 0, "per-op", &o->per_op, NULL,
 		       "take each operation from its own probe (a trap per\noperation) even when "
 		       "libclosure offers batches"),
+		OPTION_STACKS(&o->stacks),
 		OPTION(OPT_DURATION, 0, "timeout", &o->timeout_ns, "TIME",
 		       "end the command after TIME (2.5s, 500ms; bare: seconds;\nSIGTERM, SIGKILL "
 		       "2 s "
@@ -290,6 +292,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	o->argv = argv + next;
 	if (o->labels.n && !o->export.url)
 		return args_error("check", "--label goes with --export URL", NULL);
+	if (o->stacks && o->no_bpf)
+		return args_error("check", "--stacks needs the BPF probes: not with --no-bpf",
+				  NULL);
 	o->export.meta.labels = o->labels.v;
 	o->export.meta.nlabels = o->labels.n;
 	return -1;
@@ -423,6 +428,7 @@ static int run_command(const struct check_options *o, struct check_out *out,
 						       .quiet = true,
 						       .no_bpf = o->no_bpf,
 						       .per_op = o->per_op,
+						       .stacks = (unsigned)o->stacks,
 						       /* a check is timed whole: pages the command
 							  never reaches are not worth touching */
 						       .cold_ring = true,

@@ -33,6 +33,7 @@ struct record_options {
 	bool no_bpf;	       /* the in-process sink even when BPF is permitted */
 	bool compress;	       /* zstd, whatever the output's name */
 	uint32_t sample_every; /* --sample N (0: every tree) */
+	long stacks;	       /* --stacks N: frames at each init and get (0: none) */
 	char **argv;	       /* the command, or NULL with -p */
 	struct export_opts export; /* export.url NULL: no --export */
 	struct export_labels labels;
@@ -55,6 +56,12 @@ static int check_options(struct record_options *o)
 				  "--no-bpf cannot record a running process (-p): it was not "
 				  "started with the sink",
 				  NULL);
+	if (o->stacks && o->no_bpf)
+		return args_error("record", "--stacks needs the BPF probes: not with --no-bpf",
+				  NULL);
+	if (o->sample_every && o->stacks)
+		return args_error("record",
+				  "--sample needs the batched transport: not with --stacks", NULL);
 	if (o->sample_every && (o->per_op || o->no_bpf))
 		return args_error("record",
 				  "--sample needs the batched transport: not with --per-op or "
@@ -92,6 +99,7 @@ static int parse_options(int argc, char **argv, struct record_options *o)
 		OPTION(OPT_FLAG, 0, "per-op", &o->per_op, NULL,
 		       "take each operation from its own probe (a trap per\noperation), even when "
 		       "libclosure offers batches"),
+		OPTION_STACKS(&o->stacks),
 		OPTION(OPT_FLAG, 0, "no-bpf", &o->no_bpf, NULL,
 		       "run the command with the in-process sink (libclosure\nwrites its own "
 		       "events; the "
@@ -219,6 +227,7 @@ int cmd_record(int argc, char **argv)
 						   .stop_wait_ns = STOP_WAIT_NS,
 						   .verbose = o.verbose,
 						   .per_op = o.per_op,
+						   .stacks = (unsigned)o.stacks,
 						   .no_bpf = o.no_bpf,
 						   .sample_every = o.sample_every,
 						   .stdout_to_stderr = !strcmp(o.output, "-")},

@@ -120,8 +120,8 @@ void session_detect_batch(struct session *s, const char *path)
 	struct elf_site *sites;
 	long n;
 
-	if (s->opts->per_op || s->batches.on)
-		return;
+	if (s->opts->per_op || s->opts->stacks || s->batches.on)
+		return; /* --stacks: a stack is taken by the per-operation probes only */
 	n = elf_probe_sites(path, &sites);
 	for (long i = 0; i < n; i++)
 		s->batches.on |= !strcmp(sites[i].name, "batch");

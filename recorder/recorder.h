@@ -46,6 +46,10 @@ struct recorder_consumer {
 	void (*start)(void *ctx, pid_t pid, const char *exe, uint64_t start_ns);
 	/* Each operation, in the order the writer gets it (pid: its process, 0 when unknown). */
 	void (*event)(void *ctx, const struct ct_event *e, uint32_t pid);
+	/* --stacks: the user stack of the operation event() gets next (n > 0 addresses, innermost
+	 * first, each the calling instruction as e->ip is; borrowed for the call). */
+	void (*frames)(void *ctx, const struct ct_event *e, uint32_t pid, const uint64_t *ips,
+		       unsigned n);
 	/* A code address resolved, once, as its sym record says it (s borrowed for the call). */
 	void (*sym)(void *ctx, uint64_t addr, const struct sym_info *s);
 	/* A thread's or workqueue's name (kind: CLOSURE_NAME_*), as its record says it. */
@@ -69,6 +73,8 @@ struct recorder_opts {
 	int command_stderr;    /* the command's standard error when ours is elsewhere (check
 				  --log-file): a descriptor > 0, or -1 closed; 0: ours */
 	bool per_op;	       /* the per-operation probes even when libclosure offers batches */
+	unsigned stacks; /* --stacks N: N user-stack frames at each init and get (0: none; at most
+			    RECORDER_STACKS_MAX); implies per_op */
 	bool no_bpf;	       /* a command: the in-process sink even when BPF is permitted */
 	bool cold_ring; /* leave the ring buffer's pages to their first use (a run timed whole) */
 	uint32_t sample_every; /* --sample N: one root closure in N, whole (0: every one) */
@@ -77,6 +83,7 @@ struct recorder_opts {
 };
 
 #define RECORDER_MAX_RUNNING 8
+#define RECORDER_STACKS_MAX  64 /* bpf/event.h CT_STACK_MAX */
 
 struct recorder_result {
 	uint64_t events, lost, duration_ns;

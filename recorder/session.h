@@ -288,5 +288,9 @@ void session_request_stop(struct session *s);
 void session_emit(struct session *s, const struct ct_event *e);
 /* The same, the process known (the in-process sink, which has no BPF map of threads). */
 void session_emit_pid(struct session *s, const struct ct_event *e, uint32_t pid);
+/* A ring-buffer event with the user stack that follows it in its record (bytes of it; 0: none,
+ * bpf/event.h CT_STACK_MAX). */
+void session_emit_frames(struct session *s, const struct ct_event *e, const void *stack,
+			 size_t bytes);
 
 #endif

@@ -64,6 +64,7 @@ static int open_and_load(struct session *s, size_t buffer_size)
 	s->skel = skel;
 	skel->rodata->wakeup_bytes = buffer_size / 8;
 	skel->rodata->stop_on_load = s->procs.stop_on_load;
+	skel->rodata->stack_bytes = s->opts->stacks * 8;
 	err = procset_setup(s);
 	session_batch_setup(s);
 	if (!err)
@@ -92,6 +93,7 @@ static int on_record(void *ctx, void *data, size_t size);
 
 /* One event a cache line with the ring buffer's 8-byte header; the kind first in every record. */
 _Static_assert(sizeof(struct ct_event) == 56, "struct ct_event is 56 bytes");
+_Static_assert(RECORDER_STACKS_MAX == CT_STACK_MAX, "--stacks' bound is the record's");
 _Static_assert(offsetof(struct ct_event, kind) == 0 &&
 		       offsetof(struct ct_module_event, kind) == 0 &&
 		       offsetof(struct ct_loader_event, kind) == 0 &&
@@ -185,7 +187,8 @@ void session_take_record(struct session *s, const void *data, size_t size)
 	if (s->closing)
 		return; /* the trace is complete */
 	if (kind < CT_NR_OPS && size >= sizeof(struct ct_event)) {
-		session_emit(s, data);
+		session_emit_frames(s, data, (const char *)data + sizeof(struct ct_event),
+				    size - sizeof(struct ct_event));
 	} else if (kind == CT_MODULE && size >= sizeof(struct ct_module_event)) {
 		const struct ct_module_event *m = data;
 		char path[CT_PATH_MAX + 1];

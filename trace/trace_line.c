@@ -46,6 +46,7 @@ static const char *const known_keys[] = {
 	"unread_why",
 	"lost_claimed",
 	"claims_refused",
+	"frames",
 };
 
 static bool known_key(const char *key)
@@ -116,8 +117,12 @@ static const char *fast_value(const char *p, const char *end, struct field *f)
 		return fast_string(p, end, &f->s, &f->slen, &f->escaped);
 	}
 	if (*p == '[') {
+		const char *after = fast_array(p, end);
+
 		f->kind = V_OTHER;
-		return fast_array(p, end);
+		f->s = p;
+		f->slen = after ? (size_t)(after - p) : 0;
+		return after;
 	}
 	if (*p == '-' || (*p >= '0' && *p <= '9')) {
 		bool neg = *p == '-';
@@ -191,6 +196,7 @@ int trace_line_fast(const char *p, const char *end, struct field *fields)
 			return -1;
 		f = &fields[n++];
 		f->escaped = false;
+		f->json = NULL;
 		p = fast_string(p, end, &f->key, &f->klen, &f->kescaped);
 		if (!p)
 			return -1;
@@ -237,6 +243,9 @@ int trace_line_slow(const char *line, size_t len, struct field *fields, json_t *
 		f = &fields[n++];
 		f->key = key;
 		f->klen = strlen(key);
+		f->json = json_is_array(value) ? value : NULL;
+		f->s = NULL;
+		f->slen = 0;
 		switch (json_typeof(value)) {
 		case JSON_STRING:
 			f->kind = V_STR;

@@ -25,6 +25,8 @@ struct field {
 	size_t slen;
 	long long i;
 	bool kescaped, escaped; /* the fast path's strings: escapes still to decode */
+	json_t *json; /* an array jansson read (the slow path), else NULL: the fast path's arrays
+			 are V_OTHER with s, slen their text from '[' to ']' */
 };
 
 #define MAX_FIELDS 48 /* more than the keys any record has (known_keys) */

@@ -6,6 +6,7 @@
 #include "trace_input.h"
 #include "trace_reader.h"
 #include "trace_args.h"
+#include "trace_frames.h"
 #include "trace_line.h"
 #include "trace_text.h"
 
@@ -247,14 +248,28 @@ static int event_arg(struct reader *r, const struct field *f, struct trace_event
 	return 0;
 }
 
+/* An event's "frames" into ips (TRACE_FRAMES_MAX of room), *n of them: 0 or -1 (bad). */
+static int want_frames(struct reader *r, const struct field *f, uint64_t *ips, unsigned *n)
+{
+	char why[160];
+
+	return trace_frames_parse(f, ips, n, why, sizeof(why)) ? fail(r, "%s", why) : 0;
+}
+
 static int decode_event(struct reader *r, const struct field *fields, int n)
 {
 	struct trace_event ev = {.remaining = -1, .timeout_ms = -1};
-	unsigned have = 0;
+	uint64_t frames[TRACE_FRAMES_MAX];
+	unsigned have = 0, nframes = 0;
 
 	for (int i = 0; i < n; i++) {
 		int rc = event_common(r, &fields[i], &ev, &have);
 
+		if (rc == 1 && key_is(&fields[i], "frames")) {
+			if (want_frames(r, &fields[i], frames, &nframes))
+				return -1;
+			continue;
+		}
 		if (rc == 1)
 			rc = event_arg(r, &fields[i], &ev);
 		if (rc)
@@ -273,6 +288,8 @@ static int decode_event(struct reader *r, const struct field *fields, int n)
 	ev.seq = r->seq++;
 	ev.line = r->line;
 	r->info->events_read++;
+	if (nframes && r->sink->frames)
+		r->sink->frames(r->ctx, &ev, frames, nframes);
 	if (r->sink->event)
 		r->sink->event(r->ctx, &ev);
 	return 0;

@@ -122,8 +122,14 @@ struct trace_name {
 	const char *name;
 };
 
+/* The most "frames" an event may carry (bpf/event.h CT_STACK_MAX, --stacks' bound). */
+#define TRACE_FRAMES_MAX 64
+
 struct trace_sink {
 	void (*event)(void *ctx, const struct trace_event *ev);
+	/* Optional: an event's "frames" (--stacks), n > 0 addresses innermost first, borrowed for
+	 * the call; called just before event() for the same event. */
+	void (*frames)(void *ctx, const struct trace_event *ev, const uint64_t *ips, unsigned n);
 	void (*sym)(void *ctx, const struct trace_sym *sym);
 	void (*module)(void *ctx, const struct trace_module *mod); /* optional */
 	void (*name)(void *ctx, const struct trace_name *name);	   /* optional */

@@ -58,7 +58,8 @@ void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, 
  */
 struct line {
 	char *p;
-	char buf[512]; /* the longest event is under 300 bytes */
+	/* the longest event is under 300 bytes, and "frames" (at most CT_STACK_MAX) 21 a frame */
+	char buf[320 + 11 + CT_STACK_MAX * 21];
 };
 
 #define PUT(l, lit) (memcpy((l)->p, lit, sizeof(lit) - 1), (l)->p += sizeof(lit) - 1)
@@ -180,6 +181,24 @@ static void put_args(struct line *l, const struct ct_event *e)
 
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid)
 {
+	trace_write_event_frames(f, e, start_ns, pid, NULL, 0);
+}
+
+/* ,"frames":["0x..",...] (docs/trace-format.md) */
+static void put_frames(struct line *l, const uint64_t *ips, unsigned n)
+{
+	PUT(l, ",\"frames\":[");
+	for (unsigned i = 0; i < n && i < CT_STACK_MAX; i++) {
+		if (i)
+			*l->p++ = ',';
+		put_addr(l, ips[i]);
+	}
+	*l->p++ = ']';
+}
+
+void trace_write_event_frames(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid,
+			      const uint64_t *ips, unsigned n)
+{
 	const char *name = trace_event_name(e->kind);
 	struct line l;
 
@@ -206,6 +225,8 @@ void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uin
 	put_args(&l, e);
 	if (e->kind == CT_INIT && (e->pad & CT_EVENT_SNAPSHOT))
 		PUT(&l, ",\"snapshot\":true");
+	if (n)
+		put_frames(&l, ips, n);
 	PUT(&l, "}\n");
 	fwrite_unlocked(l.buf, 1, (size_t)(l.p - l.buf), f);
 }

@@ -60,6 +60,9 @@ static inline bool trace_end_sampled(const struct trace_end *end)
 void trace_write_header(FILE *f, pid_t pid, const char *exe, char *const *argv, uint64_t start_ns);
 /* pid: the process of the event's thread, written when not 0 (check follows several). */
 void trace_write_event(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid);
+/* The same with the event's user stack (--stacks): n addresses, innermost first (0: none). */
+void trace_write_event_frames(FILE *f, const struct ct_event *e, uint64_t start_ns, uint32_t pid,
+			      const uint64_t *ips, unsigned n);
 void trace_write_sym(FILE *f, uint64_t addr, const struct sym_info *s);
 void trace_write_module(FILE *f, const char *path, uint64_t base, const char *build_id);
 /* A name the traced process gave (closure_batch.h's name records): kind CLOSURE_NAME_THREAD (id:

@@ -21,6 +21,11 @@ static struct check_site site_of(struct model *m, uint64_t ip)
 				   s->file ? model_sym_root(m, s) : 0};
 }
 
+struct check_site check_site_at(struct model *m, uint64_t ip)
+{
+	return site_of(m, ip);
+}
+
 static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -238,18 +243,22 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 		else
 			describe_leak(&d, m, l);
 		d.key = fold_key(m, l, &d);
-		if (!d.key)
+		if (!d.key || check_diag_frames(&d, m, l)) {
+			free(d.key);
 			return -1;
+		}
 		same = find_same(out, &d);
 		if (same) {
 			same->count++;
 			free(d.key);
+			free(d.frames);
 			continue;
 		}
 		d.closure = strdup(d.closure);
 		v = realloc(out->v, (out->n + 1) * sizeof(*v));
 		if (!v || !d.closure) {
 			free(d.key);
+			free(d.frames);
 			free((char *)d.closure);
 			return -1;
 		}
@@ -301,6 +310,7 @@ void check_diags_free(struct check_diags *d)
 	for (size_t i = 0; i < d->n; i++) {
 		free((char *)d->v[i].closure);
 		free(d->v[i].key);
+		free(d->v[i].frames);
 	}
 	free(d->v);
 	memset(d, 0, sizeof(*d));
@@ -356,6 +366,7 @@ void check_diags_print(const struct check_diags *d, FILE *out)
 		if (!g->at.file && g->at.func)
 			fprintf(out, " (in %s)", g->at.func);
 		fputc('\n', out);
+		check_diag_print_frames(g, out);
 		for (unsigned k = 0; k < g->nnotes; k++) {
 			print_place(out, &g->notes[k].at);
 			fprintf(out, "note: %s\n", g->notes[k].text);

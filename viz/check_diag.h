@@ -35,6 +35,10 @@ struct check_diag {
 	struct check_note notes[CHECK_MAX_NOTES];
 	unsigned nnotes;
 	const struct supp_entry *suppressed; /* borrowed; NULL when shown */
+	/* --stacks: the stack of the blamed site, innermost first (owned; check_frames.c) */
+	struct check_site *frames;
+	unsigned nframes;
+	bool frames_of_init; /* the blamed site had none: the closure's init's */
 };
 
 struct check_diags {
@@ -88,6 +92,13 @@ const char *check_site_file(const struct check_site *s, bool bytes);
  * with --suppressions, they hide exactly these. Returns the number of entries written.
  */
 unsigned check_diags_write_suppressions(const struct check_diags *d, FILE *out);
+
+/* A call site as diagnostics name it (strings borrowed from m). */
+struct check_site check_site_at(struct model *m, uint64_t ip);
+/* check_frames.c: d's frames for life l from m's stacks (none when the trace has none): 0, or -1
+ * out of memory; and their lines, "    #0 FILE:LINE (function)", under the error. */
+int check_diag_frames(struct check_diag *d, struct model *m, const struct model_life *l);
+void check_diag_print_frames(const struct check_diag *d, FILE *out);
 
 /* Prints the diagnostics that are not suppressed, FILE:LINE: error: ... then the notes. */
 void check_diags_print(const struct check_diags *d, FILE *out);

@@ -103,6 +103,33 @@ static int append(json_t *a, json_t *value)
 	return value ? json_array_append_new(a, value) : -1;
 }
 
+/*
+ * --stacks: the blamed site's stack as a code flow, a thread flow of its frames outermost first
+ * (SARIF's order of execution; the text shows them innermost first, as LSan). 0, or -1.
+ */
+static int code_flow(json_t *r, const struct check_diag *g)
+{
+	json_t *locs = json_array(), *loc;
+
+	if (!locs ||
+	    json_object_set_new(
+		    r, "codeFlows",
+		    json_pack("[{s:o,s:[{s:o}]}]", "message",
+			      message(g->frames_of_init ? "the stack of the closure's init"
+							: "the stack of the blamed call site"),
+			      "threadFlows", "locations", locs)))
+		return -1;
+	for (unsigned i = g->nframes; i-- > 0;) {
+		if (location(&g->frames[i], g->frames[i].func, &loc))
+			return -1;
+		if (!loc && !(loc = json_object()))
+			return -1;
+		if (append(locs, json_pack("{s:o}", "location", loc)))
+			return -1;
+	}
+	return 0;
+}
+
 /* One diagnostic as a result; NULL when it cannot be built (out of memory). */
 static json_t *result(const struct check_diag *g)
 {
@@ -121,6 +148,8 @@ static json_t *result(const struct check_diag *g)
 		if (location(&g->notes[k].at, g->notes[k].text, &loc) ||
 		    (loc && append(json_object_get(r, "relatedLocations"), loc)))
 			goto fail;
+	if (g->nframes && code_flow(r, g))
+		goto fail;
 	if (g->suppressed) {
 		char why[4200];
 

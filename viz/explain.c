@@ -123,10 +123,12 @@ static void blame_lines(struct model *m, const struct model_life *l, FILE *out)
 {
 	char site[TXT], why[2 * TXT];
 
-	for (unsigned i = 0; i < l->nblames; i++)
+	for (unsigned i = 0; i < l->nblames; i++) {
 		fprintf(out, "  %s %s: %s\n", i ? "also: " : "blame:",
 			model_site_text(m, l->blames[i].site, site, sizeof(site)),
 			leaks_blame_text(m, &l->blames[i], why, sizeof(why)));
+		model_print_site_frames(m, out, l->blames[i].site, "      ");
+	}
 	if (l->nblames)
 		fprintf(out, "  sure: %s (%s)\n", leaks_sure_text(l->sure), l->sure_why);
 }

@@ -623,6 +623,7 @@ static void window_drain(struct model *m)
 }
 
 const struct trace_sink model_sink = {.event = model_on_event,
+				      .frames = model_on_frames,
 				      .sym = model_on_sym,
 				      .name = model_on_name,
 				      .header = model_on_header};
@@ -664,6 +665,7 @@ struct model *model_new(bool keep_finished)
 	for (int k = 0; k < 2; k++)
 		hashmap_init(&m->names[k], TRACE_NAME_MAX * 4 + 1);
 	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
+	hashmap_init(&m->stacks, sizeof(void *));
 	m->max_seen_ts = INT64_MIN;
 	window_init(m);
 	return m;
@@ -704,6 +706,7 @@ void model_free(struct model *m)
 		hashmap_free(&m->names[k]);
 	hashmap_free(&m->slots);
 	hashmap_free(&m->kind_index);
+	model_stacks_free(m);
 	window_free(m);
 	free(m->watched);
 	free(m->watch_out);

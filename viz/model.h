@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "trace_reader.h"
 
@@ -285,6 +286,17 @@ size_t model_processes_at(struct model *m, uint64_t addr, int64_t *pids, size_t 
 const struct trace_event *model_watched(struct model *m, const struct model_life *l, size_t *n);
 
 const struct model_sym *model_sym(struct model *m, uint64_t addr); /* borrowed, NULL: unknown */
+
+/*
+ * --stacks (model_stacks.c): the user stack first seen at a call site (an init's or a get's ip),
+ * n addresses innermost first, borrowed; NULL (n 0) when the trace has none for it.
+ */
+const uint64_t *model_site_frames(struct model *m, uint64_t site, unsigned *n);
+/* One frame as every presentation shows it: "FILE:LINE (function)". */
+const char *model_frame_text(struct model *m, uint64_t ip, char *buf, size_t len);
+/* A site's stack under it, as LSan shows an allocation's: "INDENT#0 FILE:LINE (function)" a
+ * line; nothing when it has none. */
+void model_print_site_frames(struct model *m, FILE *out, uint64_t site, const char *indent);
 
 /* Lifetime percentile (0..100) of a kind's finished closures, in ns. */
 uint64_t model_kind_percentile(const struct model_kind *k, double p);

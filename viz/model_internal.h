@@ -37,6 +37,7 @@ struct model {
 	struct hashmap syms;  /* (address, 0) -> struct model_sym */
 	struct hashmap names[2];   /* by enum trace_name_kind: (id, pid) -> struct model_name */
 	struct hashmap kind_index; /* (init site, first continuation) -> struct model_kind * */
+	struct hashmap stacks;	   /* (call site, 0) -> its first stack (model_stacks.c) */
 	struct model_kind *kinds;  /* every kind, newest first */
 	struct model_life *first, *last;
 	struct model_counts n;
@@ -83,6 +84,9 @@ void model_syms_free(struct model *m);
 void model_on_name(void *ctx, const struct trace_name *name);
 /* The header record sink (model_text.c): its process names the lives of events that name none. */
 void model_on_header(void *ctx, const struct trace_info *info);
+/* The frames sink, and the stacks' memory (model_stacks.c). */
+void model_on_frames(void *ctx, const struct trace_event *ev, const uint64_t *ips, unsigned n);
+void model_stacks_free(struct model *m);
 
 /* The kind (init site, first continuation), made on first use. */
 struct model_kind *model_kind_of(struct model *m, uint64_t init_ip, uint64_t fn);
