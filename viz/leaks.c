@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "trace_text.h"
+#include "wakers.h"
 
 /* A count per finished closure that is whole: they all do the same there (a mix of 1 and 3 would
  * average a whole 2 only by chance). */
@@ -412,25 +413,43 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	}
 }
 
-/*
- * A closure a hang may wait behind (leaks.h, "The root of a hang"): in flight (a suspect too: it
- * outlived its kind), quiet since well before the end, holding a reference that the finished
- * closures of its kind put back.
- */
-static bool blocks(const struct model_life *l, int64_t end)
+/* l's first blame of a reference taken and never given back, or NULL. */
+static const struct model_blame *get_blame_of(const struct model_life *l)
+{
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (is_get_blame(&l->blames[i]) && l->blames[i].site)
+			return &l->blames[i];
+	return NULL;
+}
+
+/* Whether nothing will finish l: a closure a hang may wait behind (leaks.h, "The root of a
+ * hang"). wakes: it would wake the waitlist a stuck closure sleeps on (wakers.h). */
+static bool blocks(const struct model_life *l, int64_t end, bool wakes)
 {
 	const struct model_blame *b = l->nblames ? &l->blames[0] : NULL;
 	int64_t quiet = end - l->last_ts;
 
 	if (l->finished || l->stuck ||
-	    (l->verdict != VERDICT_IN_FLIGHT && l->verdict != VERDICT_SUSPECT) || !b || !l->peer ||
-	    !b->consistent || (b->kind != BLAME_MISSING_PUT && b->kind != BLAME_EXCESS_TAKE))
+	    (l->verdict != VERDICT_IN_FLIGHT && l->verdict != VERDICT_SUSPECT) || !b ||
+	    quiet < LEAKS_QUIET_NS)
 		return false;
-	return quiet >= LEAKS_QUIET_NS && (uint64_t)quiet > LEAKS_QUIET_MAX * l->peer->max_ns;
+	if (!l->peer) {
+		const struct model_blame *g = get_blame_of(l);
+
+		return wakes || (g && g->kind == BLAME_UNMATCHED);
+	}
+	return b->consistent && (b->kind == BLAME_MISSING_PUT || b->kind == BLAME_EXCESS_TAKE) &&
+	       (uint64_t)quiet > LEAKS_QUIET_MAX * l->peer->max_ns;
 }
 
-static void make_root(struct model_life *l, struct leaks_summary *out)
+/* l is a root of the hang; waiter (NULL: none) waits behind it. */
+static void make_root(struct model_life *l, struct model_life *waiter, struct leaks_summary *out)
 {
+	if (waiter) {
+		l->waiting_behind++;
+		if (!waiter->behind)
+			waiter->behind = l;
+	}
 	if (l->hang_root)
 		return;
 	l->hang_root = true;
@@ -443,19 +462,21 @@ static void make_root(struct model_life *l, struct leaks_summary *out)
 	out->hang_roots++; /* its word: root of a hang, not leaked (leaks_word) */
 }
 
-/* The unfinished descendants of a closure in closure_sync that block: roots, each counting s.
- * Iterative, each life visited once per walk (mark), bounded: a corrupt trace's cycle ends. */
-static void roots_below(struct model_life *s, unsigned walk, struct leaks_summary *out)
+/* The unfinished descendants of s that block: roots, waiter waiting behind each. Iterative, each
+ * life visited once per walk (mark), bounded: a corrupt trace's cycle ends. How many were found. */
+static unsigned roots_below(struct model_life *s, struct model_life *waiter, unsigned walk,
+			    struct leaks_summary *out)
 {
 	struct model_life *l = s->first_child;
 	unsigned long steps = 0;
+	unsigned found = 0;
 
 	while (l && l != s && steps++ < LEAKS_MAX_DEPTH * 10UL) {
 		bool down = !l->finished && l->mark != walk && l->first_child;
 
-		if (l->mark != walk && blocks(l, out->end_ts)) {
-			make_root(l, out);
-			l->waiting_behind++;
+		if (l->mark != walk && blocks(l, out->end_ts, false)) {
+			make_root(l, waiter, out);
+			found++;
 		}
 		l->mark = walk;
 		if (down) {
@@ -468,17 +489,31 @@ static void roots_below(struct model_life *s, unsigned walk, struct leaks_summar
 			break;
 		l = l->next_sibling;
 	}
+	return found;
 }
 
-/* A closure on a waitlist waits behind whoever would wake it: the blocking closures of its
- * process (the trace does not say which closure runs a closure_wake_up). */
-static void roots_of_waiter(struct model *m, struct model_life *s, struct leaks_summary *out)
+/* A closure on a waitlist waits behind what would wake it, or what that waits for below it; when
+ * none is found, behind the closures of its process that nothing will finish (leaks.h). */
+static void roots_of_waiter(struct model *m, struct model_life *s, unsigned *walk,
+			    struct leaks_summary *out)
 {
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (l->pid == s->pid && blocks(l, out->end_ts)) {
-			make_root(l, out);
-			l->waiting_behind++;
+	struct wakers w;
+	unsigned found = 0;
+
+	wakers_collect(m, &w, s->pid, s->waitlist);
+	for (struct model_life *l = model_lives(m); w.n && l; l = l->next) {
+		if (l->finished || l == s || !wakers_would_wake(m, &w, l))
+			continue;
+		if (blocks(l, out->end_ts, true)) {
+			make_root(l, s, out);
+			found++;
+		} else {
+			found += roots_below(l, s, ++*walk, out);
 		}
+	}
+	for (struct model_life *l = model_lives(m); !found && l; l = l->next)
+		if (l->pid == s->pid && blocks(l, out->end_ts, false))
+			make_root(l, s, out);
 }
 
 static void find_hang_roots(struct model *m, struct leaks_summary *out)
@@ -491,16 +526,16 @@ static void find_hang_roots(struct model *m, struct leaks_summary *out)
 		if (l->finished || !l->stuck)
 			continue;
 		if (l->state == MODEL_SYNCING)
-			roots_below(l, ++walk, out);
+			roots_below(l, l, ++walk, out);
 		if (l->on_waitlist)
-			roots_of_waiter(m, l, out);
+			roots_of_waiter(m, l, &walk, out);
 	}
 	if (out->stuck)
 		return;
 	/* Nothing waits in a closure: the program hangs on something else. */
 	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (blocks(l, out->end_ts))
-			make_root(l, out);
+		if (blocks(l, out->end_ts, false))
+			make_root(l, NULL, out);
 }
 
 void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct leaks_summary *out)
@@ -516,6 +551,7 @@ void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct l
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		l->hang_root = false;
 		l->waiting_behind = 0;
+		l->behind = NULL;
 		if (!l->finished)
 			judge(m, l, out);
 	}
@@ -613,15 +649,6 @@ struct leaks_group *leaks_fold(struct model *m, enum leaks_word w, size_t *n)
 	qsort(groups, ng, sizeof(*groups), cmp_groups);
 	*n = ng;
 	return groups;
-}
-
-/* l's first blame of a reference taken and never given back, or NULL. */
-static const struct model_blame *get_blame_of(const struct model_life *l)
-{
-	for (unsigned i = 0; i < l->nblames; i++)
-		if (is_get_blame(&l->blames[i]) && l->blames[i].site)
-			return &l->blames[i];
-	return NULL;
 }
 
 const struct model_blame *leaks_stuck_culprit(const struct model_life *l)

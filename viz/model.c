@@ -484,8 +484,9 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		break;
 	case TRACE_WAIT:
 		l->on_waitlist = true;
+		if (l->waitlist != ev->waitlist) /* a wake-up of the same waitlist before is kept */
+			l->wake_ip = 0;
 		l->waitlist = ev->waitlist;
-		l->wake_ip = 0;
 		l->wait_ip = ev->ip;
 		l->wait_ts = ev->ts;
 		break;

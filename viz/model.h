@@ -85,7 +85,9 @@ struct model_life {
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
 	bool on_waitlist;
 	uint64_t waitlist, wait_ip, sync_ip;
-	uint64_t wake_ip; /* the closure_wake_up that took it off its last waitlist (0: none yet) */
+	/* the closure_wake_up that took it off its last waitlist (0: none yet), kept while it waits
+	 * on that waitlist again (what would wake it: wakers.h) */
+	uint64_t wake_ip;
 	int64_t wait_ts, sync_ts;
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;
@@ -116,6 +118,7 @@ struct model_life {
 	bool stuck;
 	bool hang_root;		 /* leaked: the root of a hang (leaks.h, "The root of a hang") */
 	uint64_t waiting_behind; /* hang_root: how many stuck closures wait behind it */
+	struct model_life *behind; /* stuck: the first root of a hang it waits behind; borrowed */
 	uint64_t hang_quiet_ns;	 /* hang_root: from its last event to the end of the recording */
 	uint64_t idle_ns; /* a suspect for its idle process: how long that was idle (else 0) */
 	unsigned live_children;
