@@ -49,8 +49,6 @@ static struct gwait *wait_of(struct builder *b, int64_t pid, uint64_t addr)
 	struct gwait *w = hashmap_put(&b->waits, (uint64_t)pid, addr, &added);
 	char name[32], text[64];
 
-	if (added)
-		w->wk = (struct wakers){.pid = pid, .waitlist = addr};
 	if (!added || b->nwaits >= MAX_WAITS)
 		return w;
 	snprintf(name, sizeof(name), "w%u", ++b->nwaits);
@@ -150,17 +148,15 @@ static void waits_on(struct builder *b)
 	}
 }
 
-/* The functions whose closure_wake_up woke a waiter of a drawn waitlist, from every life. */
+/* What would wake each drawn waitlist. */
 static void wakers(struct builder *b)
 {
-	for (const struct model_life *l = model_lives(b->in->m); l; l = l->next) {
-		struct gwait *w = l->wake_ip && l->waitlist
-					  ? hashmap_get(&b->waits, (uint64_t)l->pid, l->waitlist)
-					  : NULL;
+	size_t pos = 0;
+	uint64_t pid, addr;
+	struct gwait *w;
 
-		if (w)
-			wakers_note(b->in->m, &w->wk, l);
-	}
+	while ((w = hashmap_next(&b->waits, &pos, &pid, &addr)))
+		wakers_collect(b->in->m, &w->wk, (int64_t)pid, addr);
 }
 
 /* Each drawn waitlist with waiters to what would wake them. */

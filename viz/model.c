@@ -431,6 +431,29 @@ static void apply_sync(struct model_life *l, const struct trace_event *ev, bool 
 
 /* The per-operation step: what the event changes in its life. One case per operation, the whole
  * state machine in one switch (as the kernel's funnel); the longer cases are the helpers above. */
+/* A waitlist's wake-up sites, kept when the closures woken are forgotten (check). */
+static void note_wake(struct model *m, int64_t pid, const struct trace_event *ev)
+{
+	bool added;
+	struct model_wakes *w = hashmap_put(&m->wakes, ev->waitlist, (uint64_t)pid, &added);
+	unsigned i = 0;
+
+	if (!w)
+		return;
+	while (i < w->n && w->ip[i] != ev->ip)
+		i++;
+	if (i == w->n && i < MODEL_WAKE_SITES)
+		w->ip[w->n++] = ev->ip;
+}
+
+const uint64_t *model_wake_sites(struct model *m, int64_t pid, uint64_t waitlist, unsigned *n)
+{
+	const struct model_wakes *w = hashmap_get(&m->wakes, waitlist, (uint64_t)pid);
+
+	*n = w ? w->n : 0;
+	return w ? w->ip : NULL;
+}
+
 static void apply_op(struct model *m, struct model_life *l, const struct trace_event *ev,
 		     bool older)
 {
@@ -484,15 +507,15 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		break;
 	case TRACE_WAIT:
 		l->on_waitlist = true;
-		if (l->waitlist != ev->waitlist) /* a wake-up of the same waitlist before is kept */
-			l->wake_ip = 0;
 		l->waitlist = ev->waitlist;
+		l->wake_ip = 0;
 		l->wait_ip = ev->ip;
 		l->wait_ts = ev->ts;
 		break;
 	case TRACE_WAKE:
 		l->on_waitlist = false;
 		l->wake_ip = ev->ip;
+		note_wake(m, l->pid, ev);
 		break;
 	case TRACE_SYNC_BEGIN:
 	case TRACE_SYNC_END:
@@ -656,6 +679,7 @@ struct model *model_new(bool keep_finished)
 	for (int k = 0; k < 2; k++)
 		hashmap_init(&m->names[k], TRACE_NAME_MAX * 4 + 1);
 	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
+	hashmap_init(&m->wakes, sizeof(struct model_wakes));
 	m->max_seen_ts = INT64_MIN;
 	window_init(m);
 	return m;
@@ -693,6 +717,7 @@ void model_free(struct model *m)
 		hashmap_free(&m->names[k]);
 	hashmap_free(&m->slots);
 	hashmap_free(&m->kind_index);
+	hashmap_free(&m->wakes);
 	window_free(m);
 	free(m->watched);
 	free(m->watch_out);

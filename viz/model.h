@@ -85,9 +85,7 @@ struct model_life {
 	uint64_t running_from; /* init site, or the fn that run handed the running ref */
 	bool on_waitlist;
 	uint64_t waitlist, wait_ip, sync_ip;
-	/* the closure_wake_up that took it off its last waitlist (0: none yet), kept while it waits
-	 * on that waitlist again (what would wake it: wakers.h) */
-	uint64_t wake_ip;
+	uint64_t wake_ip; /* the closure_wake_up that took it off its last waitlist (0: none yet) */
 	int64_t wait_ts, sync_ts;
 	uint64_t release_ip; /* who let it go (the finish event's ip) */
 	uint64_t destructor_fn;
@@ -253,6 +251,12 @@ size_t model_processes_at(struct model *m, uint64_t addr, int64_t *pids, size_t 
 const struct trace_event *model_watched(struct model *m, const struct model_life *l, size_t *n);
 
 const struct model_sym *model_sym(struct model *m, uint64_t addr); /* borrowed, NULL: unknown */
+
+/* The call sites of the closure_wake_ups that woke a waiter of the waitlist at waitlist in process
+ * pid, the first MODEL_WAKE_SITES distinct; *n of them (borrowed; NULL with 0: none). Kept when
+ * the closures woken are forgotten (what would wake a waitlist: wakers.h). */
+#define MODEL_WAKE_SITES 8
+const uint64_t *model_wake_sites(struct model *m, int64_t pid, uint64_t waitlist, unsigned *n);
 
 /* Lifetime percentile (0..100) of a kind's finished closures, in ns. */
 uint64_t model_kind_percentile(const struct model_kind *k, double p);

@@ -27,6 +27,11 @@ struct watched {
 	struct trace_event ev;
 };
 
+struct model_wakes {
+	uint64_t ip[MODEL_WAKE_SITES];
+	unsigned n;
+};
+
 struct model {
 	bool keep_finished;
 	/* The folder the absolute files of symbols without a compile folder share (model_text.c),
@@ -37,6 +42,7 @@ struct model {
 	struct hashmap syms;  /* (address, 0) -> struct model_sym */
 	struct hashmap names[2];   /* by enum trace_name_kind: (id, pid) -> struct model_name */
 	struct hashmap kind_index; /* (init site, first continuation) -> struct model_kind * */
+	struct hashmap wakes;	   /* (waitlist, pid) -> struct model_wakes */
 	struct model_kind *kinds;  /* every kind, newest first */
 	struct model_life *first, *last;
 	struct model_counts n;

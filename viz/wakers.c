@@ -3,27 +3,23 @@
 
 #include <string.h>
 
-void wakers_note(struct model *m, struct wakers *w, const struct model_life *l)
-{
-	const struct model_sym *s;
-	unsigned k = 0;
-
-	if (!l->wake_ip || l->waitlist != w->waitlist || l->pid != w->pid)
-		return;
-	s = model_sym(m, l->wake_ip);
-	if (!s || !s->func)
-		return;
-	while (k < w->n && strcmp(w->fn[k], s->func))
-		k++;
-	if (k == w->n && k < WAKERS_MAX)
-		w->fn[w->n++] = s->func;
-}
-
 void wakers_collect(struct model *m, struct wakers *w, int64_t pid, uint64_t waitlist)
 {
+	unsigned n;
+	const uint64_t *ip = model_wake_sites(m, pid, waitlist, &n);
+
 	*w = (struct wakers){.pid = pid, .waitlist = waitlist};
-	for (const struct model_life *l = model_lives(m); l; l = l->next)
-		wakers_note(m, w, l);
+	for (unsigned i = 0; i < n; i++) {
+		const struct model_sym *s = model_sym(m, ip[i]);
+		unsigned k = 0;
+
+		if (!s || !s->func)
+			continue;
+		while (k < w->n && strcmp(w->fn[k], s->func))
+			k++;
+		if (k == w->n && k < WAKERS_MAX)
+			w->fn[w->n++] = s->func;
+	}
 }
 
 bool wakers_would_wake(struct model *m, const struct wakers *w, const struct model_life *l)
