@@ -118,7 +118,8 @@ static int waiters_collect(struct model *m, struct waiters *w)
 			w->v[w->n++] =
 				(struct waiter){l->behind, leaks_wait_site(l),
 						l->state == MODEL_SYNCING && !l->on_waitlist};
-	qsort(w->v, w->n, sizeof(*w->v), by_root);
+	if (w->n > 1)
+		qsort(w->v, w->n, sizeof(*w->v), by_root);
 	return 0;
 }
 
