@@ -77,7 +77,83 @@ static void note_parents(struct check_diag *d, struct model *m, const struct mod
 	}
 }
 
-static void describe_leak(struct check_diag *d, struct model *m, const struct model_life *l)
+/*
+ * A stuck closure that waits behind a root of the hang (leaks.h) and for no reference of its own
+ * is a note under that root's error, where it waits: the error is where the fix goes.
+ */
+static bool told_under_root(const struct model_life *l)
+{
+	return l->stuck && l->behind && !leaks_stuck_culprit(l);
+}
+
+/* The stuck closures told under roots: by root, then by where they wait. */
+struct waiter {
+	const struct model_life *root;
+	uint64_t site;
+	bool syncing;
+};
+struct waiters {
+	struct waiter *v;
+	size_t n;
+};
+
+static int by_root(const void *pa, const void *pb)
+{
+	const struct waiter *a = pa, *b = pb;
+
+	if (a->root != b->root)
+		return (uintptr_t)a->root < (uintptr_t)b->root ? -1 : 1;
+	if (a->syncing != b->syncing)
+		return a->syncing ? -1 : 1;
+	return a->site < b->site ? -1 : a->site > b->site;
+}
+
+static int waiters_collect(struct model *m, struct waiters *w)
+{
+	size_t n = 0;
+
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		n += !l->finished && told_under_root(l);
+	w->n = 0;
+	w->v = n ? calloc(n, sizeof(*w->v)) : NULL;
+	if (n && !w->v)
+		return -1;
+	for (struct model_life *l = model_lives(m); l && w->n < n; l = l->next)
+		if (!l->finished && told_under_root(l))
+			w->v[w->n++] =
+				(struct waiter){l->behind, leaks_wait_site(l),
+						l->state == MODEL_SYNCING && !l->on_waitlist};
+	if (w->n > 1)
+		qsort(w->v, w->n, sizeof(*w->v), by_root);
+	return 0;
+}
+
+/* "5 stuck closures wait here, on a waitlist": one note per place the root's waiters wait. */
+static void note_waiters(struct check_diag *d, struct model *m, const struct model_life *root,
+			 const struct waiters *w)
+{
+	struct waiter key = {root, 0, true};
+	size_t lo = 0, hi = w->n;
+
+	while (lo < hi) { /* the first of root's */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (by_root(&w->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, j; i < w->n && w->v[i].root == root; i = j) {
+		for (j = i; j < w->n && !by_root(&w->v[j], &w->v[i]); j++)
+			;
+		add_note(d, m, w->v[i].site, "%zu stuck closure%s wait%s here, %s", j - i,
+			 j - i == 1 ? "" : "s", j - i == 1 ? "s" : "",
+			 w->v[i].syncing ? "inside closure_sync" : "on a waitlist (closure_wait)");
+	}
+}
+
+static void describe_leak(struct check_diag *d, struct model *m, const struct model_life *l,
+			  const struct waiters *w)
 {
 	char why[512], quiet[32];
 
@@ -99,14 +175,15 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 			 "closure leaked: %lld reference%s outstanding at exit",
 			 (long long)l->remaining, l->remaining == 1 ? "" : "s");
 	note_init(d, m, l, l->hang_root ? "the closure" : "the leaked closure");
-	if (l->waiting_behind) /* the count: other stuck closures may wait on something else */
+	if (l->waiting_behind) { /* the count: other stuck closures may wait on something else */
 		add_note(d, m, 0,
 			 "%llu stuck closure%s wait%s behind it: quiet for %s before the process "
 			 "was ended",
 			 (unsigned long long)l->waiting_behind, l->waiting_behind == 1 ? "" : "s",
 			 l->waiting_behind == 1 ? "s" : "",
 			 model_duration_text(l->hang_quiet_ns, quiet, sizeof(quiet)));
-	else if (l->hang_root)
+		note_waiters(d, m, l, w);
+	} else if (l->hang_root)
 		add_note(d, m, 0,
 			 "no closure is stuck: the program waits on something else; this closure "
 			 "was "
@@ -219,8 +296,12 @@ static int by_place(const void *pa, const void *pb)
 
 int check_diags_collect(struct model *m, const struct leaks_summary *leaks, struct check_diags *out)
 {
+	struct waiters w;
+
 	memset(out, 0, sizeof(*out));
 	out->late = leaks->late;
+	if (waiters_collect(m, &w))
+		return -1;
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		struct check_diag d = {0}, *same, *v;
 		char fn[256];
@@ -230,7 +311,7 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 		/* In flight: a recording cut short; told when stuck only. */
 		if (!l->stuck && (l->verdict == VERDICT_IN_FLIGHT || l->verdict == VERDICT_SUSPECT))
 			out->in_flight++;
-		if (!l->stuck && l->verdict != VERDICT_LEAKED)
+		if ((!l->stuck && l->verdict != VERDICT_LEAKED) || told_under_root(l))
 			continue;
 		out->closures++;
 		d.init = site_of(m, l->init_ip);
@@ -241,10 +322,11 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 		if (l->stuck)
 			describe_stuck(&d, m, l);
 		else
-			describe_leak(&d, m, l);
+			describe_leak(&d, m, l, &w);
 		d.key = fold_key(m, l, &d);
 		if (!d.key || check_diag_frames(&d, m, l)) {
 			free(d.key);
+			free(w.v);
 			return -1;
 		}
 		same = find_same(out, &d);
@@ -260,11 +342,13 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 			free(d.key);
 			free(d.frames);
 			free((char *)d.closure);
+			free(w.v);
 			return -1;
 		}
 		out->v = v;
 		v[out->n++] = d;
 	}
+	free(w.v);
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof(*out->v), by_place);
 	return 0;

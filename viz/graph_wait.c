@@ -4,9 +4,8 @@
  * (closure_wait), or was woken from, is a node of its own, with edges in styles of their own:
  *   waits on      the waiter to the waitlist;
  *   would wake it the waitlist to the closures whose continuation would call closure_wake_up on
- *                 it: those continuing in a function whose closure_wake_up woke one of its
- *                 waiters before (the trace's wake events); when none is known, to the roots of
- *                 the hang the model found for the process (leaks.h: a waiter waits behind them);
+ *                 it (wakers.h, the rule the roots of a hang follow too); when none is known, to
+ *                 the roots of the hang the model found for the process (leaks.h);
  *   queued by     a closure woken from the waitlist (its continuation queued by the wake-up) to
  *                 it.
  * The tops of the picture that wait (on a waitlist, in closure_sync), or were woken from a
@@ -16,20 +15,19 @@
  * function it was called from, as the trace names no closure for it.
  */
 #include <inttypes.h>
-#include <string.h>
 
 #include "graph_internal.h"
+#include "wakers.h"
 
 #define MAX_WAITS     16 /* waitlists drawn; the others share one "+N more waitlists" node */
-#define MAX_WAKERS    4	 /* functions remembered per waitlist whose closure_wake_up woke a waiter */
 #define WAIT_COLOUR   "#75507b"
 #define QUEUED_COLOUR "#4e9a06"
 
 struct gwait {
 	Agnode_t *node; /* NULL: past MAX_WAITS, in b->more_waits */
 	Agraph_t *cluster;
-	const char *wakers[MAX_WAKERS]; /* function names, borrowed from the model's symbols */
-	unsigned nwakers, waiting, woken;
+	struct wakers wk; /* what would wake it */
+	unsigned waiting, woken;
 	bool wakes_drawn; /* an edge to a closure that would wake it is drawn */
 };
 
@@ -150,34 +148,15 @@ static void waits_on(struct builder *b)
 	}
 }
 
-/* The functions whose closure_wake_up woke a waiter of a drawn waitlist, from every life. */
+/* What would wake each drawn waitlist. */
 static void wakers(struct builder *b)
 {
-	for (const struct model_life *l = model_lives(b->in->m); l; l = l->next) {
-		struct gwait *w = l->wake_ip && l->waitlist
-					  ? hashmap_get(&b->waits, (uint64_t)l->pid, l->waitlist)
-					  : NULL;
-		const struct model_sym *s = w ? model_sym(b->in->m, l->wake_ip) : NULL;
-		unsigned k = 0;
+	size_t pos = 0;
+	uint64_t pid, addr;
+	struct gwait *w;
 
-		if (!s || !s->func)
-			continue;
-		while (k < w->nwakers && strcmp(w->wakers[k], s->func))
-			k++;
-		if (k == w->nwakers && k < MAX_WAKERS)
-			w->wakers[w->nwakers++] = s->func;
-	}
-}
-
-/* Whether l's continuation runs in one of w's waker functions. */
-static bool would_wake(struct builder *b, const struct gwait *w, const struct model_life *l)
-{
-	const struct model_sym *s = l->fn ? model_sym(b->in->m, l->fn) : NULL;
-
-	for (unsigned k = 0; s && s->func && k < w->nwakers; k++)
-		if (!strcmp(w->wakers[k], s->func))
-			return true;
-	return false;
+	while ((w = hashmap_next(&b->waits, &pos, &pid, &addr)))
+		wakers_collect(b->in->m, &w->wk, (int64_t)pid, addr);
 }
 
 /* Each drawn waitlist with waiters to what would wake them. */
@@ -198,7 +177,7 @@ static void wakes(struct builder *b)
 
 				if (!g->node || !(g->mark & MARK_SHOW) || l->finished || on_it ||
 				    (uint64_t)l->pid != pid ||
-				    !(pass ? l->hang_root : would_wake(b, w, l)))
+				    !(pass ? l->hang_root : wakers_would_wake(b->in->m, &w->wk, l)))
 					continue;
 				wait_edge(b, w->node, g->node, GEDGE_WAKES);
 				w->wakes_drawn = true;

@@ -6,6 +6,7 @@
  * like.
  */
 #include "leaks.h"
+#include "leaks_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hashmap.h"
 #include "trace_text.h"
 #include "xalloc.h"
 
@@ -422,108 +422,12 @@ static void judge(struct model *m, struct model_life *l, struct leaks_summary *o
 	}
 }
 
-/*
- * A closure a hang may wait behind (leaks.h, "The root of a hang"): in flight (a suspect too: it
- * outlived its kind), quiet since well before the end, holding a reference that the finished
- * closures of its kind put back.
- */
-static bool blocks(const struct model_life *l, int64_t end)
+const struct model_blame *leaks_get_blame(const struct model_life *l)
 {
-	const struct model_blame *b = l->nblames ? &l->blames[0] : NULL;
-	int64_t quiet = end - l->last_ts;
-
-	if (l->finished || l->stuck ||
-	    (l->verdict != VERDICT_IN_FLIGHT && l->verdict != VERDICT_SUSPECT) || !b || !l->peer ||
-	    !b->consistent || (b->kind != BLAME_MISSING_PUT && b->kind != BLAME_EXCESS_TAKE))
-		return false;
-	return quiet >= LEAKS_QUIET_NS && (uint64_t)quiet > LEAKS_QUIET_MAX * l->peer->max_ns;
-}
-
-static void make_root(struct model_life *l, struct leaks_summary *out)
-{
-	if (l->hang_root)
-		return;
-	l->hang_root = true;
-	l->hang_quiet_ns = (uint64_t)(out->end_ts - l->last_ts);
-	if (l->verdict == VERDICT_SUSPECT)
-		out->suspects--;
-	else
-		out->in_flight--;
-	l->verdict = VERDICT_LEAKED;
-	out->hang_roots++; /* its word: root of a hang, not leaked (leaks_word) */
-}
-
-/* The unfinished descendants of a closure in closure_sync that block: roots, each counting s.
- * Iterative, each life visited once per walk (mark), bounded: a corrupt trace's cycle ends. */
-static void roots_below(struct model_life *s, unsigned walk, struct leaks_summary *out)
-{
-	struct model_life *l = s->first_child;
-	unsigned long steps = 0;
-
-	while (l && l != s && steps++ < LEAKS_MAX_DEPTH * 10UL) {
-		bool down = !l->finished && l->mark != walk && l->first_child;
-
-		if (l->mark != walk && blocks(l, out->end_ts)) {
-			make_root(l, out);
-			l->waiting_behind++;
-		}
-		l->mark = walk;
-		if (down) {
-			l = l->first_child;
-			continue;
-		}
-		while (l && l != s && !l->next_sibling)
-			l = l->parent;
-		if (!l || l == s)
-			break;
-		l = l->next_sibling;
-	}
-}
-
-/*
- * A closure on a waitlist waits behind whoever would wake it: the blocking closures of its
- * process (the trace does not say which closure runs a closure_wake_up). Once a process's
- * waiters were looked at, none of its closures blocks any more (each became a root): a walk per
- * process, not per waiter, which with 100,000 waiters took minutes. done: pids looked at.
- */
-static void roots_of_waiter(struct model *m, struct model_life *s, struct hashmap *done,
-			    struct leaks_summary *out)
-{
-	bool added;
-
-	hashmap_put(done, (uint64_t)s->pid, 0, &added);
-	if (!added)
-		return;
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (l->pid == s->pid && blocks(l, out->end_ts)) {
-			make_root(l, out);
-			l->waiting_behind++;
-		}
-}
-
-static void find_hang_roots(struct model *m, struct leaks_summary *out)
-{
-	unsigned walk = 0x4a4e4700; /* marks of this pass: not a presentation's */
-	struct hashmap waiters_seen; /* pid -> nothing */
-
-	hashmap_init(&waiters_seen, 1);
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		l->mark = 0;
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		if (l->finished || !l->stuck)
-			continue;
-		if (l->state == MODEL_SYNCING)
-			roots_below(l, ++walk, out);
-		if (l->on_waitlist)
-			roots_of_waiter(m, l, &waiters_seen, out);
-	}
-	hashmap_free(&waiters_seen);
-	if (out->stuck)
-		return;
-	/* Nothing waits in a closure: the program hangs on something else. */
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		if (blocks(l, out->end_ts))
-			make_root(l, out);
+	for (unsigned i = 0; i < l->nblames; i++)
+		if (is_get_blame(&l->blames[i]) && l->blames[i].site)
+			return &l->blames[i];
+	return NULL;
 }
 
 void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct leaks_summary *out)
@@ -539,11 +443,12 @@ void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct l
 	for (struct model_life *l = model_lives(m); l; l = l->next) {
 		l->hang_root = false;
 		l->waiting_behind = 0;
+		l->behind = NULL;
 		if (!l->finished)
 			judge(m, l, out);
 	}
 	if (end == LEAKS_CUT_ENDED)
-		find_hang_roots(m, out);
+		leaks_find_hang_roots(m, out);
 	for (struct model_life *l = model_lives(m); l; l = l->next)
 		l->mark = 0;
 }
@@ -638,22 +543,13 @@ struct leaks_group *leaks_fold(struct model *m, enum leaks_word w, size_t *n)
 	return groups;
 }
 
-/* l's first blame of a reference taken and never given back, or NULL. */
-static const struct model_blame *get_blame_of(const struct model_life *l)
-{
-	for (unsigned i = 0; i < l->nblames; i++)
-		if (is_get_blame(&l->blames[i]) && l->blames[i].site)
-			return &l->blames[i];
-	return NULL;
-}
-
 const struct model_blame *leaks_stuck_culprit(const struct model_life *l)
 {
 	const struct model_blame *b;
 
 	if (!l->stuck)
 		return NULL;
-	if ((b = get_blame_of(l)))
+	if ((b = leaks_get_blame(l)))
 		return b;
 	/*
 	 * Its own references all came back: what holds it is an unfinished child's, one not judged
@@ -662,7 +558,7 @@ const struct model_blame *leaks_stuck_culprit(const struct model_life *l)
 	 */
 	for (const struct model_life *c = l->first_child; c; c = c->next_sibling)
 		if (!c->finished && c != l && !c->stuck && !leaks_is_root_cause(c) &&
-		    (b = get_blame_of(c)))
+		    (b = leaks_get_blame(c)))
 			return b;
 	return NULL;
 }

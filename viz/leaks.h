@@ -70,15 +70,21 @@ struct leaks_summary {
 };
 
 /*
- * The root of a hang. When the recorder ended the process (LEAKS_CUT_ENDED: check --timeout, a
- * stop signal passed on), a process that hung is quiescent: the closures its stuck ones wait
- * behind (their unfinished children, at any depth, for closure_sync; the closures of the same
- * process for a waitlist, whose waker is not in the trace) that have been quiet for
- * LEAKS_QUIET_NS and over LEAKS_QUIET_MAX times the longest life of their kind, and hold a
- * reference the finished closures of their kind put back (a consistent blame), will never put
- * it: they are leaked, roots of the hang, blamed on the missing put. When nothing is stuck (the
- * program waits on something that is not a closure: a wait queue, a condition variable), every
- * closure that fits is a root. In-flight closures that nothing waits behind stay in flight.
+ * The root of a hang (docs/design.md "The root of a hang"). When the recorder ended the process
+ * (LEAKS_CUT_ENDED: check --timeout, a stop signal passed on), a process that hung is quiescent.
+ * What a stuck closure waits behind: in closure_sync, its unfinished descendants at any depth; on
+ * a waitlist, the unfinished closures of its process that would wake it (wakers.h) or their
+ * descendants, else, when that finds none, every closure of its process. Of these, the ones
+ * nothing will finish are leaked, roots of the hang, blamed on the reference never given back:
+ * in flight (or suspect), not waiting themselves, quiet for LEAKS_QUIET_NS, and
+ *   - with finished closures of their kind: quiet over LEAKS_QUIET_MAX times the longest life of
+ *     their kind, holding a reference those put back (a consistent blame);
+ *   - the first of their kind (none finished): holding a reference taken at a call site no put
+ *     matched (BLAME_UNMATCHED), or, when they would wake the waitlist, any reference at all.
+ * When nothing is stuck (the program waits on something that is not a closure: a wait queue, a
+ * condition variable), every closure that fits is a root. In-flight closures that nothing waits
+ * behind stay in flight. A stuck closure names the first root it waits behind (model_life.behind):
+ * check tells it as a note under that root's error.
  */
 #define LEAKS_QUIET_NS	(500 * 1000 * 1000LL)
 #define LEAKS_QUIET_MAX 2

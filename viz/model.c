@@ -501,6 +501,7 @@ static void apply_op(struct model *m, struct model_life *l, const struct trace_e
 		l->pinned = true;
 		l->on_waitlist = false;
 		l->wake_ip = ev->ip;
+		model_note_wake(m, l->pid, ev);
 		break;
 	case TRACE_SYNC_BEGIN:
 	case TRACE_SYNC_END:
@@ -666,6 +667,7 @@ struct model *model_new(bool keep_finished)
 		hashmap_init(&m->names[k], TRACE_NAME_MAX * 4 + 1);
 	hashmap_init(&m->kind_index, sizeof(struct model_kind *));
 	hashmap_init(&m->stacks, sizeof(void *));
+	hashmap_init(&m->wakes, sizeof(struct model_wakes));
 	m->max_seen_ts = INT64_MIN;
 	window_init(m);
 	return m;
@@ -707,6 +709,7 @@ void model_free(struct model *m)
 	hashmap_free(&m->slots);
 	hashmap_free(&m->kind_index);
 	model_stacks_free(m);
+	hashmap_free(&m->wakes);
 	window_free(m);
 	free(m->watched);
 	free(m->watch_out);

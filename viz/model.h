@@ -128,6 +128,7 @@ struct model_life {
 	bool hang_root : 1; /* leaked: the root of a hang (leaks.h, "The root of a hang") */
 	unsigned live_children;
 	uint64_t waiting_behind; /* hang_root: how many stuck closures wait behind it */
+	struct model_life *behind; /* stuck: the first root of a hang it waits behind; borrowed */
 	uint64_t hang_quiet_ns;	 /* hang_root: from its last event to the end of the recording */
 	uint64_t idle_ns; /* a suspect for its idle process: how long that was idle (else 0) */
 	int64_t held_running, held_waitlist, held_children, held_other;
@@ -297,6 +298,11 @@ const char *model_frame_text(struct model *m, uint64_t ip, char *buf, size_t len
 /* A site's stack under it, as LSan shows an allocation's: "INDENT#0 FILE:LINE (function)" a
  * line; nothing when it has none. */
 void model_print_site_frames(struct model *m, FILE *out, uint64_t site, const char *indent);
+/* The call sites of the closure_wake_ups that woke a waiter of the waitlist at waitlist in process
+ * pid, the first MODEL_WAKE_SITES distinct; *n of them (borrowed; NULL with 0: none). Kept when
+ * the closures woken are forgotten (what would wake a waitlist: wakers.h). */
+#define MODEL_WAKE_SITES 8
+const uint64_t *model_wake_sites(struct model *m, int64_t pid, uint64_t waitlist, unsigned *n);
 
 /* Lifetime percentile (0..100) of a kind's finished closures, in ns. */
 uint64_t model_kind_percentile(const struct model_kind *k, double p);

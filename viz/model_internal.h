@@ -27,6 +27,11 @@ struct watched {
 	struct trace_event ev;
 };
 
+struct model_wakes {
+	uint64_t ip[MODEL_WAKE_SITES];
+	unsigned n;
+};
+
 struct model {
 	bool keep_finished;
 	/* The folder the absolute files of symbols without a compile folder share (model_text.c),
@@ -38,6 +43,7 @@ struct model {
 	struct hashmap names[2];   /* by enum trace_name_kind: (id, pid) -> struct model_name */
 	struct hashmap kind_index; /* (init site, first continuation) -> struct model_kind * */
 	struct hashmap stacks;	   /* (call site, 0) -> its first stack (model_stacks.c) */
+	struct hashmap wakes;	   /* (waitlist, pid) -> struct model_wakes */
 	struct model_kind *kinds;  /* every kind, newest first */
 	struct model_life *first, *last;
 	struct model_counts n;
@@ -76,6 +82,9 @@ void model_life_free(struct model *m, struct model_life *l);
 void model_fold_done(struct model *m, struct model_life *l);
 /* Frees a list of folds (model_fold.c). */
 void model_folds_free(struct model_fold *f);
+
+/* A wake-up of a waitlist's waiter noted (model_wakes.c). */
+void model_note_wake(struct model *m, int64_t pid, const struct trace_event *ev);
 
 /* The sym record sink (model_text.c). */
 void model_on_sym(void *ctx, const struct trace_sym *sym);

@@ -304,8 +304,7 @@ static void text_leaks(struct viz_input *in, FILE *out)
 		if (s->hang_roots) {
 			fprintf(out,
 				"%s: %" PRIu64 " closure%s that stuck closures "
-				"wait behind, quiet, holding a reference the finished closures of "
-				"their kind put back\n",
+				"wait behind, quiet, holding a reference nothing gives back\n",
 				s->hang_roots == 1 ? "root of a hang" : "roots of a hang",
 				s->hang_roots, s->hang_roots == 1 ? "" : "s");
 			text_root_causes(in, LEAKS_WORD_HANG_ROOT, out);

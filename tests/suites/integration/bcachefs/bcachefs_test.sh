@@ -3,7 +3,9 @@
 # ../shared/third_party/ (stock, and with include/linux/closure.h replaced by one line that
 # includes <closure/closure.h> and linux/closure.c removed, no other edit), both builds format,
 # fsck and show-super a file-backed image with the same results, and closuretrace records,
-# reports, draws and checks the libclosure build: every closure finishes, check passes. Under
+# reports, draws and checks the libclosure build: every closure finishes, check passes. With the
+# references inject.patch takes and never puts (CT_INJECT_JOURNAL, CT_INJECT_FS; both trees carry
+# its lines, inert without the variables), check --timeout names the injected get first. Under
 # valgrind's memcheck, format on libclosure has no error that stock does not have.
 #   bcachefs_test.sh BUILD_DIR SOURCE_DIR
 # Everything it makes stays in BUILD_DIR/tests/suites/integration/bcachefs (reused by the next run).
@@ -96,6 +98,41 @@ for cmd in "fsck -f -y traced.img" "format -q traced.img"; do
 		fail "check -- bcachefs $cmd: $last"
 	echo "ok: check -- bcachefs $cmd: $last"
 done
+
+# The root of a hang on real code (issue 40 item 1): the first error is the injected get, where
+# the fix goes; what waits behind it is a note. The journal write is the first of its kind (none
+# finished to compare with) and what waits for journal space sleeps on a waitlist.
+injected() { # injected VARIABLE FILE: the line of the get the variable turns on
+	echo $(($(grep -n "getenv(\"$1\")" "$work/libclosure/libbcachefs/$2" | cut -d: -f1) + 1))
+}
+check_injected() { # check_injected VARIABLE COMMAND...: check --timeout 10, 124; errors in inj.err
+	"$ct" check --timeout 10 -- env "$1=1" "$bin" "${@:2}" >inj.out 2>inj.err </dev/null
+	st=$?
+	[ $st = 124 ] || fail "check -- $1 bcachefs ${*:2} exited $st: $(cat inj.err)"
+	grep -E '^[^ ]+: (error|note): ' inj.err | grep -v '^closuretrace: ' >inj.diag
+}
+journal=$(injected CT_INJECT_JOURNAL journal_io.c) fs=$(injected CT_INJECT_FS super.c)
+rm -f inj.img && truncate -s 512M inj.img
+check_injected CT_INJECT_JOURNAL format -q inj.img
+[ "$(grep -c ': error: ' inj.diag)" = 1 ] &&
+	[ "$(head -1 inj.diag)" = "libbcachefs/journal_io.c:$journal: error: closure never finished, the root of a hang: took 1 reference, 1 not put back" ] ||
+	fail "format with CT_INJECT_JOURNAL: the error is not the injected get: $(cat inj.err)"
+grep -Eqx 'libbcachefs/journal.c:[0-9]+: note: [0-9]+ stuck closures? waits? here, on a waitlist \(closure_wait\)' inj.diag &&
+	grep -Eqx 'closuretrace: note: [0-9]+ stuck closures? waits? behind it: quiet for [0-9.]+ s before the process was ended' inj.err ||
+	fail "format with CT_INJECT_JOURNAL: the waiters on journal space are not notes: $(cat inj.err)"
+echo "ok: check -- bcachefs format, CT_INJECT_JOURNAL: $(head -1 inj.diag)"
+rm -f inj.img && truncate -s 512M inj.img && "$bin" format -q inj.img >/dev/null 2>&1 || fail "format inj.img"
+check_injected CT_INJECT_JOURNAL fsck -f -y inj.img
+[ "$(head -1 inj.diag)" = "libbcachefs/journal_io.c:$journal: error: closure never finished, the root of a hang: took 1 reference, 1 not put back" ] ||
+	fail "fsck with CT_INJECT_JOURNAL: the first error is not the injected get: $(cat inj.err)"
+echo "ok: check -- bcachefs fsck, CT_INJECT_JOURNAL: $(head -1 inj.diag)"
+rm -f inj.img && truncate -s 512M inj.img
+check_injected CT_INJECT_FS format -q inj.img
+[ "$(grep -c ': error: ' inj.diag)" = 1 ] &&
+	[ "$(head -1 inj.diag)" = "libbcachefs/super.c:$fs: error: closure stuck: inside closure_sync at exit, waiting for 1 reference: took 1 reference, 1 not put back" ] &&
+	grep -Eqx 'libbcachefs/super.c:[0-9]+: note: it waits here, inside closure_sync' inj.diag ||
+	fail "format with CT_INJECT_FS: the error is not the injected get, the sync a note: $(cat inj.err)"
+echo "ok: check -- bcachefs format, CT_INJECT_FS: $(head -1 inj.diag)"
 
 # Under memcheck, format on libclosure reports nothing that stock does not (stock has its own:
 # a pwrite of a superblock from a too-short buffer). It did: every superblock read-back as

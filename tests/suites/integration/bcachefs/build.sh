@@ -4,13 +4,17 @@
 # folder) twice and builds its C part (make NO_RUST=1 bcachefs, -j2) as stock/bcachefs and as
 # libclosure/bcachefs: the latter with include/linux/closure.h replaced by one line including
 # <closure/closure.h> and linux/closure.c removed, and nothing else changed (checked), linked with
-# $build's libclosure.a. Sets work, ct (the build's closuretrace).
+# $build's libclosure.a. Both trees first get inject.patch (beside this file): references taken and
+# never put, behind environment variables (CT_INJECT_JOURNAL: the journal write's closure,
+# CT_INJECT_FS: the filesystem's), inert without them, for check's hangs on real code. Sets work,
+# ct (the build's closuretrace), inject (the patch).
 # shared/ lies beside the project's clone; from a git worktree, beside its main clone.
 third_party=${CLOSURETRACE_THIRD_PARTY:-$src/../shared/third_party}
 if [ ! -d "$third_party" ] && common=$(git -C "$src" rev-parse --path-format=absolute --git-common-dir 2>/dev/null); then
 	third_party=$(dirname "$(dirname "$common")")/shared/third_party
 fi
 tarball="$third_party/bcachefs-tools-1.4.1.tar.xz"
+inject="$src/tests/suites/integration/bcachefs/inject.patch"
 work="$build/tests/suites/integration/bcachefs"
 ct="$build/cli/closuretrace"
 
@@ -28,12 +32,14 @@ pkg-config --exists $pkgs || skip_or_fail "bcachefs-tools' build dependencies ar
 
 mkdir -p "$work" && cd "$work" || exit 1
 
-# One tree per build, unpacked again when the tarball changes; objects are reused otherwise.
-stamp=$(sha256sum "$tarball" | cut -d' ' -f1)
+# One tree per build, unpacked again when the tarball or the patch changes; objects are reused
+# otherwise.
+stamp=$(cat "$tarball" "$inject" | sha256sum | cut -d' ' -f1)
 if [ "$(cat unpacked.stamp 2>/dev/null)" != "$stamp" ]; then
 	rm -rf stock libclosure unpacked.stamp
 	for tree in stock libclosure; do
 		mkdir "$tree" && tar -xJf "$tarball" -C "$tree" --strip-components=1 || fail "unpacking $tarball"
+		patch -s -p1 -d "$tree" <"$inject" || fail "applying $inject to $tree"
 	done
 	# The two edits, and only these.
 	echo '#include <closure/closure.h>' >libclosure/include/linux/closure.h
