@@ -11,21 +11,6 @@
 
 #define MAX_CHAIN 4 /* parents named, nearest first */
 
-static struct check_site site_of(struct model *m, uint64_t ip)
-{
-	const struct model_sym *s = ip ? model_sym(m, ip) : NULL;
-
-	if (!s)
-		return (struct check_site){0};
-	return (struct check_site){s->func, s->file, s->line, s->file_bytes,
-				   s->file ? model_sym_root(m, s) : 0};
-}
-
-struct check_site check_site_at(struct model *m, uint64_t ip)
-{
-	return site_of(m, ip);
-}
-
 static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -37,7 +22,7 @@ static void add_note(struct check_diag *d, struct model *m, uint64_t ip, const c
 	if (d->nnotes == CHECK_MAX_NOTES)
 		return;
 	n = &d->notes[d->nnotes++];
-	n->at = site_of(m, ip);
+	n->at = check_site_at(m, ip);
 	va_start(ap, fmt);
 	text_vsnprintf(n->text, sizeof(n->text), fmt, ap);
 	va_end(ap);
@@ -158,7 +143,7 @@ static void describe_leak(struct check_diag *d, struct model *m, const struct mo
 	char why[512], quiet[32];
 
 	d->rule = CHECK_LEAK;
-	d->at = site_of(m, leaks_blamed_site(l));
+	d->at = check_site_at(m, leaks_blamed_site(l));
 	d->hang_root = l->hang_root;
 	if (l->hang_root)
 		text_snprintf(d->message, sizeof(d->message), "closure never finished, the %s: %s",
@@ -208,7 +193,7 @@ static void describe_stuck(struct check_diag *d, struct model *m, const struct m
 	unsigned children = 0;
 
 	d->rule = CHECK_STUCK;
-	d->at = site_of(m, at);
+	d->at = check_site_at(m, at);
 
 	if (l->state == MODEL_SYNCING)
 		snprintf(d->message, sizeof(d->message),
@@ -314,7 +299,7 @@ int check_diags_collect(struct model *m, const struct leaks_summary *leaks, stru
 		if ((!l->stuck && l->verdict != VERDICT_LEAKED) || told_under_root(l))
 			continue;
 		out->closures++;
-		d.init = site_of(m, l->init_ip);
+		d.init = check_site_at(m, l->init_ip);
 		d.count = 1;
 		d.closure = model_life_function(m, l, fn, sizeof(fn));
 		d.verdict = leaks_verdict_word(l);
@@ -415,14 +400,6 @@ void check_diags_suppress(struct check_diags *d, struct check_supp *supp)
 		g->suppressed = e;
 		d->suppressed_closures += g->count;
 	}
-}
-
-const char *check_site_file(const struct check_site *s, bool bytes)
-{
-	if (bytes && s->file_bytes)
-		return source_path_shown(s->file_bytes,
-					 source_root_in(s->file_bytes, s->file, s->root));
-	return source_path_shown(s->file, s->root);
 }
 
 /* "file:line: ", "file: ", or "closuretrace: " where the place is not known. */

@@ -377,8 +377,7 @@ static bool only_children_hold(const struct model_life *l)
 	       l->live_children;
 }
 
-/* The verdict of one unfinished life, counted in out. */
-static void judge(struct model *m, struct model_life *l, struct leaks_summary *out)
+void leaks_judge(struct model *m, struct model_life *l, struct leaks_summary *out)
 {
 	int64_t end = out->end_ts;
 
@@ -428,29 +427,6 @@ const struct model_blame *leaks_get_blame(const struct model_life *l)
 		if (is_get_blame(&l->blames[i]) && l->blames[i].site)
 			return &l->blames[i];
 	return NULL;
-}
-
-void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct leaks_summary *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->end = end;
-	out->exited = end == LEAKS_EXITED;
-	out->end_ts = end_ts;
-	/* The process ran on after the recording (record -p, top): what it left idle is a suspect.
-	 * A process ended with the recording was judged for its hang (below). */
-	if (end == LEAKS_CUT_RUNNING && end_ts - model_counts(m)->last_ts >= LEAKS_IDLE_NS)
-		out->idle_ns = (uint64_t)(end_ts - model_counts(m)->last_ts);
-	for (struct model_life *l = model_lives(m); l; l = l->next) {
-		l->hang_root = false;
-		l->waiting_behind = 0;
-		l->behind = NULL;
-		if (!l->finished)
-			judge(m, l, out);
-	}
-	if (end == LEAKS_CUT_ENDED)
-		leaks_find_hang_roots(m, out);
-	for (struct model_life *l = model_lives(m); l; l = l->next)
-		l->mark = 0;
 }
 
 struct model_life *leaks_root_of(struct model_life *l)

@@ -1,8 +1,9 @@
 /*
- * The roots of a hang (leaks.h, "The root of a hang"): what the stuck closures wait behind, found
- * once every unfinished closure was judged (leaks.c).
+ * The analysis (leaks_analyze): every unfinished closure judged (leaks.c), then the roots of a
+ * hang (leaks.h, "The root of a hang"): what the stuck closures wait behind.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hashmap.h"
 #include "leaks.h"
@@ -133,7 +134,7 @@ static void roots_of_waiter(struct model *m, struct model_life *s, unsigned *wal
 			take_root(l, s, got, out);
 }
 
-void leaks_find_hang_roots(struct model *m, struct leaks_summary *out)
+static void find_hang_roots(struct model *m, struct leaks_summary *out)
 {
 	unsigned walk = 0x4a4e4700; /* marks of this pass: not a presentation's */
 	struct hashmap waitlists;   /* (waitlist, pid) -> struct roots_got */
@@ -163,4 +164,27 @@ void leaks_find_hang_roots(struct model *m, struct leaks_summary *out)
 	for (struct model_life *l = model_lives(m); l; l = l->next)
 		if (blocks(l, out->end_ts, false))
 			make_root(l, NULL, out);
+}
+
+void leaks_analyze(struct model *m, enum leaks_end end, int64_t end_ts, struct leaks_summary *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->end = end;
+	out->exited = end == LEAKS_EXITED;
+	out->end_ts = end_ts;
+	/* The process ran on after the recording (record -p, top): what it left idle is a suspect.
+	 * A process ended with the recording was judged for its hang (below). */
+	if (end == LEAKS_CUT_RUNNING && end_ts - model_counts(m)->last_ts >= LEAKS_IDLE_NS)
+		out->idle_ns = (uint64_t)(end_ts - model_counts(m)->last_ts);
+	for (struct model_life *l = model_lives(m); l; l = l->next) {
+		l->hang_root = false;
+		l->waiting_behind = 0;
+		l->behind = NULL;
+		if (!l->finished)
+			leaks_judge(m, l, out);
+	}
+	if (end == LEAKS_CUT_ENDED)
+		find_hang_roots(m, out);
+	for (struct model_life *l = model_lives(m); l; l = l->next)
+		l->mark = 0;
 }

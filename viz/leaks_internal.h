@@ -6,8 +6,8 @@
 
 /* l's first blame of a reference taken and never given back, or NULL. */
 const struct model_blame *leaks_get_blame(const struct model_life *l);
-/* After every unfinished closure was judged: the roots of the hang the stuck ones wait behind,
- * their verdicts and counts in out changed (leaks_hang.c). */
-void leaks_find_hang_roots(struct model *m, struct leaks_summary *out);
+/* The verdict of one unfinished life, counted in out (leaks.c; leaks_analyze in leaks_hang.c
+ * judges every one, then finds the roots of a hang). */
+void leaks_judge(struct model *m, struct model_life *l, struct leaks_summary *out);
 
 #endif

@@ -180,7 +180,7 @@ static void maybe_free(struct model *m, struct model_life *l)
 	if (!m->keep_finished)
 		model_life_free(m, l);
 	else if (m->fold_keep && !m->ending)
-		model_fold_done(m, l);
+		model_fold_done(m, l, model_life_free);
 }
 
 /* A stack closure is finished once its closure_sync returned with nothing outstanding. */

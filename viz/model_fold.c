@@ -68,7 +68,7 @@ static bool all_done_below(const struct model_life *l)
 
 /* Frees every life below l (all done), with their folds; returns how many lives that stood for.
  * A loop, not a recursion: a tree may be a million deep. */
-static uint64_t free_below(struct model *m, struct model_life *l)
+static uint64_t free_below(struct model *m, struct model_life *l, model_life_free_fn *life_free)
 {
 	struct model_life *x = l;
 	uint64_t n = 0;
@@ -87,13 +87,13 @@ static uint64_t free_below(struct model *m, struct model_life *l)
 		struct model_life *up = x->parent;
 
 		n++;
-		model_life_free(m, x);
+		life_free(m, x);
 		x = up;
 	}
 }
 
 /* l is done: kept as one of its kind's sample under its parent, or folded and freed. */
-static void keep_or_fold(struct model *m, struct model_life *l)
+static void keep_or_fold(struct model *m, struct model_life *l, model_life_free_fn *life_free)
 {
 	struct model_life *p = l->parent;
 	struct model_fold *f = fold_of(p ? &p->folds : &m->top_folds, l->kind);
@@ -108,11 +108,11 @@ static void keep_or_fold(struct model *m, struct model_life *l)
 						      ? (uint64_t)l->end_ts - (uint64_t)l->start_ts
 						      : 0);
 	f->count++;
-	f->below += free_below(m, l);
-	model_life_free(m, l);
+	f->below += free_below(m, l, life_free);
+	life_free(m, l);
 }
 
-void model_fold_done(struct model *m, struct model_life *l)
+void model_fold_done(struct model *m, struct model_life *l, model_life_free_fn *life_free)
 {
 	while (l && !l->done && l->finished && !l->open_children && l->kind) {
 		struct model_life *p = l->parent;
@@ -122,7 +122,7 @@ void model_fold_done(struct model *m, struct model_life *l)
 			p->open_children--;
 			p->pinned |= l->pinned;
 		}
-		keep_or_fold(m, l);
+		keep_or_fold(m, l, life_free);
 		/* The parent may now be done too: a finished parent waits for its last child. */
 		l = p && p->finished &&
 				    !(p->flags & TRACE_FLAG_DESTRUCTOR && !p->destructor_fn)

@@ -78,8 +78,10 @@ struct model {
 
 /* Frees a life, unlinked from its parent and children (model.c). */
 void model_life_free(struct model *m, struct model_life *l);
-/* A finished life with nothing pending (model_fold_finished): done, maybe folded (model_fold.c). */
-void model_fold_done(struct model *m, struct model_life *l);
+typedef void model_life_free_fn(struct model *m, struct model_life *l);
+/* A finished life with nothing pending (model_fold_finished): done, maybe folded and freed with
+ * life_free (model_life_free: given, so that model_fold.c calls nothing above it). */
+void model_fold_done(struct model *m, struct model_life *l, model_life_free_fn *life_free);
 /* Frees a list of folds (model_fold.c). */
 void model_folds_free(struct model_fold *f);
 

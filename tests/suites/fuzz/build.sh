@@ -15,7 +15,7 @@ elf_cflags=($(pkg-config --cflags libelf)) elf_libs=($(pkg-config --libs libelf)
 
 "$cc" "${flags[@]}" "${viz_cflags[@]}" -I"$src/viz" -I"$src/trace" -I"$src/common" -I"$src/bpf" \
 	"$src"/viz/*.c "$src"/common/*.c "$src/trace/trace_input.c" "$src/trace/trace_reader.c" "$src/trace/trace_line.c" \
-	"$src/trace/json_string.c" "$src/trace/json_value.c" \
+	"$src/trace/json_string.c" "$src/trace/json_value.c" "$src/trace/trace_frames.c" \
 	"$src/trace/trace_format.c" "$src/trace/time_order.c" \
 	"$src/trace/trace_text.c" "$src/trace/trace_args.c" "$src/trace/trace_error.c" "$src/tests/suites/fuzz/fuzz_trace.c" \
 	-o "$out/fuzz_trace" "${viz_libs[@]}" -lm
