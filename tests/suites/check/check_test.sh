@@ -239,6 +239,11 @@ case_timeout() {
 		fail "report's verdicts differ from check's: $(cat report.txt)"
 	grep -qx "    blame: $SHOWN:$(line_of TAKE_HANG) (hang): took 1 reference, 1 not put back (sure: medium, no finished closure of its kind to compare with; the only call site that took references not put back)" report.txt ||
 		fail "report does not name the missing put as check does: $(cat report.txt)"
+	# The picture agrees (issue 40): one red node, the child, the root blamed on its get.
+	"$CT" graph -T dot -i t.json >hang.dot 2>&1 || fail "graph: $(cat hang.dot)"
+	[ "$(grep -c 'fillcolor="#ffd8d8"' hang.dot)" = 1 ] || fail "graph: not one red node: $(cat hang.dot)"
+	tr -d '\\\n' <hang.dot | grep -q "fillcolor=\"#ffd8d8\"[^]]*ROOT OF A HANG: holds 1 ref[^]]*blame: $SHOWN:$(line_of TAKE_HANG) hang" ||
+		fail "graph: the red node is not the root blamed at line $(line_of TAKE_HANG): $(cat hang.dot)"
 	# Through a shell that ignores SIGTERM: SIGKILL after the grace period, every process.
 	run --timeout 1 -- sh -c "trap '' TERM; $PROG hang & echo \$! >hang.pid; wait; true"
 	expect_rc 124
