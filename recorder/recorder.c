@@ -372,6 +372,9 @@ void recorder_stop(struct recorder *r, struct recorder_result *res)
 
 	*res = (struct recorder_result){.exit_code = -1, .pid = s->pid};
 	res->lost = session_finish(s);
+	/* Events of closures met mid-life and left out are not in the trace: lost, exactly. */
+	if (s->snap.late)
+		res->lost += late_counts(s->snap.late)->events;
 	res->events = s->out.events;
 	/* Until the stop; the records queued by then were written after it (complete_ns). */
 	res->duration_ns =

@@ -176,6 +176,7 @@ static int leave_out(struct late_reader *r, uint64_t cl, int n, bool counted)
 		r->counts.limited++;
 	else if (!counted)
 		r->counts.unread++;
+	r->counts.events++;
 	set_known(r, cl, n < 0 ? KNOWN_LIMITED : KNOWN_LEFT_OUT, 0);
 	return -1;
 }
@@ -222,8 +223,10 @@ int late_before(struct session *s, const struct ct_event *e, struct ct_event *ou
 	if (e->kind == CT_INIT)
 		return on_init(s, e, out);
 	at = hashmap_get(&r->known, e->cl, 0);
-	if (at && at->state == KNOWN_LEFT_OUT)
+	if (at && at->state == KNOWN_LEFT_OUT) {
+		r->counts.events++;
 		return -1; /* until its address is initialised again */
+	}
 	if (at && at->state != KNOWN_LIMITED) {
 		if (e->kind == CT_FINISH || e->kind == CT_DESTROY)
 			hashmap_del(&r->known, e->cl, 0);

@@ -38,6 +38,7 @@ struct late_counts {
 	uint64_t read;	 /* closures begun by an init read from the process */
 	uint64_t unread; /* first seen mid-life and gone when read (or never a closure): left out */
 	uint64_t limited; /* first seen mid-life past the bound of reads: left out until read */
+	uint64_t events;  /* the events of those left out: not in the trace, counted in its lost */
 };
 
 /* A reader of process pid, whose descriptor d (version 4 on) live_list_read checked; NULL when out
